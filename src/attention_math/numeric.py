@@ -1,0 +1,262 @@
+"""The NumPy reference: ``softmax(q kᵀ · scale + mask) · v``.
+
+Every other part of the project (the exact SymPy derivation, the worked examples, the
+exercises, the site) is checked against the functions in this module, so they validate
+their input strictly and never return a silent NaN.
+
+Shapes follow the paper: ``q`` is ``(..., L_q, d_k)``, ``k`` is ``(..., L_k, d_k)``,
+``v`` is ``(..., L_k, d_v)`` and the output is ``(..., L_q, d_v)``; leading ``...``
+dimensions broadcast like NumPy's ``matmul``.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = ["attention", "causal_mask", "compute_qkv", "softmax"]
+
+_FLOATS = (np.float16, np.float32, np.float64)
+
+
+def _as_float(name: str, x: ArrayLike, *, min_ndim: int = 1) -> NDArray[np.floating]:
+    """``x`` as a float array; integers become float64; anything else is a TypeError."""
+    a = np.asarray(x)
+    if a.dtype == np.bool_ or not (
+        np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)
+    ):
+        raise TypeError(f"{name} must hold real numbers (int or float), got dtype {a.dtype}")
+    if np.issubdtype(a.dtype, np.integer):
+        a = a.astype(np.float64)
+    elif a.dtype.type not in _FLOATS:  # e.g. longdouble: keep the reference to IEEE formats
+        raise TypeError(f"{name} has dtype {a.dtype}; use float16, float32 or float64")
+    if a.ndim < min_ndim:
+        raise ValueError(f"{name} must have at least {min_ndim} dimensions, got shape {a.shape}")
+    if 0 in a.shape:
+        raise ValueError(f"{name} has an empty dimension: shape {a.shape}")
+    if not np.isfinite(a).all():
+        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])
+        raise ValueError(f"{name} contains NaN or ±inf (first at index {bad}, value {a[bad]})")
+    return a
+
+
+def softmax(x: ArrayLike, axis: int = -1) -> NDArray[np.floating]:
+    """Softmax along ``axis``, shifted by the maximum so that ``exp`` never overflows.
+
+    ``-inf`` entries (masked positions) get weight exactly 0; a slice that is all
+    ``-inf`` becomes all zeros (the project's convention for a fully masked row).
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.numeric import softmax
+        >>> softmax([0.0, 0.0])
+        array([0.5, 0.5])
+        >>> softmax([1000.0, 0.0])          # the naive exp(1000) would overflow
+        array([1., 0.])
+        >>> softmax([[0.0, -np.inf], [-np.inf, -np.inf]])
+        array([[1., 0.],
+               [0., 0.]])
+    """
+    a = np.asarray(x)
+    if a.dtype == np.bool_ or not (
+        np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)
+    ):
+        raise TypeError(f"softmax input must hold real numbers, got dtype {a.dtype}")
+    if a.ndim == 0:
+        raise ValueError("softmax input must have at least one dimension, got a scalar")
+    if np.isnan(a).any() or np.isposinf(a).any():
+        raise ValueError("softmax input contains NaN or +inf; only finite values and -inf allowed")
+    out = np.array(a, dtype=np.float64 if np.issubdtype(a.dtype, np.integer) else a.dtype)
+    return _softmax_inplace(out, axis)
+
+
+def _softmax_inplace(s: NDArray[np.floating], axis: int = -1) -> NDArray[np.floating]:
+    """Row softmax of ``s`` written into ``s`` itself (no L×L temporaries)."""
+    m = np.max(s, axis=axis, keepdims=True)
+    if np.isnan(m).any() or np.isposinf(m).any():  # max propagates NaN: one cheap check per row
+        raise ValueError(
+            "the scores overflow the floating-point range (NaN or +inf after q kᵀ · scale); "
+            f"rescale q and k (dtype {s.dtype.name})"
+        )
+    # A row that is all -inf has max -inf; shifting by 0 keeps exp(-inf) = 0 instead of NaN.
+    m[np.isneginf(m)] = 0
+    s -= m
+    np.exp(s, out=s)
+    total = np.sum(s, axis=axis, keepdims=True)
+    total[total == 0] = 1  # only fully masked rows sum to 0 (the max term is exp(0) = 1)
+    s /= total
+    return s
+
+
+def causal_mask(n_q: int, n_k: int | None = None) -> NDArray[np.bool_]:
+    """Boolean causal mask of shape ``(n_q, n_k)``: True where query ``i`` may see key ``j``.
+
+    Query ``i`` sees keys ``0..i`` (top-left aligned, as PyTorch's ``is_causal=True``).
+
+    Examples:
+        >>> from attention_math.numeric import causal_mask
+        >>> causal_mask(3).astype(int)
+        array([[1, 0, 0],
+               [1, 1, 0],
+               [1, 1, 1]])
+        >>> causal_mask(2, 3).astype(int)
+        array([[1, 0, 0],
+               [1, 1, 0]])
+    """
+    n_k = n_q if n_k is None else n_k
+    for name, n in (("n_q", n_q), ("n_k", n_k)):
+        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+            raise ValueError(f"{name} must be a positive integer, got {n!r}")
+    return np.tri(n_q, n_k, dtype=bool)
+
+
+def compute_qkv(
+    x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: ArrayLike
+) -> tuple[NDArray[np.floating], NDArray[np.floating], NDArray[np.floating]]:
+    """Project the inputs: ``q = x w_q``, ``k = x w_k``, ``v = x w_v``.
+
+    ``x`` is ``(..., L, d_model)``; ``w_q`` and ``w_k`` are ``(d_model, d_k)``;
+    ``w_v`` is ``(d_model, d_v)``.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.numeric import compute_qkv
+        >>> x = np.eye(2)
+        >>> q, k, v = compute_qkv(x, np.eye(2), np.eye(2), [[1, 2], [3, 4]])
+        >>> v
+        array([[1., 2.],
+               [3., 4.]])
+    """
+    x = _as_float("x", x, min_ndim=2)
+    d_model = x.shape[-1]
+    out = []
+    for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
+        w = _as_float(name, w, min_ndim=2)
+        if w.ndim != 2 or w.shape[0] != d_model:
+            raise ValueError(
+                f"{name} must have shape (d_model, d) with d_model = {d_model} "
+                f"(from x of shape {x.shape}), got {w.shape}"
+            )
+        out.append(x @ w.astype(np.result_type(x, w), copy=False))  # (..., L, d)
+    q, k, v = out
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"w_q and w_k must give the same d_k, got {q.shape[-1]} and {k.shape[-1]}")
+    return q, k, v
+
+
+def _check_scale(scale: object, d_k: int) -> float:
+    if scale is None:
+        return 1.0 / math.sqrt(d_k)
+    if isinstance(scale, bool) or not isinstance(scale, Real):
+        raise TypeError(f"scale must be a real number, got {type(scale).__name__} {scale!r}")
+    s = float(scale)
+    if not math.isfinite(s) or s < 0:
+        raise ValueError(f"scale must be finite and ≥ 0, got {scale!r}")
+    return s
+
+
+def _check_mask(mask: ArrayLike, scores_shape: tuple[int, ...]) -> tuple[np.ndarray, tuple]:
+    """Validate ``mask``; return it with the broadcast shape of the scores it applies to."""
+    m = np.asarray(mask)
+    if m.dtype != np.bool_ and not np.issubdtype(m.dtype, np.floating):
+        raise TypeError(
+            f"mask must be boolean (True = may attend) or float (added to the scores), "
+            f"got dtype {m.dtype}"
+        )
+    if m.dtype != np.bool_ and (np.isnan(m).any() or np.isposinf(m).any()):
+        raise ValueError("an additive mask may hold finite values and -inf only, not NaN or +inf")
+    try:
+        full = np.broadcast_shapes(m.shape, scores_shape)
+    except ValueError:
+        full = None
+    if full is None or full[-2:] != scores_shape[-2:]:
+        raise ValueError(
+            f"mask of shape {m.shape} is not broadcastable to the scores' shape "
+            f"{scores_shape} = (..., L_q, L_k)"
+        )
+    return m, full
+
+
+def attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    mask: ArrayLike | None = None,
+    *,
+    scale: float | None = None,
+    return_weights: bool = False,
+) -> NDArray[np.floating] | tuple[NDArray[np.floating], NDArray[np.floating]]:
+    """Scaled dot-product attention ``softmax(q kᵀ · scale + mask) v``.
+
+    Args:
+        q: queries, ``(..., L_q, d_k)``.
+        k: keys, ``(..., L_k, d_k)``.
+        v: values, ``(..., L_k, d_v)``.
+        mask: boolean (True = may attend) or additive float (added to the scores, ``-inf``
+            blocks), broadcastable to ``(..., L_q, L_k)``: the semantics of PyTorch's
+            ``scaled_dot_product_attention``. A fully masked row gives zero weights and a
+            zero output row.
+        scale: factor on the scores; default ``1/√d_k``.
+        return_weights: also return the attention weights ``(..., L_q, L_k)``.
+
+    Returns:
+        The output ``(..., L_q, d_v)`` (and the weights). float32 stays float32,
+        float64 stays float64, integers are promoted to float64.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.numeric import attention
+        >>> q = k = np.eye(2)
+        >>> v = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> out, w = attention(q, k, v, return_weights=True)
+        >>> w.round(4)
+        array([[0.6698, 0.3302],
+               [0.3302, 0.6698]])
+        >>> w.sum(axis=-1)
+        array([1., 1.])
+        >>> attention(q, k, v, mask=np.array([[True, False], [True, True]]))[0]
+        array([1., 2.])
+    """
+    q = _as_float("q", q, min_ndim=2)
+    k = _as_float("k", k, min_ndim=2)
+    v = _as_float("v", v, min_ndim=2)
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(
+            f"q and k must share d_k (last axis): q has shape {q.shape}, k has shape {k.shape}"
+        )
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(
+            f"k and v must share L_k (second-to-last axis): k has shape {k.shape}, "
+            f"v has shape {v.shape}"
+        )
+    try:
+        batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"leading (batch) dimensions do not broadcast: q {q.shape}, k {k.shape}, v {v.shape}"
+        ) from None
+    dtype = np.result_type(q, k, v)
+    work = np.dtype(np.float32) if dtype == np.float16 else dtype  # float16 sums lose too much
+    q, k, v = (a.astype(work, copy=False) for a in (q, k, v))
+    s = work.type(_check_scale(scale, q.shape[-1]))  # a NumPy scalar: float32 stays float32
+
+    scores_shape = (*batch, q.shape[-2], k.shape[-2])
+    att = q @ np.swapaxes(k, -1, -2)  # (..., L_q, L_k): the one L×L buffer
+    att *= s
+    if mask is not None:
+        m, full = _check_mask(mask, scores_shape)
+        if full != att.shape:  # the mask adds batch dimensions: grow the buffer once
+            att = np.broadcast_to(att, full).copy()
+        if m.dtype == np.bool_:
+            np.copyto(att, -np.inf, where=~m)
+        else:
+            att += m.astype(work, copy=False)
+    _softmax_inplace(att, axis=-1)
+    out = att @ v  # (..., L_q, d_v)
+    out = out.astype(dtype, copy=False)
+    if return_weights:
+        return out, att.astype(dtype, copy=False)
+    return out

@@ -1,0 +1,118 @@
+"""Markdown for the site: exact LaTeX beside NumPy decimals, each pair cross-checked.
+
+The docs pages print what these functions return from inside markdown-exec blocks, so
+every number on the site is computed at build time and every exact/numeric pair goes
+through :func:`attention_math.crosscheck.crosscheck` (a disagreement fails the build).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import sympy as sp
+from numpy.typing import ArrayLike
+
+from attention_math.crosscheck import crosscheck
+from attention_math.symbolic import latex
+
+__all__ = ["decimal_latex", "display", "exact_beside_decimal", "fmt", "table"]
+
+
+def fmt(x: float, digits: int = 4) -> str:
+    """A float with ``digits`` significant digits, with a true minus sign for LaTeX.
+
+    Examples:
+        >>> from attention_math.render import fmt
+        >>> fmt(0.66976154932, 4), fmt(-2.0), fmt(float("-inf"))
+        ('0.6698', '-2', '-\\\\infty')
+    """
+    x = float(x)
+    if np.isneginf(x):
+        return r"-\infty"
+    if np.isposinf(x):
+        return r"\infty"
+    return f"{x:.{digits}g}"
+
+
+def decimal_latex(a: ArrayLike, digits: int = 4) -> str:
+    """LaTeX for a NumPy scalar, vector (as a row) or matrix, rounded to ``digits`` digits.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.render import decimal_latex
+        >>> decimal_latex(np.array([[0.5, 1 / 3]]), 3)
+        '\\\\begin{bmatrix}0.5 & 0.333\\\\end{bmatrix}'
+    """
+    arr = np.asarray(a)
+    if arr.ndim == 0:
+        return fmt(arr, digits)
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    if arr.ndim != 2:
+        raise ValueError(f"only scalars, vectors and matrices can be shown, got shape {arr.shape}")
+    rows = [" & ".join(fmt(x, digits) for x in row) for row in arr]
+    return r"\begin{bmatrix}" + r" \\ ".join(rows) + r"\end{bmatrix}"
+
+
+def display(tex: str) -> str:
+    """A display-math block for arithmatex."""
+    return f"\n$$\n{tex}\n$$\n"
+
+
+def exact_beside_decimal(
+    name: str,
+    exact: object,
+    numeric: ArrayLike,
+    *,
+    digits: int = 4,
+    bound_eps: float = 16.0,
+    show_exact: bool = True,
+) -> str:
+    """``name = exact ≈ decimal`` as display math, after cross-checking the two.
+
+    ``name`` is LaTeX. Raises :class:`~attention_math.crosscheck.CrossCheckError` when the
+    NumPy value disagrees with the exact one by more than ``bound_eps`` machine epsilons.
+
+    Examples:
+        >>> import numpy as np, sympy as sp
+        >>> from attention_math.render import exact_beside_decimal
+        >>> print(exact_beside_decimal("s", 1 / sp.sqrt(2), np.float64(2**-0.5)))
+        <BLANKLINE>
+        $$
+        s = \\frac{\\sqrt{2}}{2} \\approx 0.7071
+        $$
+        <span class="checked">NumPy float64 agrees with the exact value to ... ε ...</span>
+        <BLANKLINE>
+    """
+    check = crosscheck(exact, numeric, bound_eps=bound_eps, label=name)
+    parts = [name]
+    if show_exact:
+        parts.append(latex(exact))
+    body = " = ".join(parts) + r" \approx " + decimal_latex(numeric, digits)
+    note = (
+        f'<span class="checked">NumPy {check.dtype} agrees with the exact value to '
+        f"{check.error_eps:.2g} ε (bound {check.bound_eps:g} ε).</span>\n"
+    )
+    return display(body) + note
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """A Markdown table.
+
+    Examples:
+        >>> from attention_math.render import table
+        >>> print(table(["a", "b"], [[1, 2]]))
+        | a | b |
+        |---|---|
+        | 1 | 2 |
+    """
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def shape_str(a: ArrayLike | sp.MatrixBase) -> str:
+    """``(2, 3)`` → ``2 \\times 3`` for LaTeX."""
+    shape = a.shape if hasattr(a, "shape") else np.shape(a)
+    return r" \times ".join(str(n) for n in shape)

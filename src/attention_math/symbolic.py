@@ -1,0 +1,280 @@
+"""The exact derivation: attention on ``sympy.Matrix``, with no rounding anywhere.
+
+Entries may be rationals (the result is exact, e.g. in terms of ``exp(sqrt(2)/2)``) or
+symbols (generic ``q_11``, ``k_12``, … from :func:`generic_matrix`). A masked score is
+``-oo``; its weight is the limit ``lim_{t→-∞} e^t / (e^t + c) = 0``, which is what
+SymPy's ``exp(-oo) = 0`` evaluates to (:func:`masked_softmax_limit` takes the limit
+explicitly to show the two agree).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import mpmath
+import sympy as sp
+
+__all__ = [
+    "as_matrix",
+    "attention",
+    "evaluate",
+    "generic_matrix",
+    "in_terms_of_sigmoid",
+    "latex",
+    "masked_softmax_limit",
+    "scores",
+    "sigmoid",
+    "softmax",
+    "to_mpmath",
+]
+
+
+def as_matrix(x: object, name: str = "matrix") -> sp.Matrix:
+    """``x`` as an exact ``sympy.Matrix``: ints stay ints, floats become their exact binary value.
+
+    Examples:
+        >>> from attention_math.symbolic import as_matrix
+        >>> as_matrix([[1, 0.5]])
+        Matrix([[1, 1/2]])
+    """
+    if isinstance(x, sp.MatrixBase):
+        m = sp.Matrix(x)
+    else:
+        try:
+            import numpy as np
+
+            if isinstance(x, np.ndarray):
+                x = x.tolist()
+        except ImportError:  # pragma: no cover - numpy is a dependency
+            pass
+        try:
+            m = sp.Matrix(x)
+        except (TypeError, ValueError, sp.SympifyError) as exc:
+            raise TypeError(f"{name} cannot be read as a matrix: {exc}") from None
+    if 0 in m.shape:
+        raise ValueError(f"{name} has an empty dimension: shape {m.shape}")
+    return m.applyfunc(lambda e: sp.Rational(e) if isinstance(e, float | sp.Float) else e)
+
+
+def generic_matrix(name: str, rows: int, cols: int) -> sp.Matrix:
+    """A matrix of real symbols ``name_ij`` (1-based), for derivations that hold for any entries.
+
+    Examples:
+        >>> from attention_math.symbolic import generic_matrix
+        >>> generic_matrix("q", 2, 2)
+        Matrix([
+        [q_11, q_12],
+        [q_21, q_22]])
+    """
+    return sp.Matrix(rows, cols, lambda i, j: sp.Symbol(f"{name}_{i + 1}{j + 1}", real=True))
+
+
+def _softmax_row(row: Sequence[sp.Expr]) -> list[sp.Expr]:
+    terms = [sp.S.Zero if z == -sp.oo else sp.exp(z) for z in row]  # e^{-∞} = 0 (the limit)
+    total = sp.Add(*terms)
+    if total == 0:  # every entry masked: the project's zero-row convention
+        return [sp.S.Zero] * len(terms)
+    return [t / total for t in terms]
+
+
+def softmax(z: object, axis: int = -1) -> sp.Matrix:
+    """Exact softmax of each row (``axis=-1``) or column (``axis=0``) of ``z``.
+
+    Entries equal to ``-oo`` get weight 0; a row that is all ``-oo`` becomes zeros.
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.symbolic import softmax
+        >>> softmax([[1 / sp.sqrt(2), 0]])
+        Matrix([[exp(sqrt(2)/2)/(1 + exp(sqrt(2)/2)), 1/(1 + exp(sqrt(2)/2))]])
+        >>> softmax([[0, -sp.oo]])
+        Matrix([[1, 0]])
+    """
+    m = as_matrix(z, "z")
+    if m.cols == 1 and m.rows > 1 and not isinstance(z, sp.MatrixBase):
+        m = m.T  # a flat list is one row
+    if axis in (0, -2):
+        return softmax(m.T, axis=-1).T
+    if axis not in (1, -1):
+        raise ValueError(f"axis must be -1/1 (rows) or 0/-2 (columns), got {axis!r}")
+    return sp.Matrix([_softmax_row(list(m.row(i))) for i in range(m.rows)])
+
+
+def scores(q: object, k: object, scale: object = None) -> sp.Matrix:
+    """Scaled scores ``Q Kᵀ · scale``; ``scale`` defaults to ``1/√d_k``.
+
+    Examples:
+        >>> from attention_math.symbolic import scores
+        >>> scores([[1, 0], [0, 1]], [[1, 0], [0, 1]])
+        Matrix([
+        [sqrt(2)/2,         0],
+        [        0, sqrt(2)/2]])
+    """
+    Q, K = as_matrix(q, "Q"), as_matrix(k, "K")
+    if Q.cols != K.cols:
+        raise ValueError(f"Q and K must share d_k: Q is {Q.shape}, K is {K.shape}")
+    s = 1 / sp.sqrt(Q.cols) if scale is None else sp.sympify(scale)
+    return (Q * K.T) * s
+
+
+def _apply_mask(S: sp.Matrix, mask: object) -> sp.Matrix:
+    """Blocked entries become ``-oo``; additive entries are added to the scores."""
+    import numpy as np
+
+    if isinstance(mask, sp.MatrixBase):
+        arr = np.array(mask.tolist(), dtype=object)
+    else:
+        arr = np.asarray(mask, dtype=object if not isinstance(mask, np.ndarray) else None)
+    if arr.shape != S.shape:
+        raise ValueError(f"mask has shape {arr.shape}, the scores have shape {S.shape}")
+    flat = arr.ravel().tolist()
+    boolean = all(isinstance(e, bool | np.bool_) for e in flat)
+    out = S.copy()
+    for i in range(S.rows):
+        for j in range(S.cols):
+            e = arr[i, j]
+            if boolean:
+                out[i, j] = S[i, j] if e else -sp.oo
+            else:
+                e = sp.sympify(e)
+                out[i, j] = -sp.oo if e == -sp.oo else S[i, j] + e
+    return out
+
+
+def attention(
+    q: object,
+    k: object,
+    v: object,
+    mask: object = None,
+    scale: object = None,
+    return_weights: bool = False,
+) -> sp.Matrix | tuple[sp.Matrix, sp.Matrix]:
+    """Exact ``softmax(Q Kᵀ · scale + M) V``.
+
+    ``mask`` is a boolean matrix (True = may attend) or an additive one whose blocked
+    entries are ``-oo``.
+
+    Examples:
+        >>> from attention_math.symbolic import attention
+        >>> out = attention([[1, 0], [0, 1]], [[1, 0], [0, 1]], [[1, 2], [3, 4]])
+        >>> out[0, 0]
+        exp(sqrt(2)/2)/(1 + exp(sqrt(2)/2)) + 3/(1 + exp(sqrt(2)/2))
+        >>> attention([[1, 0], [0, 1]], [[1, 0], [0, 1]], [[1, 2], [3, 4]],
+        ...           mask=[[True, False], [True, True]])[0, :]
+        Matrix([[1, 2]])
+    """
+    V = as_matrix(v, "V")
+    S = scores(q, k, scale)
+    if S.cols != V.rows:
+        raise ValueError(f"K and V must share L_k: K gives {S.cols} keys, V is {V.shape}")
+    if mask is not None:
+        S = _apply_mask(S, mask)
+    W = softmax(S)
+    out = W * V
+    return (out, W) if return_weights else out
+
+
+def masked_softmax_limit(row: Sequence[object], masked: Iterable[int]) -> list[sp.Expr]:
+    """Softmax of ``row`` with the ``masked`` positions sent to −∞ by an explicit limit.
+
+    Each masked score is replaced by ``t`` and ``t → -∞`` is taken with ``sympy.limit``;
+    the result equals :func:`softmax` with ``-oo`` entries.
+
+    Examples:
+        >>> from attention_math.symbolic import masked_softmax_limit
+        >>> masked_softmax_limit([0, 5], masked=[1])
+        [1, 0]
+    """
+    t = sp.Symbol("t", real=True)
+    masked = set(masked)
+    z = [t if j in masked else sp.sympify(e) for j, e in enumerate(row)]
+    den = sp.Add(*(sp.exp(e) for e in z))
+    return [sp.limit(sp.exp(e) / den, t, -sp.oo) for e in z]
+
+
+def sigmoid(x: object) -> sp.Expr:
+    """The logistic function ``σ(x) = eˣ / (1 + eˣ)``, the softmax of ``(x, 0)``.
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.symbolic import sigmoid
+        >>> sigmoid(1 / sp.sqrt(2))
+        exp(sqrt(2)/2)/(1 + exp(sqrt(2)/2))
+    """
+    x = sp.sympify(x)
+    return sp.exp(x) / (1 + sp.exp(x))
+
+
+def in_terms_of_sigmoid(expr: object, a: object, symbol: sp.Symbol | None = None) -> sp.Expr:
+    """Rewrite ``expr``, which contains ``exp(a)``, as a rational function of ``σ = σ(a)``.
+
+    Uses ``eᵃ = σ / (1 − σ)`` and verifies the rewrite exactly before returning it.
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.symbolic import in_terms_of_sigmoid, attention
+        >>> out = attention(sp.eye(2), sp.eye(2), [[1, 2], [3, 4]])
+        >>> out.applyfunc(lambda e: in_terms_of_sigmoid(e, 1 / sp.sqrt(2)))
+        Matrix([
+        [3 - 2*sigma, 4 - 2*sigma],
+        [2*sigma + 1, 2*sigma + 2]])
+    """
+    s = symbol if symbol is not None else sp.Symbol("sigma", positive=True)
+    a = sp.sympify(a)
+    expr = sp.sympify(expr)
+    e = sp.Dummy("e")  # xreplace, not subs: subs rewrites exp(a) through powers of exp(a)
+    expr_e = expr.xreplace({sp.exp(a): e, sp.exp(-a): 1 / e})
+    rewritten = sp.factor(sp.cancel(expr_e.subs(e, s / (1 - s))))
+    rewritten = sp.expand(rewritten) if rewritten.is_polynomial(s) else rewritten
+    if rewritten.has(sp.exp(a)):
+        raise ValueError(f"{expr} is not a function of exp({a}) alone")
+    if sp.simplify(rewritten.subs(s, sigmoid(a)) - expr) != 0:
+        raise ArithmeticError(f"rewriting {expr} in σ({a}) did not verify")
+    return rewritten
+
+
+def latex(expr: object) -> str:
+    """LaTeX for an expression or matrix (matrices as ``bmatrix``).
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.symbolic import latex
+        >>> latex(sp.Matrix([[1, sp.sqrt(2) / 2]]))
+        '\\\\begin{bmatrix}1 & \\\\frac{\\\\sqrt{2}}{2}\\\\end{bmatrix}'
+    """
+    return sp.latex(sp.sympify(expr), mat_str="bmatrix", mat_delim="")
+
+
+def evaluate(expr: object, digits: int = 15) -> sp.Expr | sp.Matrix:
+    """``expr`` evaluated to ``digits`` significant digits (mpmath arbitrary precision).
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.symbolic import evaluate, sigmoid
+        >>> evaluate(sigmoid(1 / sp.sqrt(2)), 30)
+        0.669761549326656925616794945834
+    """
+    if not isinstance(digits, int) or isinstance(digits, bool) or digits < 1:
+        raise ValueError(f"digits must be a positive integer, got {digits!r}")
+    return sp.N(sp.sympify(expr), digits)
+
+
+def to_mpmath(expr: object, dps: int = 50) -> mpmath.mpf | mpmath.matrix:
+    """``expr`` as an mpmath number (or matrix) with ``dps`` decimal digits.
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.symbolic import to_mpmath
+        >>> import mpmath
+        >>> x = to_mpmath(sp.sqrt(2), 30)
+        >>> mpmath.nstr(x, 25)  # the value keeps its 30 digits outside the precision context
+        '1.414213562373095048801689'
+
+    """
+    e = sp.sympify(expr)
+    with mpmath.workdps(dps):
+        if isinstance(e, sp.MatrixBase):
+            return mpmath.matrix(
+                [[mpmath.mpf(sp.N(x, dps)) for x in e.row(i)] for i in range(e.rows)]
+            )
+        return mpmath.mpf(sp.N(e, dps))
