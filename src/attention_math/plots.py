@@ -17,25 +17,31 @@ import matplotlib.pyplot as plt
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["heatmap", "svg"]
+__all__ = ["heatmap", "style", "svg"]
 
 _FG = "#808080"  # replaced by currentColor in the SVG text, see svg()
 
 
-def _style() -> dict:
-    return {
-        "svg.hashsalt": "attention-math",
-        "svg.fonttype": "none",  # text stays text: smaller, selectable, themable
-        "font.size": 10,
-        "text.color": _FG,
-        "axes.edgecolor": _FG,
-        "axes.labelcolor": _FG,
-        "xtick.color": _FG,
-        "ytick.color": _FG,
-        "axes.facecolor": "none",
-        "figure.facecolor": "none",
-        "savefig.facecolor": "none",
-    }
+def style() -> matplotlib.rc_context:
+    """The site's matplotlib style; draw every figure inside ``with style():``.
+
+    Text and axes use a placeholder grey that :func:`svg` turns into ``currentColor``.
+    """
+    return matplotlib.rc_context(
+        {
+            "svg.hashsalt": "attention-math",
+            "svg.fonttype": "none",  # text stays text: smaller, selectable, themable
+            "font.size": 10,
+            "text.color": _FG,
+            "axes.edgecolor": _FG,
+            "axes.labelcolor": _FG,
+            "xtick.color": _FG,
+            "ytick.color": _FG,
+            "axes.facecolor": "none",
+            "figure.facecolor": "none",
+            "savefig.facecolor": "none",
+        }
+    )
 
 
 def svg(fig: plt.Figure) -> str:
@@ -44,8 +50,11 @@ def svg(fig: plt.Figure) -> str:
     Examples:
         >>> import matplotlib.pyplot as plt
         >>> from attention_math.plots import svg
-        >>> fig, ax = plt.subplots()
-        >>> text = svg(fig)
+        >>> from attention_math.plots import style
+        >>> with style():
+        ...     fig, ax = plt.subplots()
+        ...     _ = ax.set_title("a title")
+        ...     text = svg(fig)
         >>> text.startswith("<svg") and "currentColor" in text
         True
     """
@@ -83,7 +92,7 @@ def heatmap(
     if a.ndim != 2:
         raise ValueError(f"heatmap needs a 2-D array, got shape {a.shape}")
     n, m = a.shape
-    with plt.rc_context(_style()):
+    with style():
         fig, ax = plt.subplots(figsize=(1.2 + 0.7 * m, 1.0 + 0.6 * n))
         shown = np.where(np.isfinite(a), a, np.nan)
         im = ax.imshow(shown, cmap="viridis", aspect="auto")
