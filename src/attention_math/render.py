@@ -57,7 +57,7 @@ def decimal_latex(a: ArrayLike, digits: int = 4) -> str:
 
 def display(tex: str) -> str:
     """A display-math block for arithmatex."""
-    return f"\n$$\n{tex}\n$$\n"
+    return f"\n$$\n{tex}\n$$\n\n"  # the blank line ends the block for arithmatex
 
 
 def exact_beside_decimal(
@@ -82,6 +82,7 @@ def exact_beside_decimal(
         $$
         s = \\frac{\\sqrt{2}}{2} \\approx 0.7071
         $$
+        <BLANKLINE>
         <span class="checked">NumPy float64 agrees with the exact value to ... ε ...</span>
         <BLANKLINE>
     """

@@ -158,7 +158,7 @@ def attention(
         >>> from attention_math.symbolic import attention
         >>> out = attention([[1, 0], [0, 1]], [[1, 0], [0, 1]], [[1, 2], [3, 4]])
         >>> out[0, 0]
-        exp(sqrt(2)/2)/(1 + exp(sqrt(2)/2)) + 3/(1 + exp(sqrt(2)/2))
+        (exp(sqrt(2)/2) + 3)/(1 + exp(sqrt(2)/2))
         >>> attention([[1, 0], [0, 1]], [[1, 0], [0, 1]], [[1, 2], [3, 4]],
         ...           mask=[[True, False], [True, True]])[0, :]
         Matrix([[1, 2]])
@@ -170,7 +170,7 @@ def attention(
     if mask is not None:
         S = _apply_mask(S, mask)
     W = softmax(S)
-    out = W * V
+    out = (W * V).applyfunc(sp.together)  # one fraction per entry: Σ_j e^{s_ij} v_j / Σ_j e^{s_ij}
     return (out, W) if return_weights else out
 
 
