@@ -244,8 +244,9 @@ def attention(
     s = work.type(_check_scale(scale, q.shape[-1]))  # a NumPy scalar: float32 stays float32
 
     scores_shape = (*batch, q.shape[-2], k.shape[-2])
-    att = q @ np.swapaxes(k, -1, -2)  # (..., L_q, L_k): the one L×L buffer
-    att *= s
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is caught below, with a reason
+        att = q @ np.swapaxes(k, -1, -2)  # (..., L_q, L_k): the one L×L buffer
+        att *= s
     if mask is not None:
         m, full = _check_mask(mask, scores_shape)
         if full != att.shape:  # the mask adds batch dimensions: grow the buffer once

@@ -206,9 +206,10 @@ def sigmoid(x: object) -> sp.Expr:
 
 
 def in_terms_of_sigmoid(expr: object, a: object, symbol: sp.Symbol | None = None) -> sp.Expr:
-    """Rewrite ``expr``, which contains ``exp(a)``, as a rational function of ``σ = σ(a)``.
+    """Rewrite ``expr``, which contains ``exp(n·a)``, as a rational function of ``σ = σ(a)``.
 
-    Uses ``eᵃ = σ / (1 − σ)`` and verifies the rewrite exactly before returning it.
+    Other constants (``exp(3)``, say) are left as they are. Uses ``eᵃ = σ / (1 − σ)`` and
+    verifies the rewrite exactly before returning it.
 
     Examples:
         >>> import sympy as sp
@@ -222,12 +223,18 @@ def in_terms_of_sigmoid(expr: object, a: object, symbol: sp.Symbol | None = None
     s = symbol if symbol is not None else sp.Symbol("sigma", positive=True)
     a = sp.sympify(a)
     expr = sp.sympify(expr)
-    e = sp.Dummy("e")  # xreplace, not subs: subs rewrites exp(a) through powers of exp(a)
-    expr_e = expr.xreplace({sp.exp(a): e, sp.exp(-a): 1 / e})
+    e = sp.Dummy("e")
+    # exp(n·a) → eⁿ for integer n. xreplace, not subs: subs matches exp(a) through odd powers.
+    table = {}
+    for f in sp.sympify(expr).atoms(sp.exp):
+        n = sp.simplify(f.args[0] / a)
+        if n.is_integer:
+            table[f] = e**n
+        elif f.args[0].free_symbols & a.free_symbols or n.is_rational:
+            raise ValueError(f"{expr} is not a function of exp({a}) alone: it has {f}")
+    expr_e = expr.xreplace(table)
     rewritten = sp.factor(sp.cancel(expr_e.subs(e, s / (1 - s))))
     rewritten = sp.expand(rewritten) if rewritten.is_polynomial(s) else rewritten
-    if rewritten.has(sp.exp(a)):
-        raise ValueError(f"{expr} is not a function of exp({a}) alone")
     if sp.simplify(rewritten.subs(s, sigmoid(a)) - expr) != 0:
         raise ArithmeticError(f"rewriting {expr} in σ({a}) did not verify")
     return rewritten

@@ -1,0 +1,38 @@
+"""Shared fixtures and the rule that CI never silently skips an oracle or browser test."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+
+def require_or_skip(module: str, reason: str):
+    """Import ``module`` or skip with ``reason``; under CI (``CI`` set) a missing module fails."""
+    try:
+        return __import__(module)
+    except ImportError:
+        if os.environ.get("CI"):
+            pytest.fail(f"{module} is required in CI: {reason}")
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory):
+    """The site built once per test session with ``mkdocs build --strict``; its directory."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path_factory.mktemp("site")
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-d", str(out)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    if proc.returncode != 0:
+        pytest.fail(f"mkdocs build --strict failed:\n{proc.stdout}\n{proc.stderr}")
+    return out

@@ -1,0 +1,142 @@
+"""The site builds strictly, shows computed values, and has no hand-typed results."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attention_math import numeric
+from attention_math.examples import IDENTITY_2X2 as ex
+from attention_math.render import fmt
+
+pytestmark = pytest.mark.docs
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+# a decimal number in prose: 0.67, -1.5, 3.0 (not part of a word, a version or a path)
+DECIMAL = re.compile(r"(?<![\w.\-/])[-+−]?\d+\.\d+(?![\w.])")
+FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})")
+
+
+def prose_lines(text: str):
+    """Lines of Markdown outside fenced code blocks, with inline code and comments removed."""
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    fence = None
+    for number, line in enumerate(text.splitlines(), 1):
+        m = FENCE.match(line)
+        if fence is None and m:
+            fence = m.group(2)[0] * len(m.group(2))
+            continue
+        if fence is not None:
+            if line.strip().startswith(fence) and line.strip().strip(fence[0]) == "":
+                fence = None
+            continue
+        yield number, re.sub(r"`[^`]*`", "", line)
+
+
+def hand_typed_decimals(text: str) -> list[tuple[int, str]]:
+    return [(n, m.group()) for n, line in prose_lines(text) for m in DECIMAL.finditer(line)]
+
+
+def test_detector_finds_typed_decimals_and_ignores_code():
+    sample = "\n".join(
+        [
+            "The weight is 0.6698 here.",  # typed: found
+            "Inline `0.5` code is fine, so is v1.2",  # ignored
+            '```python exec="on"',
+            "print(0.25)",  # inside an executed block: fine
+            "```",
+            "$$ P \\approx 0.33 $$",  # typed inside math: found
+        ]
+    )
+    assert hand_typed_decimals(sample) == [(1, "0.6698"), (6, "0.33")]
+
+
+def test_no_hand_typed_decimal_results_in_docs():
+    offenders = []
+    for page in sorted(DOCS.rglob("*.md")):
+        for n, number in hand_typed_decimals(page.read_text(encoding="utf-8")):
+            offenders.append(f"{page.relative_to(DOCS)}:{n}: {number}")
+    assert not offenders, "decimals typed by hand (print them from the package):\n" + "\n".join(
+        offenders
+    )
+
+
+def test_strict_build_shows_the_computed_identity_example(built_site):
+    html = (built_site / "examples" / "identity-2x2" / "index.html").read_text(encoding="utf-8")
+    q, k, v = numeric.compute_qkv(*(ex.numeric(n) for n in ("x", "w_q", "w_k", "w_v")))
+    out, w = numeric.attention(q, k, v, return_weights=True)
+    for value in (*w.ravel(), *out.ravel()):
+        assert fmt(value, 4) in html, f"computed value {value!r} missing from the page"
+    assert "agrees with the exact value" in html
+    assert "\\sigma" in html  # the closed form in σ(1/√2)
+
+
+def test_every_page_in_the_nav_was_built(built_site):
+    import yaml
+
+    def pages(node):
+        if isinstance(node, str):
+            yield node
+        elif isinstance(node, list):
+            for item in node:
+                yield from pages(item)
+        elif isinstance(node, dict):
+            for value in node.values():
+                yield from pages(value)
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda *a: None)
+    Loader.add_multi_constructor("!", lambda *a: None)
+    config = yaml.load((DOCS.parent / "mkdocs.yml").read_text(), Loader=Loader)
+    missing = []
+    for page in pages(config["nav"]):
+        if page.endswith(".md"):
+            stem = page[: -len(".md")]
+            stem = stem[: -len("index")] if stem.endswith("index") else stem + "/"
+            if not (built_site / stem / "index.html").is_file():
+                missing.append(page)
+    assert not missing
+
+
+def test_math_assets_are_local(built_site):
+    assert (built_site / "assets" / "mathjax" / "tex-svg.js").is_file()
+    index = (built_site / "index.html").read_text(encoding="utf-8")
+    scripts = re.findall(r'<script[^>]+src="([^"]+)"', index)
+    assert scripts and not [s for s in scripts if s.startswith(("http:", "https:", "//"))]
+    links = re.findall(r'<link[^>]+href="(https?:[^"]+)"', index)
+    assert not [u for u in links if "stylesheet" in u or u.endswith((".css", ".js"))]
+
+
+def test_the_site_prints_numpy_values_not_typed_ones(built_site):
+    # the softmax page's decimal for σ(1/√2) is NumPy's, rounded by the build
+    html = (built_site / "forward" / "softmax" / "index.html").read_text(encoding="utf-8")
+    sigma = numeric.softmax(np.array([1 / np.sqrt(2), 0.0]))[0]
+    assert fmt(sigma, 4) in html
+
+
+def test_a_disagreement_fails_the_strict_build(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mkdocs.yml").write_text(
+        "site_name: t\nplugins: [markdown-exec]\nmarkdown_extensions: [pymdownx.superfences]\n"
+    )
+    (tmp_path / "docs" / "index.md").write_text(
+        '# t\n\n```python exec="on"\nimport numpy as np, sympy as sp\n'
+        "from attention_math.crosscheck import crosscheck\n"
+        "print(crosscheck(sp.Rational(1, 3), np.float64(0.3334), label='slip'))\n```\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode != 0
+    assert "CrossCheckError" in proc.stdout + proc.stderr

@@ -1,0 +1,134 @@
+"""The SymPy derivation: exact equalities, the σ(1/√2) closed form, masks as limits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from attention_math import symbolic
+from attention_math.numeric import attention as np_attention
+
+SQRT2_INV = 1 / sp.sqrt(2)
+
+
+def zero(expr) -> bool:
+    return sp.simplify(expr) == 0
+
+
+def test_softmax_of_inverse_sqrt2_and_zero_is_sigmoid_and_complement():
+    p = symbolic.softmax([[SQRT2_INV, 0]])
+    sigma = sp.exp(SQRT2_INV) / (1 + sp.exp(SQRT2_INV))
+    assert zero(p[0] - sigma)
+    assert zero(p[1] - (1 - sigma))
+    assert zero(symbolic.sigmoid(SQRT2_INV) - 1 / (1 + sp.exp(-SQRT2_INV)))
+
+
+def test_identity_example_closed_form_in_sigma():
+    s = sp.Symbol("s", positive=True)
+    out = symbolic.attention(sp.eye(2), sp.eye(2), [[1, 2], [3, 4]])
+    closed = out.applyfunc(lambda e: symbolic.in_terms_of_sigmoid(e, SQRT2_INV, s))
+    assert closed == sp.Matrix([[3 - 2 * s, 4 - 2 * s], [1 + 2 * s, 2 + 2 * s]])
+    back = closed.subs(s, symbolic.sigmoid(SQRT2_INV))
+    assert all(zero(a - b) for a, b in zip(back, out, strict=True))
+
+
+def test_in_terms_of_sigmoid_rejects_other_exponentials():
+    with pytest.raises(ValueError, match="not a function"):
+        symbolic.in_terms_of_sigmoid(sp.exp(SQRT2_INV) + sp.exp(SQRT2_INV / 2), SQRT2_INV)
+
+
+def test_in_terms_of_sigmoid_handles_integer_multiples():
+    s = sp.Symbol("s", positive=True)
+    r = symbolic.in_terms_of_sigmoid(sp.exp(2 * SQRT2_INV) + sp.exp(-SQRT2_INV), SQRT2_INV, s)
+    assert zero(r - (s**2 / (1 - s) ** 2 + (1 - s) / s))
+
+
+def test_rows_sum_to_one_for_generic_symbols():
+    z = symbolic.generic_matrix("z", 2, 3)
+    p = symbolic.softmax(z)
+    for i in range(2):
+        assert zero(sum(p.row(i)) - 1)
+
+
+def test_generic_attention_entry_matches_the_definition():
+    q, k, v = (symbolic.generic_matrix(n, 2, 1) for n in ("q", "k", "v"))
+    out = symbolic.attention(q, k, v, scale=1)
+    q1, k1, k2, v1, v2 = (sp.Symbol(n, real=True) for n in ("q_11", "k_11", "k_21", "v_11", "v_21"))
+    expected = (sp.exp(q1 * k1) * v1 + sp.exp(q1 * k2) * v2) / (sp.exp(q1 * k1) + sp.exp(q1 * k2))
+    assert zero(out[0, 0] - expected)
+
+
+def test_default_scale_is_inverse_sqrt_dk():
+    s = symbolic.scores([[1, 1, 1, 1]], [[1, 0, 0, 0]])
+    assert s[0, 0] == sp.Rational(1, 2)  # 1/√4
+
+
+def test_masks_boolean_additive_and_limit_agree():
+    q = k = sp.eye(2)
+    v = sp.Matrix([[1, 2], [3, 4]])
+    boolean = symbolic.attention(q, k, v, mask=[[True, False], [True, True]])
+    additive = symbolic.attention(q, k, v, mask=sp.Matrix([[0, -sp.oo], [0, 0]]))
+    assert boolean == additive
+    assert boolean.row(0) == v.row(0)
+    lim = symbolic.masked_softmax_limit([SQRT2_INV, 0], masked=[1])
+    assert lim == [1, 0]
+    lim3 = symbolic.masked_softmax_limit([0, 1, 5], masked=[2])
+    direct = symbolic.softmax([[0, 1]])
+    assert zero(lim3[0] - direct[0]) and zero(lim3[1] - direct[1]) and lim3[2] == 0
+
+
+def test_fully_masked_row_is_zero():
+    out = symbolic.attention(
+        sp.eye(2), sp.eye(2), [[1, 2], [3, 4]], mask=[[False, False], [True, True]]
+    )
+    assert list(out.row(0)) == [0, 0]
+
+
+def test_additive_finite_mask_is_added():
+    out = symbolic.attention([[0]], [[0], [0]], [[0], [1]], mask=[[0, sp.log(3)]])
+    assert zero(out[0, 0] - sp.Rational(3, 4))
+
+
+def test_exact_matches_numpy_on_rationals():
+    rng = np.random.default_rng(5)
+    ints = rng.integers(-3, 4, size=(3, 3, 2))
+    q, k, v = (sp.Matrix(a.tolist()) / 2 for a in ints)
+    exact = symbolic.attention(q, k, v, mask=np.tri(3, dtype=bool))
+    num = np_attention(ints[0] / 2, ints[1] / 2, ints[2] / 2, np.tri(3, dtype=bool))
+    np.testing.assert_allclose(np.array(exact.evalf(30).tolist(), float), num, rtol=1e-14)
+
+
+def test_floats_become_exact_binary_values():
+    m = symbolic.as_matrix([[0.1]])
+    assert m[0, 0] == sp.Rational(3602879701896397, 36028797018963968)
+
+
+def test_evaluate_and_to_mpmath_digits():
+    assert str(symbolic.evaluate(sp.sqrt(2), 12)) == "1.41421356237"
+    x = symbolic.to_mpmath(sp.pi, 40)
+    assert abs(x - sp.pi.evalf(45)) < 1e-38
+    with pytest.raises(ValueError, match="digits"):
+        symbolic.evaluate(sp.pi, 0)
+
+
+def test_latex_uses_bmatrix():
+    assert symbolic.latex(sp.eye(2)).startswith(r"\begin{bmatrix}")
+
+
+@pytest.mark.parametrize(
+    ("args", "exc"),
+    [
+        (([[1, 2]], [[1, 2, 3]], [[1]]), ValueError),
+        (([[1, 2]], [[1, 2]], [[1], [2]]), ValueError),
+        (([], [[1]], [[1]]), ValueError),
+    ],
+)
+def test_shape_errors(args, exc):
+    with pytest.raises(exc):
+        symbolic.attention(*args)
+
+
+def test_mask_shape_error():
+    with pytest.raises(ValueError, match="mask"):
+        symbolic.attention(sp.eye(2), sp.eye(2), sp.eye(2), mask=[[True, False]])
