@@ -31,11 +31,12 @@ def normalisations(ex: Example = NOTEBOOK_768) -> dict[str, sp.Matrix]:
     ``scipy.special.softmax`` does without ``axis``) and ``"per column"``.
 
     Examples:
+        >>> import sympy as sp
         >>> from attention_math.causal768 import normalisations
         >>> w = normalisations()
-        >>> [sum(w["per row"].row(i)) for i in range(3)]
+        >>> [sp.simplify(sum(w["per row"].row(i))) for i in range(3)]
         [1, 1, 1]
-        >>> sum(w["whole matrix"])
+        >>> sp.simplify(sum(w["whole matrix"]))
         1
     """
     z = ex.exact("scaled")
