@@ -178,7 +178,7 @@ def steps(example_id: str) -> dict[str, tuple[sp.Matrix, np.ndarray]]:
     pairs = {}
     for name, e in exact.items():
         if name != "mask":
-            crosscheck(e, num[name], bound_eps=64, label=f"{example_id}: {name}")
+            crosscheck(e, num[name], label=f"{example_id}: {name}")
         pairs[name] = (e, num[name])
     return pairs
 
@@ -301,6 +301,7 @@ class Finding:
     units: float  # largest error, in units of the last printed place
     verdict: str
     diagnosis: str
+    hypothesis_values: tuple[float, ...] = ()  # what the diagnosing hypothesis computes
 
     @property
     def as_registered(self) -> bool:
@@ -332,19 +333,21 @@ def _reproduces(values: Iterable[float], claim: Claim, tol: mpmath.mpf) -> str |
     return "rounded" if rounded else "truncated" if truncated else None
 
 
-def _diagnose(ex: Example, claim: Claim, tol: mpmath.mpf) -> str | None:
+def _diagnose(ex: Example, claim: Claim, tol: mpmath.mpf) -> tuple[str, tuple[float, ...]] | None:
+    """The first hypothesis that reproduces ``claim``, and the values it gives."""
     for name, run in _hypotheses(ex):
         values = run(ex, claim)
         if values is None:
             continue
         how = _reproduces(values, claim, tol)
+        shown = tuple(float(v) for v in values)
         if name == TRUNCATED:
             if how == "truncated":
-                return TRUNCATED
+                return TRUNCATED, shown
         elif how == "rounded":
-            return name
+            return name, shown
         elif how == "truncated":
-            return f"{name}; {TRUNCATED}"
+            return f"{name}; {TRUNCATED}", shown
     return None
 
 
@@ -410,7 +413,8 @@ def audit_claim(ex: Example, claim: Claim) -> Finding:
     tol_units = tol * mpmath.mpf(10) ** claim.places(claim.published[0])
     if units <= mpmath.mpf(1) / 2 + tol_units + mpmath.mpf(10) ** -9:
         return Finding(ex.id, claim, computed, float(units), AGREES, "")
-    diagnosis = _diagnose(ex, claim, tol)
+    found = _diagnose(ex, claim, tol)
+    diagnosis, values = found if found is not None else (None, ())
     rounding = diagnosis is not None and any(k in diagnosis for k in _ROUNDING_KINDS)
     if units <= mpmath.mpf(3) / 2 + tol_units or (units < 10 and rounding):
         verdict = SLIP
@@ -418,7 +422,7 @@ def audit_claim(ex: Example, claim: Claim) -> Finding:
         verdict = WRONG
     if diagnosis is None:
         diagnosis = OFF_BY_ONE if verdict == SLIP else UNEXPLAINED
-    return Finding(ex.id, claim, computed, float(units), verdict, diagnosis)
+    return Finding(ex.id, claim, computed, float(units), verdict, diagnosis, values)
 
 
 def audit(example_ids: Iterable[str] | None = None) -> list[Finding]:

@@ -395,7 +395,7 @@ LETS_GO_RECOVERY = recover_weights(_LETS_GO_X, _LETS_GO_Q, _LETS_GO_WQ_PRINTED)
 
 LETS_GO = Example(
     id="lets-go",
-    title="“<SOS> let's go”: recovering damaged weights",
+    title="“⟨SOS⟩ let's go”: recovering damaged weights",
     seed="003_c9caecb3e102e3f3.txt",
     x=_LETS_GO_X,
     w_q=tuple(tuple(str(e) for e in LETS_GO_RECOVERY.rounded.row(i)) for i in range(2)),
