@@ -294,3 +294,25 @@ def test_hypotheses_are_listed_in_order() -> None:
 def test_unknown_example_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="unknown example 'nope'"):
         audit(["nope"])
+
+
+def test_every_example_has_a_page_in_the_nav() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    nav = (root / "mkdocs.yml").read_text()
+    for example_id in EXAMPLES:
+        assert (root / "docs" / "examples" / f"{example_id}.md").is_file()
+        assert f"examples/{example_id}.md" in nav
+    assert "Audit: audit.md" in nav
+
+
+def test_audit_table_links_each_example() -> None:
+    from attention_math.audit import findings_table
+
+    text = findings_table(audit(), link="examples/", where=False)
+    lines = text.splitlines()
+    assert lines[0] == "| example | claim | published | exact | verdict | diagnosis |"
+    assert len(lines) == 2 + sum(len(e.claims) for e in EXAMPLES.values())
+    for example_id in EXAMPLES:
+        assert f"[{example_id}](examples/{example_id}.md)" in text

@@ -466,10 +466,13 @@ def _abbrev(items: list[str]) -> str:
     return ", ".join(items) if len(items) <= 4 else ", ".join(items[:3]) + f", … ({len(items)})"
 
 
-def findings_table(findings: Iterable[Finding], *, markdown: bool = True, link: str = "") -> str:
+def findings_table(
+    findings: Iterable[Finding], *, markdown: bool = True, link: str = "", where: bool = True
+) -> str:
     """The findings as a Markdown table (or plain text with ``markdown=False``).
 
-    ``link`` is a URL prefix: when given, the example column links to ``{link}{id}.md``.
+    ``link`` is a URL prefix: when given, the example column links to ``{link}{id}.md``;
+    ``where=False`` drops the column saying where in the seed the claim appears.
 
     Examples:
         >>> from attention_math.audit import audit, findings_table
@@ -494,6 +497,9 @@ def findings_table(findings: Iterable[Finding], *, markdown: bool = True, link: 
                 f.diagnosis or "—",
             ]
         )
+    if not where:
+        head = [h for h in head if h != "where"]
+        rows = [r[:2] + r[3:] for r in rows]
     if markdown:
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         lines += ["| " + " | ".join(r).replace("|", "\\|") + " |" for r in rows]
