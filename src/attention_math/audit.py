@@ -315,8 +315,10 @@ def _tolerance(ex: Example, claim: Claim) -> mpmath.mpf:
     if delta == 0 or claim.quantity not in ("output", "weights"):
         return delta * 0
     # softmax: |Δw_k| ≤ 2δ·w_k for scores off by ≤ δ; output: plus δ·Σw for V off by δ.
+    if claim.quantity == "weights":
+        return 2 * delta
     vmax = max(abs(float(x)) for x in ex.exact("v"))
-    return 2 * delta * (mpmath.mpf(vmax) if claim.quantity == "output" else 1) + delta
+    return 2 * delta * mpmath.mpf(vmax) + delta
 
 
 def _reproduces(values: Iterable[float], claim: Claim, tol: mpmath.mpf) -> str | None:
@@ -502,8 +504,8 @@ def findings_table(
         rows = [r[:2] + r[3:] for r in rows]
     if markdown:
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        lines += ["| " + " | ".join(r).replace("|", "\\|") + " |" for r in rows]
-        return "\n".join(line.replace("\\| ", "| ") for line in lines)
+        lines += ["| " + " | ".join(str(c).replace("|", "\\|") for c in r) + " |" for r in rows]
+        return "\n".join(lines)
     widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
     return "\n".join(
         "  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)) for r in [head, *rows]
