@@ -65,6 +65,8 @@ def inputs_md(example_id: str, digits: int = 7) -> str:
         if len(shown) > 400 or "frac" in shown:
             shown = decimal_latex(ex.numeric(name), digits)
         parts.append(f"{tex} = {shown}")
+    if sum(EXAMPLES[example_id].exact(n).cols for n in ("x", "w_q") if ex.has(n)) > 4:
+        return "".join(display(p) for p in parts)  # wide matrices: one per line
     return display(", \\qquad ".join(parts))
 
 
