@@ -9,6 +9,8 @@ import sys
 import numpy as np
 import pytest
 import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from attention_math import audit as audit_mod
 from attention_math.audit import HYPOTHESES, audit, audit_claim, cli, exact_steps, steps
@@ -316,3 +318,38 @@ def test_audit_table_links_each_example() -> None:
     assert len(lines) == 2 + sum(len(e.claims) for e in EXAMPLES.values())
     for example_id in EXAMPLES:
         assert f"[{example_id}](examples/{example_id}.md)" in text
+
+
+_COUNTER = iter(range(10**6))
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    w=st.lists(st.integers(-3, 3), min_size=12, max_size=12),
+    shift=st.sampled_from([0, 1, -1, 30]),
+)
+def test_verdict_follows_the_distance_in_last_places(w: list[int], shift: int) -> None:
+    rows = [tuple(w[i : i + 2]) for i in range(0, 12, 2)]
+    ex = Example(
+        id=f"synthetic-prop-{next(_COUNTER)}",
+        title="",
+        seed="",
+        x=((1, 0), (0, 1), (1, 1)),
+        w_q=tuple(rows[0:2]),
+        w_k=tuple(rows[2:4]),
+        w_v=tuple(rows[4:6]),
+    )
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(EXAMPLES, ex.id, ex)
+        exact = exact_steps(ex.id)["output"]
+        claims = []
+        for (i, j), _ in np.ndenumerate(np.zeros(exact.shape)):
+            value = sp.N(exact[i, j], 30)
+            units = int(sp.floor(value * 1000 + sp.Rational(1, 2))) + shift
+            if abs(value * 1000 - sp.floor(value * 1000) - sp.Rational(1, 2)) < 1e-6:
+                continue  # a near tie: the correct rounding is ambiguous
+            text = f"{units / 1000:.3f}"
+            claims.append(Claim(f"o{i}{j}", "t", "output", (i, j), (text,), "", ""))
+        verdicts = {audit_claim(ex, c).verdict for c in claims}
+    if claims:
+        assert verdicts == {{0: A, 1: S, -1: S, 30: W}[shift]}

@@ -44,6 +44,7 @@ __all__ = [
     "cli",
     "exact_steps",
     "findings_table",
+    "format_computed",
     "numeric_steps",
     "steps",
 ]
@@ -448,8 +449,16 @@ def audit(example_ids: Iterable[str] | None = None) -> list[Finding]:
 # --- presentation ---------------------------------------------------------------------
 
 
-def _show(values: tuple[mpmath.mpf, ...], claim: Claim) -> str:
-    """The computed values at two more decimals than printed (integers as integers)."""
+def format_computed(values: tuple[mpmath.mpf, ...], claim: Claim) -> str:
+    """The computed values at two more decimals than printed (integers as integers).
+
+    Examples:
+        >>> import mpmath
+        >>> from attention_math.audit import format_computed
+        >>> from attention_math.examples import IDENTITY_2X2 as ex
+        >>> format_computed((mpmath.mpf(2) / 3,), ex.claims[1])   # printed with 4 decimals
+        '0.666667'
+    """
     if claim.quantity.startswith("shape:"):
         shown = [str(int(v)) for v in values]
         return shown[0] if claim.index else "(" + ", ".join(shown) + ")"
@@ -494,7 +503,7 @@ def findings_table(
                 f.claim.id,
                 f.claim.where,
                 _abbrev(list(f.claim.published)),
-                _show(f.computed, f.claim),
+                format_computed(f.computed, f.claim),
                 verdict,
                 f.diagnosis or "—",
             ]

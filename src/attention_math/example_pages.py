@@ -7,7 +7,7 @@ the build.
 
 from __future__ import annotations
 
-from attention_math.audit import Finding, audit, steps
+from attention_math.audit import Finding, audit, format_computed, steps
 from attention_math.examples import AGREES, EXAMPLES, SLIP, WRONG
 from attention_math.plots import heatmap
 from attention_math.render import decimal_latex, display, exact_beside_decimal, table
@@ -108,8 +108,6 @@ def verdicts_md(example_id: str) -> str:
         >>> print(verdicts_md("the-cat-sleeps").splitlines()[0])
         | claim | where | published | exact | verdict | diagnosis | the diagnosis computes |
     """
-    from attention_math.audit import _show  # the CLI's formatting of computed values
-
     rows = []
     for f in audit([example_id]):
         c = f.claim
@@ -121,7 +119,7 @@ def verdicts_md(example_id: str) -> str:
                 c.id,
                 c.where,
                 published,
-                _show(f.computed, c),
+                format_computed(f.computed, c),
                 f"**{f.verdict}**",
                 f.diagnosis or "—",
                 _fmt(f.hypothesis_values),

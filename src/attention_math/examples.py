@@ -140,7 +140,13 @@ class Example:
         return np.array(self.exact(name).evalf(30).tolist(), dtype=dtype)
 
     def has(self, name: str) -> bool:
-        """Whether the seed publishes input ``name``."""
+        """Whether the seed publishes input ``name``.
+
+        Examples:
+            >>> from attention_math.examples import LETS_GO
+            >>> LETS_GO.has("w_k"), LETS_GO.has("w_v")
+            (True, False)
+        """
         return bool(getattr(self, name))
 
 
