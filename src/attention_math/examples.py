@@ -235,6 +235,7 @@ FIVE_WORDS = Example(
                 )
             )
         ),
+        _c("embedding size", "'two-dimensional vectors'", "shape:x", (1,), "2", AGREES),
         _c("d_k", "Scaling: 'the dimension of the key vectors … √2'", "shape:k", (1,), "2", AGREES),
         _c("w(robots→Smart)", "Softmax line", "weights", (1, 0), "0", WRONG, _EXP0, 2),
         _c("w(robots→robots)", "Softmax line", "weights", (1, 1), "0.19", SLIP, _TRUNC),
