@@ -26,13 +26,19 @@ def fmt(x: float, digits: int = 4) -> str:
         >>> from attention_math.render import fmt
         >>> fmt(0.66976154932, 4), fmt(-2.0), fmt(float("-inf"))
         ('0.6698', '-2', '-\\\\infty')
+        >>> fmt(1.348e-7)
+        '1.348 \\\\times 10^{-7}'
     """
     x = float(x)
     if np.isneginf(x):
         return r"-\infty"
     if np.isposinf(x):
         return r"\infty"
-    return f"{x:.{digits}g}"
+    text = f"{x:.{digits}g}"
+    if "e" in text:  # 1.348e-07 → 1.348 \times 10^{-7}, which MathJax typesets properly
+        mantissa, exponent = text.split("e")
+        text = rf"{mantissa} \times 10^{{{int(exponent)}}}"
+    return text
 
 
 def decimal_latex(a: ArrayLike, digits: int = 4) -> str:

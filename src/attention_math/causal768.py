@@ -1,0 +1,160 @@
+"""The 768-dimensional causal notebook (seed 002): which softmax produced its numbers.
+
+The notebook calls ``scipy.special.softmax(scaled + M)`` without ``axis``, and SciPy then
+normalises over *all* entries of the matrix, not over each row. This module shows that from
+the printed numbers alone: the weights the printed output implies (solved from the printed
+columns of ``V`` and ``new_V``) against the weights each normalisation gives for the
+printed scaled scores. Its random inputs cannot be recovered, so :func:`reproduce` reruns
+the example with a seeded generator and the correct per-row softmax.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+import sympy as sp
+from numpy.typing import NDArray
+
+from attention_math import numeric, symbolic
+from attention_math.crosscheck import crosscheck
+from attention_math.examples import NOTEBOOK_768, Example
+
+__all__ = ["Reproduction", "implied_weights", "normalisations", "reproduce"]
+
+
+def normalisations(ex: Example = NOTEBOOK_768) -> dict[str, sp.Matrix]:
+    """Exact weights of ``scaled + M`` under each normalisation of the exponentials.
+
+    Keys: ``"per row"`` (the definition of attention), ``"whole matrix"`` (what
+    ``scipy.special.softmax`` does without ``axis``) and ``"per column"``.
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.causal768 import normalisations
+        >>> w = normalisations()
+        >>> [sp.simplify(sum(w["per row"].row(i))) for i in range(3)]
+        [1, 1, 1]
+        >>> sp.simplify(sum(w["whole matrix"]))
+        1
+    """
+    z = ex.exact("scaled")
+    if ex.causal:
+        z = z.applyfunc(lambda e: e)
+        for i in range(z.rows):
+            for j in range(i + 1, z.cols):
+                z[i, j] = -sp.oo
+    e = z.applyfunc(lambda t: sp.S.Zero if t == -sp.oo else sp.exp(t))
+    total = sum(e)
+    return {
+        "per row": symbolic.softmax(z),
+        "whole matrix": e / total,
+        "per column": symbolic.softmax(z, axis=0),
+    }
+
+
+def implied_weights(ex: Example = NOTEBOOK_768) -> tuple[NDArray[np.float64], float]:
+    """The weights the printed output implies, and the largest residual of the fit.
+
+    Row ``i`` of ``new_V`` is ``Σ_{k ≤ i} w_ik · V_k`` (causal), so the printed columns of
+    ``V`` and ``new_V`` give 20 equations for at most 3 unknowns per row: least squares.
+
+    Examples:
+        >>> from attention_math.causal768 import implied_weights
+        >>> w, residual = implied_weights()
+        >>> w.sum(axis=1).round(3)    # per-row weights would sum to 1
+        array([0.174, 0.334, 0.493])
+        >>> residual < 1e-6
+        True
+    """
+    v = ex.numeric("v")  # (L, printed columns)
+    out = np.array(
+        [[float(sp.Rational(s)) for s in c.published] for c in ex.claims if c.quantity == "output"]
+    )  # (L, printed columns)
+    n = len(v)
+    w = np.zeros((n, n))
+    residual = 0.0
+    for i in range(n):
+        keys = i + 1 if ex.causal else n
+        a = v[:keys].T  # (columns, keys)
+        sol = np.linalg.lstsq(a, out[i], rcond=None)[0]
+        w[i, :keys] = sol
+        residual = max(residual, float(np.abs(a @ sol - out[i]).max()))
+    return w, residual
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """The notebook rerun with seeded inputs, correctly and as published."""
+
+    seed: int
+    q: NDArray[np.float64]  # (L, d_k)
+    k: NDArray[np.float64]  # (L, d_k)
+    v: NDArray[np.float64]  # (L, d_v)
+    scaled: NDArray[np.float64]  # (L, L)
+    weights: NDArray[np.float64]  # (L, L), per row: the correct weights
+    output: NDArray[np.float64]  # (L, d_v)
+    weights_whole: NDArray[np.float64]  # (L, L), normalised over the whole matrix
+    output_whole: NDArray[np.float64]  # (L, d_v)
+    exact_weights: sp.Matrix  # the correct weights, exactly, from the float inputs
+    checks: tuple[str, ...]  # the cross-check reports
+
+
+def reproduce(seed: int = 0, length: int = 3, d: int = 768) -> Reproduction:
+    """Rerun the notebook with ``numpy.random.default_rng(seed)`` inputs, cross-checked.
+
+    The exact side treats the float64 inputs as exact rationals; the weights are checked
+    exactly, and the output through them (``exact weights · V`` in exact arithmetic).
+
+    Examples:
+        >>> from attention_math.causal768 import reproduce
+        >>> r = reproduce(seed=0)
+        >>> r.q.shape, r.output.shape
+        ((3, 768), (3, 768))
+        >>> bool((r.output[0] == r.v[0]).all())   # the first token sees only itself
+        True
+        >>> r.weights.sum(axis=1)
+        array([1., 1., 1.])
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"seed must be an int, got {type(seed).__name__}")
+    if length < 1 or d < 1:
+        raise ValueError(f"length and d must be positive, got length={length}, d={d}")
+    rng = np.random.default_rng(seed)
+    q, k, v = (rng.random((length, d)) for _ in range(3))  # each (L, d), like np.random.rand
+    mask = numeric.causal_mask(length)
+    output, weights = numeric.attention(q, k, v, mask=mask, return_weights=True)
+    scaled = q @ k.T / np.sqrt(d)  # (L, L)
+    e = np.exp(np.where(mask, scaled - scaled.max(), -np.inf))
+    weights_whole = e / e.sum()  # what the notebook's softmax(scaled + M) computes
+    # Exact: the float inputs as rationals; q kᵀ exactly, then the exact softmax.
+    qf, kf = ([[Fraction(x) for x in row] for row in a.tolist()] for a in (q, k))  # exact
+    dots = [[sum(a * b for a, b in zip(qi, kj, strict=True)) for kj in kf] for qi in qf]
+    z = sp.Matrix(
+        length,
+        length,
+        lambda i, j: (
+            sp.Rational(dots[i][j].numerator, dots[i][j].denominator) / sp.sqrt(d)
+            if j <= i
+            else -sp.oo
+        ),
+    )
+    exact_weights = symbolic.softmax(z)
+    checks = [str(crosscheck(exact_weights, weights, label="weights"))]
+    cols = [0, 1, d - 1]  # the exact product on three columns keeps the build fast
+    exact_out = exact_weights * symbolic.as_matrix(v[:, cols], "v")
+    checks.append(str(crosscheck(exact_out, output[:, cols], label="output, columns 1, 2, d")))
+    return Reproduction(
+        seed,
+        q,
+        k,
+        v,
+        scaled,
+        weights,
+        output,
+        weights_whole,
+        weights_whole @ v,
+        exact_weights,
+        tuple(checks),
+    )

@@ -1,0 +1,148 @@
+"""Markdown for the worked-example pages: inputs, steps, verdicts, heatmap.
+
+Each function returns text that a markdown-exec block prints; every exact/numeric pair
+goes through :func:`attention_math.render.exact_beside_decimal`, so a disagreement fails
+the build.
+"""
+
+from __future__ import annotations
+
+from attention_math.audit import Finding, audit, format_computed, steps
+from attention_math.examples import AGREES, EXAMPLES, SLIP, WRONG
+from attention_math.plots import heatmap
+from attention_math.render import decimal_latex, display, exact_beside_decimal, table
+from attention_math.symbolic import latex
+
+__all__ = ["heatmap_svg", "inputs_md", "steps_md", "summary_md", "verdicts_md"]
+
+_TEX = {
+    "x": "X",
+    "w_q": "W_Q",
+    "w_k": "W_K",
+    "w_v": "W_V",
+    "q": "Q = XW_Q",
+    "k": "K = XW_K",
+    "v": "V = XW_V",
+    "scores": "QK^\\top",
+    "scaled": "S = QK^\\top/\\sqrt{d_k}",
+    "weights": "P = \\operatorname{softmax}(S)",
+    "output": "O = PV",
+}
+
+
+def inputs_md(example_id: str, digits: int = 7) -> str:
+    """The published inputs, exact when short, as decimals otherwise.
+
+    Examples:
+        >>> from attention_math.example_pages import inputs_md
+        >>> inputs_md("identity-2x2").split(",")[0].strip()
+        '$$\\nX = \\\\begin{bmatrix}1 & 0\\\\\\\\0 & 1\\\\end{bmatrix}'
+
+    """
+    ex = EXAMPLES[example_id]
+    parts = []
+    for name in ("x", "w_q", "w_k", "w_v", "scaled", "v"):
+        if not ex.has(name):
+            continue
+        tex = "S" if name == "scaled" else "V" if name == "v" else _TEX[name]
+        exact = ex.exact(name)
+        shown = latex(exact)
+        if len(shown) > 400 or "frac" in shown:
+            shown = decimal_latex(ex.numeric(name), digits)
+        parts.append(f"{tex} = {shown}")
+    if sum(EXAMPLES[example_id].exact(n).cols for n in ("x", "w_q") if ex.has(n)) > 4:
+        return "".join(display(p) for p in parts)  # wide matrices: one per line
+    return display(", \\qquad ".join(parts))
+
+
+def steps_md(
+    example_id: str, names: tuple[str, ...] | None = None, *, max_exact: int = 400, digits: int = 4
+) -> str:
+    """Every computed step, exact beside decimal (exact shown when its LaTeX is short).
+
+    Examples:
+        >>> from attention_math.example_pages import steps_md
+        >>> "agrees with the exact value" in steps_md("identity-2x2", ("weights",))
+        True
+    """
+    pairs = steps(example_id)
+    out = []
+    for name in names or tuple(pairs):
+        if name not in pairs or name == "mask":
+            continue
+        exact, num = pairs[name]
+        show = len(latex(exact)) <= max_exact
+        out.append(
+            exact_beside_decimal(_TEX.get(name, name), exact, num, digits=digits, show_exact=show)
+        )
+        if not show and exact.shape != (1, 1):  # the exact form of one entry, for the reader
+            out.append(display(f"{_TEX.get(name, name)[0]}_{{11}} = {latex(exact[0, 0])}"))
+    return "\n".join(out)
+
+
+def _fmt(values: tuple[float, ...]) -> str:
+    if not values:
+        return "—"
+    shown = [f"{v:.6g}" for v in values]
+    return ", ".join(shown) if len(shown) <= 3 else ", ".join(shown[:3]) + f", … ({len(shown)})"
+
+
+def verdicts_md(example_id: str) -> str:
+    """The example's claims as a table: published beside exact, verdict and diagnosis.
+
+    Examples:
+        >>> from attention_math.example_pages import verdicts_md
+        >>> print(verdicts_md("the-cat-sleeps").splitlines()[0])
+        | claim | where | published | exact | verdict | diagnosis | the diagnosis computes |
+    """
+    rows = []
+    for f in audit([example_id]):
+        c = f.claim
+        published = ", ".join(c.published)
+        if len(c.published) > 3:
+            published = ", ".join(c.published[:3]) + f", … ({len(c.published)})"
+        rows.append(
+            [
+                c.id,
+                c.where,
+                published,
+                format_computed(f.computed, c),
+                f"**{f.verdict}**",
+                f.diagnosis or "—",
+                _fmt(f.hypothesis_values),
+            ]
+        )
+    head = ["claim", "where", "published", "exact", "verdict", "diagnosis"]
+    return table([*head, "the diagnosis computes"], rows)
+
+
+def summary_md(findings: list[Finding]) -> str:
+    """One sentence counting the verdicts.
+
+    Examples:
+        >>> from attention_math.audit import audit
+        >>> from attention_math.example_pages import summary_md
+        >>> summary_md(audit(["the-cat-sleeps"]))
+        '27 claims: 23 agree, 0 rounding slips, 4 wrong.'
+    """
+    n = {v: sum(f.verdict == v for f in findings) for v in (AGREES, SLIP, WRONG)}
+    return f"{len(findings)} claims: {n[AGREES]} agree, {n[SLIP]} rounding slips, {n[WRONG]} wrong."
+
+
+def heatmap_svg(example_id: str, title: str | None = None) -> str:
+    """The exact attention weights (evaluated) of the example as an SVG heatmap.
+
+    Examples:
+        >>> from attention_math.example_pages import heatmap_svg
+        >>> heatmap_svg("lets-go").startswith("<svg")
+        True
+    """
+    ex = EXAMPLES[example_id]
+    _, w = steps(example_id)["weights"]
+    labels = list(ex.tokens) if ex.tokens else None
+    return heatmap(
+        w,
+        title=title or f"Attention weights: {ex.title}",
+        row_labels=labels,
+        col_labels=labels,
+    )

@@ -1,0 +1,356 @@
+"""The audit: every verdict and diagnosis pinned, the CLI run, the diagnoses computed."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attention_math import audit as audit_mod
+from attention_math.audit import HYPOTHESES, audit, audit_claim, cli, exact_steps, steps
+from attention_math.examples import EXAMPLES, Claim, Example
+
+A, S, W = "agrees", "rounding slip", "wrong"
+_W = "from the published (rounded) weights"
+_1M = "one minus the other published weight(s) of the row"
+_T = "truncated instead of rounded"
+_NONE = "no tested hypothesis reproduces it"
+
+# Every claim of every seed, pinned independently of the registry in the package.
+PINS = {
+    ("identity-2x2", "1/√2"): (A, ""),
+    ("identity-2x2", "P[1,1]"): (S, "last digit off by one"),
+    ("identity-2x2", "P[1,2]"): (S, _1M),
+    ("identity-2x2", "P[2,1]"): (S, "last digit off by one"),
+    ("identity-2x2", "P[2,2]"): (S, _1M),
+    ("identity-2x2", "P₁₁·V₁₁"): (S, _W),
+    ("identity-2x2", "P₁₂·V₂₁"): (S, _W),
+    ("identity-2x2", "P₁₁·V₁₂"): (S, _W),
+    ("identity-2x2", "P₁₂·V₂₂"): (S, _W),
+    ("identity-2x2", "P₂₁·V₁₁"): (S, _W),
+    ("identity-2x2", "P₂₂·V₂₁"): (S, _W),
+    ("identity-2x2", "P₂₁·V₁₂"): (S, _W),
+    ("identity-2x2", "P₂₂·V₂₂"): (S, _W),
+    ("identity-2x2", "O[1,1]"): (S, _W),
+    ("identity-2x2", "O[1,2]"): (S, _W),
+    ("identity-2x2", "O[2,1]"): (S, _W),
+    ("identity-2x2", "O[2,2]"): (S, _W),
+    ("identity-2x2", "shape Q"): (A, ""),
+    ("identity-2x2", "shape K"): (A, ""),
+    ("identity-2x2", "shape V"): (A, ""),
+    ("identity-2x2", "shape scores"): (A, ""),
+    ("identity-2x2", "shape P"): (A, ""),
+    ("identity-2x2", "shape output"): (A, ""),
+    ("five-words", "robots·Smart score"): (A, ""),
+    ("five-words", "robots·robots score"): (A, ""),
+    ("five-words", "robots·perform score"): (A, ""),
+    ("five-words", "robots·complex score"): (A, ""),
+    ("five-words", "robots·tasks score"): (A, ""),
+    ("five-words", "robots·Smart scaled"): (A, ""),
+    ("five-words", "robots·robots scaled"): (A, ""),
+    ("five-words", "robots·perform scaled"): (A, ""),
+    ("five-words", "robots·complex scaled"): (A, ""),
+    ("five-words", "robots·tasks scaled"): (A, ""),
+    ("five-words", "embedding size"): (A, ""),
+    ("five-words", "d_k"): (A, ""),
+    ("five-words", "w(robots→Smart)"): (W, "exp(0) treated as 0"),
+    ("five-words", "w(robots→robots)"): (S, _T),
+    ("five-words", "w(robots→perform)"): (S, _T),
+    ("five-words", "w(robots→complex)"): (W, "exp(0) treated as 0"),
+    ("five-words", "w(robots→tasks)"): (W, _1M),
+    ("five-words", "out(robots)₁"): (W, _W),
+    ("five-words", "out(robots)₂"): (W, "from the published weights, term 'robots' left out"),
+    ("five-words", "out(Smart)₁"): (W, _NONE),
+    ("five-words", "out(Smart)₂"): (W, "exp(0) treated as 0; truncated instead of rounded"),
+    ("five-words", "out(Perform)₁"): (S, _T),
+    ("five-words", "out(Perform)₂"): (S, _T),
+    ("five-words", "out(Complex)₁"): (W, _NONE),
+    ("five-words", "out(Complex)₂"): (W, _NONE),
+    ("five-words", "out(Tasks)₁"): (W, _NONE),
+    ("five-words", "out(Tasks)₂"): (W, _NONE),
+    ("causal-768", "M row 1"): (A, ""),
+    ("causal-768", "M row 2"): (A, ""),
+    ("causal-768", "M row 3"): (A, ""),
+    ("causal-768", "new_V row 1"): (W, "softmax normalised over the whole matrix"),
+    ("causal-768", "new_V row 2"): (W, "softmax normalised over the whole matrix"),
+    ("causal-768", "new_V row 3"): (W, "softmax normalised over the whole matrix"),
+    ("causal-768", "shape Q"): (A, ""),
+    ("causal-768", "shape K"): (A, ""),
+    ("causal-768", "shape V"): (A, ""),
+    ("causal-768", "shape M"): (A, ""),
+    ("causal-768", "√d_k"): (A, ""),
+    ("lets-go", "Q[1,1]"): (A, ""),
+    ("lets-go", "Q[1,2]"): (A, ""),
+    ("lets-go", "Q[2,1]"): (A, ""),
+    ("lets-go", "Q[2,2]"): (A, ""),
+    ("lets-go", "Q[3,1]"): (A, ""),
+    ("lets-go", "Q[3,2]"): (A, ""),
+    ("lets-go", "K[1,1]"): (A, ""),
+    ("lets-go", "K[1,2]"): (A, ""),
+    ("lets-go", "K[2,1]"): (A, ""),
+    ("lets-go", "K[2,2]"): (A, ""),
+    ("lets-go", "K[3,1]"): (A, ""),
+    ("lets-go", "K[3,2]"): (A, ""),
+    ("lets-go", "d_k"): (A, ""),
+    ("the-cat-sleeps", "P[1,1]"): (A, ""),
+    ("the-cat-sleeps", "P[1,2]"): (A, ""),
+    ("the-cat-sleeps", "P[1,3]"): (A, ""),
+    ("the-cat-sleeps", "P[2,1]"): (A, ""),
+    ("the-cat-sleeps", "P[2,2]"): (A, ""),
+    ("the-cat-sleeps", "P[2,3]"): (A, ""),
+    ("the-cat-sleeps", "P[3,1]"): (A, ""),
+    ("the-cat-sleeps", "P[3,2]"): (A, ""),
+    ("the-cat-sleeps", "P[3,3]"): (A, ""),
+    ("the-cat-sleeps", "O[1,1]"): (A, ""),
+    ("the-cat-sleeps", "O[1,2]"): (A, ""),
+    ("the-cat-sleeps", "O[1,3]"): (A, ""),
+    ("the-cat-sleeps", "O[1,4]"): (A, ""),
+    ("the-cat-sleeps", "O[2,1]"): (A, ""),
+    ("the-cat-sleeps", "O[2,2]"): (A, ""),
+    ("the-cat-sleeps", "O[2,3]"): (A, ""),
+    ("the-cat-sleeps", "O[2,4]"): (A, ""),
+    ("the-cat-sleeps", "O[3,1]"): (A, ""),
+    ("the-cat-sleeps", "O[3,2]"): (A, ""),
+    ("the-cat-sleeps", "O[3,3]"): (A, ""),
+    ("the-cat-sleeps", "O[3,4]"): (A, ""),
+    ("the-cat-sleeps", "embedding size"): (A, ""),
+    ("the-cat-sleeps", "shape S"): (W, "x has shape (3, 4)"),
+    ("the-cat-sleeps", "shape W_q"): (W, "w_q has shape (4, 4)"),
+    ("the-cat-sleeps", "shape W_k"): (W, "w_k has shape (4, 4)"),
+    ("the-cat-sleeps", "shape W_v"): (W, "w_v has shape (4, 4)"),
+    ("the-cat-sleeps", "d"): (A, ""),
+}
+
+
+def test_every_claim_is_pinned() -> None:
+    registered = {(e.id, c.id) for e in EXAMPLES.values() for c in e.claims}
+    assert registered == set(PINS)
+    assert len(registered) == sum(len(e.claims) for e in EXAMPLES.values())  # ids are unique
+
+
+@pytest.mark.parametrize("key", sorted(PINS), ids=lambda k: f"{k[0]}:{k[1]}")
+def test_verdict_and_diagnosis(key: tuple[str, str]) -> None:
+    ex = EXAMPLES[key[0]]
+    claim = next(c for c in ex.claims if c.id == key[1])
+    finding = audit_claim(ex, claim)
+    assert (finding.verdict, finding.diagnosis) == PINS[key]
+    assert finding.as_registered
+
+
+def test_verdict_counts() -> None:
+    verdicts = [f.verdict for f in audit()]
+    assert (verdicts.count(A), verdicts.count(S), verdicts.count(W)) == (63, 20, 18)
+
+
+def test_cli_subprocess_exits_zero_and_prints_the_table() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "attention_math", "audit"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    head = run.stdout.splitlines()[0].split()
+    assert head == ["example", "claim", "where", "published", "exact", "verdict", "diagnosis"]
+    for example_id in EXAMPLES:
+        assert example_id in run.stdout
+    assert "101 claims: 63 agrees, 20 rounding slip, 18 wrong" in run.stdout
+    assert "CHANGED" not in run.stdout
+
+
+def test_cli_one_example_and_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli("audit", ["the-cat-sleeps"]) == 0
+    out = capsys.readouterr().out
+    assert "the-cat-sleeps" in out and "identity-2x2" not in out
+    assert cli("audit", ["no-such-example"]) == 2
+    assert "unknown example 'no-such-example'" in capsys.readouterr().out
+
+
+def test_cli_fails_when_a_verdict_flips(monkeypatch: pytest.MonkeyPatch) -> None:
+    ex = EXAMPLES["the-cat-sleeps"]
+    # Register 1.537 (the wrong rounding of 1.53650) as if it agreed: the audit must object.
+    claims = tuple(
+        dataclasses.replace(c, published=("1.537",)) if c.id == "O[2,2]" else c for c in ex.claims
+    )
+    monkeypatch.setitem(EXAMPLES, ex.id, dataclasses.replace(ex, claims=claims))
+    assert cli("audit", [ex.id]) == 1
+    flipped = [f for f in audit([ex.id]) if not f.as_registered]
+    assert [(f.claim.id, f.verdict) for f in flipped] == [("O[2,2]", S)]
+
+
+def test_every_step_is_cross_checked() -> None:
+    for example_id in EXAMPLES:
+        pairs = steps(example_id)
+        assert "weights" in pairs
+        for exact, num in pairs.values():
+            assert exact.shape == num.shape
+
+
+def test_exact_weights_rows_sum_to_one() -> None:
+    for example_id in EXAMPLES:
+        w = exact_steps(example_id)["weights"]
+        for i in range(w.rows):
+            assert sp.N(sum(w.row(i)), 30) == pytest.approx(1, abs=1e-25)
+
+
+# --- the diagnoses are computed: synthetic examples with a known mistake ---------------
+
+
+def _synthetic(
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    published: np.ndarray,
+    quantity: str = "output",
+    decimals: int = 3,
+) -> list:
+    """An example with non-symmetric inputs whose published numbers are ``published``."""
+    ex = Example(
+        id=f"synthetic-{name}",
+        title="synthetic",
+        seed="test",
+        x=((1, 0), (0, 1), (1, 2)),
+        w_q=((1, 2), (0, 1)),
+        w_k=((2, 0), (1, 1)),
+        w_v=((1, 3), (2, 0)),
+        tokens=("a", "b", "c"),
+    )
+    claims = tuple(
+        Claim(f"{quantity}[{i},{j}]", "test", quantity, (i, j), (f"{v:.{decimals}f}",), "", "")
+        for (i, j), v in np.ndenumerate(published)
+    )
+    ex = dataclasses.replace(ex, claims=claims)
+    monkeypatch.setitem(EXAMPLES, ex.id, ex)
+    return [audit_claim(ex, c) for c in claims]
+
+
+def _mistake(name: str, **kw: object) -> np.ndarray:
+    ex = Example(
+        id="m",
+        title="",
+        seed="",
+        x=((1, 0), (0, 1), (1, 2)),
+        w_q=((1, 2), (0, 1)),
+        w_k=((2, 0), (1, 1)),
+        w_v=((1, 3), (2, 0)),
+    )
+    return audit_mod._forward(ex, **kw)[name]
+
+
+@pytest.mark.parametrize(
+    ("mistake", "diagnosis"),
+    [
+        ({"normalise": "all"}, "softmax normalised over the whole matrix"),
+        ({"normalise": "column"}, "softmax normalised over columns"),
+        ({"scale": "none"}, "no scaling by 1/√d_k"),
+        ({"scale": "d_k"}, "scaled by 1/d_k instead of 1/√d_k"),
+        ({"transpose": True}, "transposed weight matrices"),
+    ],
+)
+def test_a_known_mistake_is_diagnosed(
+    monkeypatch: pytest.MonkeyPatch, mistake: dict, diagnosis: str
+) -> None:
+    published = _mistake("output", **mistake)
+    findings = _synthetic(monkeypatch, "-".join(map(str, mistake.items())), published)
+    wrong = [f for f in findings if f.verdict == W]
+    assert wrong, "the mistake must change some published number"
+    assert {f.diagnosis for f in wrong} == {diagnosis}
+
+
+def test_exp0_as_zero_is_diagnosed(monkeypatch: pytest.MonkeyPatch) -> None:
+    ex = EXAMPLES["five-words"]  # scores with exact zeros
+    published = audit_mod._forward(ex, exp0_zero=True)["weights"]
+    claims = tuple(
+        Claim(f"w{i}{j}", "t", "weights", (i, j), (f"{v:.2f}",), "", "", 2)
+        for (i, j), v in np.ndenumerate(published)
+    )
+    syn = dataclasses.replace(ex, id="synthetic-exp0", claims=claims)
+    monkeypatch.setitem(EXAMPLES, syn.id, syn)
+    wrong = [audit_claim(syn, c) for c in claims]
+    wrong = [f for f in wrong if f.verdict == W]
+    assert len(wrong) >= 10
+    assert {f.diagnosis for f in wrong} == {"exp(0) treated as 0"}
+
+
+def test_correct_numbers_agree_and_near_misses_are_slips(monkeypatch: pytest.MonkeyPatch) -> None:
+    out = _mistake("output")
+    assert {f.verdict for f in _synthetic(monkeypatch, "correct", out)} == {A}
+    bumped = np.round(out, 3) + 0.001  # the last digit off by one everywhere
+    findings = _synthetic(monkeypatch, "bumped", bumped)
+    assert {f.verdict for f in findings} == {S}
+    far = np.round(out, 3) + 0.05  # fifty units of the last place
+    assert {f.verdict for f in _synthetic(monkeypatch, "far", far)} == {W}
+
+
+def test_hypotheses_are_listed_in_order() -> None:
+    assert HYPOTHESES[0] == _T
+    assert len(set(HYPOTHESES)) == len(HYPOTHESES)
+    assert audit_mod.UNEXPLAINED == _NONE
+
+
+def test_unknown_example_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="unknown example 'nope'"):
+        audit(["nope"])
+
+
+def test_every_example_has_a_page_in_the_nav() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    nav = (root / "mkdocs.yml").read_text()
+    for example_id in EXAMPLES:
+        assert (root / "docs" / "examples" / f"{example_id}.md").is_file()
+        assert f"examples/{example_id}.md" in nav
+    assert "Audit: audit.md" in nav
+
+
+def test_audit_table_links_each_example() -> None:
+    from attention_math.audit import findings_table
+
+    text = findings_table(audit(), link="examples/", where=False)
+    lines = text.splitlines()
+    assert lines[0] == "| example | claim | published | exact | verdict | diagnosis |"
+    assert len(lines) == 2 + sum(len(e.claims) for e in EXAMPLES.values())
+    for example_id in EXAMPLES:
+        assert f"[{example_id}](examples/{example_id}.md)" in text
+
+
+_COUNTER = iter(range(10**6))
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    w=st.lists(st.integers(-3, 3), min_size=12, max_size=12),
+    shift=st.sampled_from([0, 1, -1, 30]),
+)
+def test_verdict_follows_the_distance_in_last_places(w: list[int], shift: int) -> None:
+    rows = [tuple(w[i : i + 2]) for i in range(0, 12, 2)]
+    ex = Example(
+        id=f"synthetic-prop-{next(_COUNTER)}",
+        title="",
+        seed="",
+        x=((1, 0), (0, 1), (1, 1)),
+        w_q=tuple(rows[0:2]),
+        w_k=tuple(rows[2:4]),
+        w_v=tuple(rows[4:6]),
+    )
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(EXAMPLES, ex.id, ex)
+        exact = exact_steps(ex.id)["output"]
+        claims = []
+        for (i, j), _ in np.ndenumerate(np.zeros(exact.shape)):
+            value = sp.N(exact[i, j], 30)
+            units = int(sp.floor(value * 1000 + sp.Rational(1, 2))) + shift
+            if abs(value * 1000 - sp.floor(value * 1000) - sp.Rational(1, 2)) < 1e-6:
+                continue  # a near tie: the correct rounding is ambiguous
+            text = f"{units / 1000:.3f}"
+            claims.append(Claim(f"o{i}{j}", "t", "output", (i, j), (text,), "", ""))
+        verdicts = {audit_claim(ex, c).verdict for c in claims}
+    if claims:
+        assert verdicts == {{0: A, 1: S, -1: S, 30: W}[shift]}
