@@ -13,14 +13,16 @@ comprehensions, strings, keyword arguments, names starting with ``_`` …) is re
 from __future__ import annotations
 
 import ast
+import math
 from collections.abc import Callable, Mapping
 
 import sympy as sp
 
-__all__ = ["FUNCTIONS", "MAX_EXPONENT", "MAX_LENGTH", "ParseError", "parse_answer"]
+__all__ = ["FUNCTIONS", "MAX_BITS", "MAX_EXPONENT", "MAX_LENGTH", "ParseError", "parse_answer"]
 
 MAX_LENGTH = 5000  # characters: a 4×4 matrix of long expressions fits easily
 MAX_EXPONENT = 100  # |n| in x**n for a number n: 10**10**10 would hang SymPy
+MAX_BITS = 100_000  # size of an exact power such as (9**99)**99: nested powers grow fast
 
 # name -> (SymPy builder, number of arguments)
 FUNCTIONS: dict[str, tuple[Callable[..., sp.Expr], int]] = {
@@ -58,6 +60,13 @@ _WHAT = {
 }
 
 
+def _bits(x: sp.Expr) -> int:
+    """Bits in the numerator/denominator of a rational number (0 for anything else)."""
+    if not x.is_Rational:
+        return 0
+    return max(int(x.p).bit_length(), int(x.q).bit_length())
+
+
 class ParseError(ValueError):
     """The answer string is not plain math this reader accepts."""
 
@@ -91,6 +100,8 @@ class _Builder:
             v = node.value
             if isinstance(v, bool) or not isinstance(v, int | float):
                 return self._raise(node, f"the constant {v!r}")
+            if isinstance(v, float) and not math.isfinite(v):
+                return self._raise(node, f"the number {v!r} (too large for a float)")
             # Decimals stay Floats: the checker tells a rounded answer from an exact one.
             return sp.Integer(v) if isinstance(v, int) else sp.Float(repr(v))
         if isinstance(node, ast.Name):
@@ -102,6 +113,8 @@ class _Builder:
             a, b = self.scalar(node.left), self.scalar(node.right)
             if isinstance(node.op, ast.Pow) and b.is_Number and abs(b) > MAX_EXPONENT:
                 return self._raise(node, f"an exponent of size {b} (more than {MAX_EXPONENT})")
+            if isinstance(node.op, ast.Pow) and b.is_Number and _bits(a) * abs(b) > MAX_BITS:
+                return self._raise(node, f"a power with more than {MAX_BITS} bits")
             if isinstance(node.op, ast.Div) and b == 0:
                 return self._raise(node, "division by zero")
             return _BINOPS[type(node.op)](a, b)
