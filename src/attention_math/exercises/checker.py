@@ -57,8 +57,10 @@ def _rationalise(x: sp.Basic) -> sp.Basic:
     return x.xreplace({f: sp.Rational(str(f)) for f in x.atoms(sp.Float)})
 
 
-def compare(got: sp.Basic, want: sp.Basic, tolerance: float) -> str | None:
+def compare(got: sp.Basic, want: sp.Basic, tolerance: float, relative: bool = True) -> str | None:
     """``"exact"``, ``"close"`` (every entry within ``tolerance``) or ``None`` (different).
+
+    With ``relative`` the tolerance is scaled by ``max(1, largest |entry|)`` of ``want``.
 
     Examples:
         >>> import sympy as sp
@@ -88,8 +90,9 @@ def compare(got: sp.Basic, want: sp.Basic, tolerance: float) -> str | None:
             return None
         with mpmath.workdps(_DPS):
             size = max([mpmath.mpf(1)] + [abs(x) for x in vb])
-            err = max(abs(x - y) for x, y in zip(va, vb, strict=True)) / size
-        exact = exact and err < mpmath.mpf(10) ** (-(_DPS - 5))
+            err = max(abs(x - y) for x, y in zip(va, vb, strict=True))
+            err = err / size if relative else err
+        exact = exact and err < mpmath.mpf(10) ** (-(_DPS - 5)) * size
         close = close and err <= tolerance
     if exact and all(_exact_zero(x - y) for x, y in zip(a, b, strict=True)):
         return "exact"
@@ -119,7 +122,8 @@ def diagnose(ex: Exercise, got: sp.Basic) -> Result:
     sub = (lambda x: x.subs(ex.subs)) if ex.subs else (lambda x: x)
     g, want = sub(got), sub(ex.answer)
     tol = ex.tolerance if ex.tolerance is not None else ROUNDING_TOLERANCE
-    verdict = compare(g, want, tol)
+    absolute = ex.tolerance is not None  # a stated tolerance is per entry, not relative
+    verdict = compare(g, want, tol, relative=not absolute)
     if verdict == "exact" or (verdict == "close" and ex.tolerance is not None):
         how = "exactly" if verdict == "exact" else f"to within the tolerance {ex.tolerance:g}"
         return Result(ex.id, True, f"{ex.id}: correct ({how}).")
@@ -132,7 +136,7 @@ def diagnose(ex: Exercise, got: sp.Basic) -> Result:
     if isinstance(want, sp.MatrixBase) and compare(want.T, want, 0) is None:
         mistakes.append(Mistake("transposed", ex.answer.T))
     for m in mistakes:
-        if compare(g, sub(m.answer), tol) is not None:
+        if compare(g, sub(m.answer), tol, relative=not absolute) is not None:
             text = f"{ex.id}: not right: {DIAGNOSES[m.diagnosis]}."
             return Result(ex.id, False, text + (f" {m.detail}" if m.detail else ""), m.diagnosis)
     if _shape(g) != _shape(want):

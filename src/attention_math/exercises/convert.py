@@ -36,7 +36,10 @@ def _scalar(x: object, symbols: Mapping[str, sp.Basic]) -> sp.Expr:
         return e
     if isinstance(x, sp.Basic) and not isinstance(x, sp.MatrixBase):
         return x
-    raise TypeError(f"answer entries must be numbers, strings or SymPy expressions, got {x!r}")
+    raise TypeError(
+        "answer entries must be numbers, strings or SymPy expressions, "
+        f"got {type(x).__name__} {x!r}"
+    )
 
 
 def _rows(x: list | tuple, symbols: Mapping[str, sp.Basic]) -> sp.Matrix:

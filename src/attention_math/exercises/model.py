@@ -59,7 +59,8 @@ class Exercise:
     ``tolerance`` is ``None`` for an exact answer; otherwise the answer may be decimal and is
     right when every entry is within ``tolerance`` of the reference. ``subs`` is applied to
     both sides before comparing (e.g. ``σ → σ(1/√2)`` or ``p₂ → 1 − p₁``), and ``numeric`` is
-    the NumPy reference that the exact answer is cross-checked against.
+    the NumPy reference that the exact answer is cross-checked against (to ``bound_eps``
+    machine epsilons).
     """
 
     id: str
@@ -73,6 +74,7 @@ class Exercise:
     subs: Mapping[sp.Basic, sp.Basic] = field(default_factory=dict)
     tolerance: float | None = None
     numeric: Callable[[], np.ndarray] | None = None
+    bound_eps: float = 16.0
     kind: str = "matrix"
 
     def __post_init__(self) -> None:

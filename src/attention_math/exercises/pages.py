@@ -72,7 +72,8 @@ def solved(exercise_id: str, answer: object) -> str:
     note = ""
     if ex.numeric is not None:
         num = ex.numeric()
-        check = crosscheck(ex.answer, num, label=exercise_id)
+        exact = ex.answer.subs(ex.subs) if ex.subs else ex.answer
+        check = crosscheck(exact, num, bound_eps=ex.bound_eps, label=exercise_id)
         tex += r" \approx " + decimal_latex(num, 4)
         note = f" NumPy {check.dtype} agrees with the exact answer to {check.error_eps:.2g} ε."
     if isinstance(got, sp.MatrixBase) and got.shape == ():  # pragma: no cover - defensive
