@@ -165,7 +165,8 @@ def test_numpy_slips_are_diagnosed():
         ("softmax-jacobian", "[[p_1 - p_1^2, -p_1*(1 - p_1)], [-p_1*p_2, p_2*(1 - p_2)]]"),
         (
             "grad-ds-row",
-            "[p_1*(g_1 - p_1*g_1 - p_2*g_2 - p_3*g_3), p_2*g_2 - p_2*(p_1*g_1 + p_2*g_2 + p_3*g_3), p_3*(g_3 - p_1*g_1 - p_2*g_2 - p_3*g_3)]",
+            "[p_1*(g_1 - p_1*g_1 - p_2*g_2 - p_3*g_3), p_2*g_2 - p_2*(p_1*g_1 + p_2*g_2 + p_3*g_3),"
+            " p_3*(g_3 - p_1*g_1 - p_2*g_2 - p_3*g_3)]",
         ),
         ("identity-sigma", "[[3 - 2*sigma, 4 - 2*sigma], [1 + 2*sigma, 2 + 2*sigma]]"),
         (
@@ -177,6 +178,17 @@ def test_numpy_slips_are_diagnosed():
 )
 def test_equivalent_forms_are_accepted(exercise_id, answer):
     assert check(exercise_id, answer).correct
+
+
+def test_symbols_match_by_name():
+    sigma, p_1, p_2 = sp.symbols("sigma p_1 p_2")  # no assumptions, unlike the catalogue's
+    assert check(
+        "identity-sigma",
+        sp.Matrix([[3 - 2 * sigma, 4 - 2 * sigma], [1 + 2 * sigma, 2 + 2 * sigma]]),
+    )
+    jac = sp.Matrix([[p_1 * (1 - p_1), -p_1 * p_2], [-p_1 * p_2, p_2 * (1 - p_2)]])
+    assert check("softmax-jacobian", jac)
+    assert check("softmax-jacobian", sp.diag(p_1, p_2)).diagnosis == "missing_term"
 
 
 def test_wrong_answer_without_a_known_slip_points_at_entries():

@@ -119,6 +119,9 @@ def _wrong_entries(got: sp.Basic, want: sp.Basic, tolerance: float) -> str:
 
 def diagnose(ex: Exercise, got: sp.Basic) -> Result:
     """The verdict on ``got`` (already SymPy) for exercise ``ex``."""
+    # A learner's Symbol("sigma") has no assumptions: match the exercise's symbols by name.
+    names = {s: ex.symbols[s.name] for s in got.free_symbols if s.name in ex.symbols}
+    got = got.xreplace(names) if names else got
     sub = (lambda x: x.subs(ex.subs)) if ex.subs else (lambda x: x)
     g, want = sub(got), sub(ex.answer)
     tol = ex.tolerance if ex.tolerance is not None else ROUNDING_TOLERANCE
