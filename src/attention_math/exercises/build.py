@@ -22,17 +22,48 @@ __all__ = ["additive_mask", "attention_exercise", "drop_coinciding", "float_arra
 
 
 def float_array(m: sp.Basic) -> np.ndarray:
-    """An exact matrix as float64 (``-oo`` → ``-inf``)."""
+    """An exact matrix as float64 (``-oo`` → ``-inf``).
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.exercises.build import float_array
+        >>> float_array(sp.Matrix([[sp.Rational(1, 4), -sp.oo]]))
+        array([[0.25, -inf]])
+    """
     return np.array(sp.Matrix(m).evalf(30).tolist(), dtype=np.float64)
 
 
 def additive_mask(allowed: sp.Matrix) -> sp.Matrix:
-    """A 0/1 matrix (1 = may attend) as the additive mask with entries 0 and ``-oo``."""
+    """A 0/1 matrix (1 = may attend) as the additive mask with entries 0 and ``-oo``.
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.exercises.build import additive_mask
+        >>> additive_mask(sp.Matrix([[1, 0], [1, 1]]))
+        Matrix([
+        [0, -oo],
+        [0,   0]])
+    """
     return allowed.applyfunc(lambda a: sp.S.Zero if a else -sp.oo)
 
 
 def drop_coinciding(answer: sp.Basic, mistakes: list[Mistake]) -> tuple[Mistake, ...]:
-    """Keep the slips whose result differs from the answer, its transpose and earlier slips."""
+    """Keep the slips whose result differs from the answer, its transpose and earlier slips.
+
+    A slip that gives the right answer anyway (no scale on a symmetric example, say) cannot
+    be told apart, so it is not offered as a diagnosis.
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.exercises.build import drop_coinciding
+        >>> from attention_math.exercises.model import Mistake
+        >>> a = sp.Matrix([[1, 2]])
+        >>> kept = drop_coinciding(a, [Mistake("rounding", sp.Matrix([[1, 2]])),
+        ...                            Mistake("shape", sp.Matrix([[1], [2]])),
+        ...                            Mistake("unnormalized", sp.Matrix([[2, 4]]))])
+        >>> [m.diagnosis for m in kept]
+        ['unnormalized']
+    """
     taken = [answer] + ([answer.T] if isinstance(answer, sp.MatrixBase) else [])
     kept: list[Mistake] = []
     for m in mistakes:

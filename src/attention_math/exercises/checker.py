@@ -118,7 +118,18 @@ def _wrong_entries(got: sp.Basic, want: sp.Basic, tolerance: float) -> str:
 
 
 def diagnose(ex: Exercise, got: sp.Basic) -> Result:
-    """The verdict on ``got`` (already SymPy) for exercise ``ex``."""
+    """The verdict on ``got`` (already SymPy) for exercise ``ex``.
+
+    Order: right (exactly, or within a stated tolerance); right up to rounding; a known slip
+    (the exercise's own, then "transposed"); wrong shape; plain wrong, naming the entries.
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.exercises import get
+        >>> from attention_math.exercises.checker import diagnose
+        >>> diagnose(get("softmax-rows"), sp.Matrix([[1, 3], [2, 1]]) / 4).message
+        'softmax-rows: not right. Entries that differ: (2, 1), (2, 2).'
+    """
     # A learner's Symbol("sigma") has no assumptions: match the exercise's symbols by name.
     names = {s: ex.symbols[s.name] for s in got.free_symbols if s.name in ex.symbols}
     got = got.xreplace(names) if names else got

@@ -25,7 +25,8 @@ def _list() -> str:
 def _show(exercise_id: str) -> str:
     ex = catalogue()[exercise_id]
     lines = [f"{ex.id}: {ex.title}", "", ex.statement]
-    lines += [f"  {name} = {sp.sstr(value)}" for name, value in ex.inputs.items()]
+    # nested lists: the same syntax an answer is typed in
+    lines += [f"  {name} = {sp.sstr(sp.Matrix(v).tolist())}" for name, v in ex.inputs.items()]
     if ex.symbols:
         lines.append(f"symbols: {', '.join(ex.symbols)}")
     how = "exact" if ex.tolerance is None else f"within {ex.tolerance:g}"
@@ -36,6 +37,7 @@ def _show(exercise_id: str) -> str:
 def cli(command: str, argv: list[str]) -> int:
     """Run ``exercises`` (list, or show one) or ``check``; return the exit status.
 
+    ``exercises`` lists the exercises by chapter; ``exercises ID`` prints one with its inputs.
     ``check`` exits 0 for a correct answer, 1 for a wrong one, 2 for a usage error, an
     unknown id or an answer that cannot be read.
 
