@@ -249,3 +249,26 @@ def test_cli_from_the_shell():
     )
     assert run.returncode == 1
     assert DIAGNOSES["unnormalized"] in run.stdout
+
+
+@pytest.mark.parametrize(
+    "answer", ["exp(exp(exp(100)))", "2^(2^(x))", "exp(10^100)", "log(0)", "0^-1", "sqrt(-1)", "oo"]
+)
+def test_huge_or_undefined_answers_are_wrong_and_finish(answer):
+    import signal
+
+    def too_slow(*_):
+        raise TimeoutError(f"checking {answer!r} did not finish")
+
+    old = signal.signal(signal.SIGALRM, too_slow)
+    signal.alarm(20)
+    try:
+        if "x" in answer:  # a symbol the exercise does not know
+            with pytest.raises(ValueError, match="unknown name 'x'"):
+                check("scaling-factor", answer)
+        else:
+            r = check("scaling-factor", answer)
+            assert (r.correct, r.diagnosis) == (False, None)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)

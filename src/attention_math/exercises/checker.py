@@ -18,6 +18,7 @@ from attention_math.exercises.model import DIAGNOSES, Exercise, Mistake, Result
 
 __all__ = ["ROUNDING_TOLERANCE", "compare", "diagnose"]
 
+MAX_LOG = 10_000  # exp(x) with |x| above this is treated as unequal to any answer here
 ROUNDING_TOLERANCE = 5e-3  # a decimal answer within this (relative to max(1, |x|)) is "rounded"
 _DPS = 30
 _POINTS = ((3, 7), (5, 11), (2, 13))  # rational sample points p/q for free symbols
@@ -31,10 +32,31 @@ def _shape(x: sp.Basic) -> tuple[int, ...]:
     return tuple(x.shape) if isinstance(x, sp.MatrixBase) else ()
 
 
+def _too_large(e: sp.Expr) -> bool:
+    """True when a power in ``e`` is beyond ``e^MAX_LOG`` (evaluating it would not finish).
+
+    Walks inside out, so each exponent is evaluated only after its own powers were checked:
+    ``exp(exp(exp(100)))`` stops at the middle ``exp`` instead of hanging.
+    """
+    for node in sp.postorder_traversal(e):
+        if isinstance(node, sp.exp):
+            size = abs(sp.N(node.args[0], 5))
+        elif isinstance(node, sp.Pow) and not node.exp.is_Integer:
+            size = abs(sp.N(node.exp * sp.log(abs(node.base)), 5)) if node.base != 0 else 0
+        else:
+            continue
+        if not size.is_number or size > MAX_LOG:
+            return True
+    return False
+
+
 def _numbers(entries: Sequence[sp.Expr], point: dict) -> list[mpmath.mpc] | None:
     out = []
     for e in entries:
-        v = sp.N(e.xreplace(point) if point else e, _DPS)
+        e = e.xreplace(point) if point else e
+        if _too_large(e):
+            return None
+        v = sp.N(e, _DPS)
         if not v.is_number or v.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
             return None
         try:
