@@ -263,7 +263,7 @@ def test_huge_or_undefined_answers_are_wrong_and_finish(answer):
     old = signal.signal(signal.SIGALRM, too_slow)
     signal.alarm(20)
     try:
-        if "x" in answer:  # a symbol the exercise does not know
+        if answer == "2^(2^(x))":  # x: a symbol this exercise does not know
             with pytest.raises(ValueError, match="unknown name 'x'"):
                 check("scaling-factor", answer)
         else:
