@@ -272,3 +272,23 @@ def test_huge_or_undefined_answers_are_wrong_and_finish(answer):
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
+
+
+def test_numerically_equal_but_unproven_is_not_called_correct(monkeypatch):
+    import attention_math.exercises.checker as checker
+
+    eighth = "(sqrt(2) + sqrt(3))^2 / (40 + 16*sqrt(6))"  # = 1/8, not evaluated on sight
+    assert check("scaling-factor", eighth).correct
+    monkeypatch.setattr(checker, "_exact_zero", lambda d: d == 0)  # a weaker prover
+    r = check("scaling-factor", eighth)
+    assert not r.correct and "could not prove" in r.message
+    r = check("scaling-factor", "sqrt(2)/2")
+    assert not r.correct and "could not prove" not in r.message
+
+
+def test_decimal_comparison_uses_thirty_digits():
+    # 1/3 to 16 digits is within float64 rounding of 1/3, but not equal at 30 digits
+    assert check("softmax-logs", "[0.1666666666666667, 1/3, 1/2]").diagnosis == "rounding"
+    assert check("softmax-logs", "[1/6, 0.33333333333333333333333333333333, 1/2]").diagnosis == (
+        "rounding"
+    )

@@ -60,7 +60,9 @@ def _numbers(entries: Sequence[sp.Expr], point: dict) -> list[mpmath.mpc] | None
         if not v.is_number or v.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
             return None
         try:
-            out.append(mpmath.mpmathify(complex(v)) if not v.is_real else mpmath.mpf(v))
+            with mpmath.workdps(_DPS):  # mpf(v) rounds to the working precision
+                re, im = (mpmath.mpf(sp.Float(c, _DPS)) for c in v.as_real_imag())
+                out.append(re if im == 0 else mpmath.mpc(re, im))
         except (TypeError, ValueError):
             return None
     return out
@@ -81,6 +83,9 @@ def _rationalise(x: sp.Basic) -> sp.Basic:
 
 def compare(got: sp.Basic, want: sp.Basic, tolerance: float, relative: bool = True) -> str | None:
     """``"exact"``, ``"close"`` (every entry within ``tolerance``) or ``None`` (different).
+
+    ``"unproven"`` means equal to 25 digits (at every sample point) but SymPy could not show
+    ``a − b = 0``.
 
     With ``relative`` the tolerance is scaled by ``max(1, largest |entry|)`` of ``want``.
 
@@ -114,10 +119,10 @@ def compare(got: sp.Basic, want: sp.Basic, tolerance: float, relative: bool = Tr
             size = max([mpmath.mpf(1)] + [abs(x) for x in vb])
             err = max(abs(x - y) for x, y in zip(va, vb, strict=True))
             err = err / size if relative else err
-        exact = exact and err < mpmath.mpf(10) ** (-(_DPS - 5)) * size
+            exact = exact and err < mpmath.mpf(10) ** (-(_DPS - 5)) * size
         close = close and err <= tolerance
-    if exact and all(_exact_zero(x - y) for x, y in zip(a, b, strict=True)):
-        return "exact"
+    if exact:
+        return "exact" if all(_exact_zero(x - y) for x, y in zip(a, b, strict=True)) else "unproven"
     return "close" if close else None
 
 
@@ -163,6 +168,12 @@ def diagnose(ex: Exercise, got: sp.Basic) -> Result:
     if verdict == "exact" or (verdict == "close" and ex.tolerance is not None):
         how = "exactly" if verdict == "exact" else f"to within the tolerance {ex.tolerance:g}"
         return Result(ex.id, True, f"{ex.id}: correct ({how}).")
+    if verdict == "unproven":
+        text = (
+            f"{ex.id}: your answer agrees with the right one to 25 digits, but SymPy could not "
+            "prove them equal; simplify it (or write it with exp, log and sqrt) and try again."
+        )
+        return Result(ex.id, False, text)
     if verdict == "close":
         return Result(ex.id, False, f"{ex.id}: {DIAGNOSES['rounding']}.", "rounding")
     if ex.tolerance is not None and compare(g, want, ROUNDING_TOLERANCE) is not None:
