@@ -160,6 +160,8 @@ def diagnose(ex: Exercise, got: sp.Basic) -> Result:
     # A learner's Symbol("sigma") has no assumptions: match the exercise's symbols by name.
     names = {s: ex.symbols[s.name] for s in got.free_symbols if s.name in ex.symbols}
     got = got.xreplace(names) if names else got
+    if ex.shape[:1] == (1,) and _shape(got) == ex.shape[::-1]:
+        got = got.T  # a vector answer: sp.Matrix([a, b, c]) is a column, and that is fine
     sub = (lambda x: x.subs(ex.subs)) if ex.subs else (lambda x: x)
     g, want = sub(got), sub(ex.answer)
     tol = ex.tolerance if ex.tolerance is not None else ROUNDING_TOLERANCE
