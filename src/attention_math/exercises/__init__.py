@@ -2,8 +2,8 @@
 
 ``check(exercise_id, answer)`` accepts a SymPy expression or Matrix, a NumPy array, a number,
 a nested list, or a string in plain math syntax (read by a safe parser, never ``eval``), and
-returns a :class:`Result` with ``correct``, ``message`` and, for a recognised slip, a
-``diagnosis`` code from :data:`DIAGNOSES`.
+returns a `Result` with ``correct``, ``message`` and, for a recognised slip, a
+``diagnosis`` code from `DIAGNOSES`.
 
 Examples:
     >>> from attention_math.exercises import check
@@ -62,16 +62,16 @@ def check(exercise_id: str, answer: object) -> Result:
     """Check ``answer`` for exercise ``exercise_id``; say what is wrong when it is a known slip.
 
     Args:
-        exercise_id: an id from :func:`catalogue` (``python -m attention_math exercises``).
+        exercise_id: an id from `catalogue` (``python -m attention_math exercises``).
         answer: SymPy expression or Matrix, NumPy array, number, nested list, or plain-math
             string such as ``"[[exp(1)/(1 + exp(1)), 1/(1 + exp(1))]]"``.
 
     Returns:
-        A :class:`Result`; ``bool(result)`` is ``result.correct``.
+        Result: the verdict; ``bool(result)`` is ``result.correct``.
 
     Raises:
         ValueError: unknown id, or an answer string outside the allowed syntax
-            (:class:`ParseError`).
+            (`ParseError`).
         TypeError: an answer of a type that cannot be read.
 
     Examples:

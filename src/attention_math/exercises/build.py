@@ -1,8 +1,8 @@
 """Exercise factories: the reference answer and the usual slips, computed by the core.
 
-:func:`attention_exercise` covers scores, weights and outputs of
+`attention_exercise` covers scores, weights and outputs of
 ``softmax(Q Kᵀ · scale + M) V``: the exact answer comes from
-:mod:`attention_math.symbolic`, the NumPy reference from :mod:`attention_math.numeric`,
+`attention_math.symbolic`, the NumPy reference from `attention_math.numeric`,
 and each slip (no scale, ``1/d_k``, softmax over columns, mask after the softmax) is the
 same computation with that one thing done wrong.
 """

@@ -41,7 +41,7 @@ def statement(exercise_id: str) -> str:
 
 
 def solved(exercise_id: str, answer: object) -> str:
-    """Check a page's solution and show it; raise :class:`SolutionError` if it is wrong.
+    """Check a page's solution and show it; raise `SolutionError` if it is wrong.
 
     The answer is shown in LaTeX; when the exercise has a NumPy reference, the exact answer
     is cross-checked against it and shown beside its decimals.

@@ -2,12 +2,12 @@
 
 ``sympy.sympify`` and ``parse_expr`` run ``eval`` on their input, so a learner's string
 never reaches them. Instead the string is turned into a Python syntax tree with
-:func:`ast.parse` (which only parses, it runs nothing) and the tree is walked with an
+`ast.parse` (which only parses, it runs nothing) and the tree is walked with an
 allow-list: numbers, the symbol names the exercise declares, a few constants, ``+ - * / **``
 (``^`` is read as a power), unary minus, calls to an allow-list of functions, and matrix
 literals as nested lists. Every other node (attribute access, subscripts, lambdas,
 comprehensions, strings, keyword arguments, names starting with ``_`` …) is rejected with a
-:class:`ParseError` naming it. The SymPy objects are built by this module, node by node.
+`ParseError` naming it. The SymPy objects are built by this module, node by node.
 """
 
 from __future__ import annotations
@@ -186,7 +186,8 @@ def parse_answer(text: str, symbols: Mapping[str, sp.Basic] | None = None) -> sp
         symbols: the names the answer may use, mapped to their SymPy symbols.
 
     Returns:
-        A SymPy expression, or a ``sympy.Matrix`` for a (nested) list; a flat list is a row.
+        sympy.Expr | sympy.Matrix: an expression, or a matrix for a (nested) list (a flat
+        list is one row).
 
     Raises:
         ParseError: (a ``ValueError``) for anything outside the allow-list.
