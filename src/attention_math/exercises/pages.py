@@ -9,11 +9,25 @@ from attention_math.exercises.convert import to_sympy
 from attention_math.render import decimal_latex, display
 from attention_math.symbolic import latex
 
-__all__ = ["SolutionError", "solved", "statement"]
+__all__ = ["SolutionError", "solved", "statement", "tolerance_tex"]
 
 
 class SolutionError(AssertionError):
     """A solution on a page does not pass its own checker: the build must fail."""
+
+
+def tolerance_tex(tol: float) -> str:
+    """A tolerance as inline LaTeX, ``5e-05`` → ``$5 \\cdot 10^{-5}$``.
+
+    Examples:
+        >>> from attention_math.exercises.pages import tolerance_tex
+        >>> tolerance_tex(5e-05), tolerance_tex(0.25)
+        ('$5 \\\\cdot 10^{-5}$', '$0.25$')
+    """
+    mantissa, _, exponent = f"{tol:g}".partition("e")
+    if not exponent:
+        return f"${mantissa}$"
+    return f"${mantissa} \\cdot 10^{{{int(exponent)}}}$"
 
 
 def _shape_words(ex_shape: tuple[int, ...]) -> str:
@@ -34,7 +48,7 @@ def statement(exercise_id: str) -> str:
     parts = [ex.statement]
     if ex.inputs:
         parts.append(display(r", \qquad ".join(f"{n} = {latex(m)}" for n, m in ex.inputs.items())))
-    form = "exact" if ex.tolerance is None else f"every entry within {ex.tolerance:g}"
+    form = "exact" if ex.tolerance is None else f"every entry within {tolerance_tex(ex.tolerance)}"
     names = f"; symbols: {', '.join(f'`{s}`' for s in ex.symbols)}" if ex.symbols else ""
     parts.append(f"*Answer:* {_shape_words(ex.shape)}, {form}{names}. Id: `{ex.id}`.")
     return "\n\n".join(p.strip("\n") for p in parts)
