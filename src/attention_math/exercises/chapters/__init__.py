@@ -1,0 +1,1 @@
+"""One module per chapter, each with ``exercises() -> list[Exercise]``."""

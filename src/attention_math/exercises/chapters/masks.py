@@ -1,0 +1,68 @@
+"""Exercises: Masks. Reference answers are computed, never typed."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from attention_math import numeric
+from attention_math.exercises.build import (
+    additive_mask,
+    attention_exercise,
+)
+from attention_math.exercises.model import Exercise
+
+__all__ = ["exercises"]
+
+L2, L3, L5 = sp.log(2), sp.log(3), sp.log(5)  # logarithms keep the weights rational
+CAUSAL3 = additive_mask(sp.Matrix(numeric.causal_mask(3).astype(int)))
+
+
+def exercises() -> list[Exercise]:
+    """The exercises of this chapter, in reading order."""
+    S = sp.Matrix([[0, 1, 1], [L3, 0, 2], [0, L2, L5]])
+    V = sp.Matrix([[1, 0], [0, 1], [1, 1]])
+    pad = additive_mask(sp.Matrix([[1, 1, 0], [1, 1, 0]]))
+    S_pad = sp.Matrix([[L2, 0, 5], [0, 0, -1]])
+    unit = dict(k=sp.eye(3), scale=1, scale_slips=False)  # the scores are given: S·I·1 = S
+    return [
+        attention_exercise(
+            id="mask-causal-weights",
+            chapter="masks",
+            title="Causal weights",
+            statement=(
+                "The scores $S$ are already scaled. Apply the causal mask $M$ (query $i$ sees "
+                "keys $1..i$) and compute $P = \\operatorname{softmax}(S + M)$ exactly."
+            ),
+            q=S,
+            mask=CAUSAL3,
+            inputs={"S": S, "M": CAUSAL3},
+            **unit,
+        ),
+        attention_exercise(
+            id="mask-causal-output",
+            chapter="masks",
+            title="Causal output",
+            statement="With the same $S$ and $M$, compute $O = \\operatorname{softmax}(S + M)V$.",
+            q=S,
+            v=V,
+            mask=CAUSAL3,
+            what="output",
+            inputs={"S": S, "M": CAUSAL3, "V": V},
+            **unit,
+        ),
+        attention_exercise(
+            id="mask-padding",
+            chapter="masks",
+            title="A padded key",
+            statement=(
+                "The third key is padding, so the mask $M$ blocks it for both queries. Compute "
+                "$P = \\operatorname{softmax}(S + M)$ exactly."
+            ),
+            q=S_pad,
+            k=sp.eye(3),
+            scale=1,
+            scale_slips=False,
+            mask=pad,
+            inputs={"S": S_pad, "M": pad},
+        ),
+    ]

@@ -1,0 +1,80 @@
+"""Exercises: Multi-head attention. Reference answers are computed, never typed."""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from attention_math import numeric, symbolic
+from attention_math.exercises.build import (
+    attention_exercise,
+    drop_coinciding,
+    float_array,
+)
+from attention_math.exercises.model import Exercise, Mistake
+
+__all__ = ["exercises"]
+
+
+def exercises() -> list[Exercise]:
+    """The exercises of this chapter, in reading order."""
+    X = sp.Matrix([[1, 1, 0, 2, 0, 1], [0, 1, 1, 0, 1, 1]])
+    d_model, h = sp.symbols("d_model h", positive=True, integer=True)
+    head = X[:, :3]  # head 1 sees features 1..3: d_k = d_model / h = 3
+    heads = [X[:, 3 * i : 3 * i + 3] for i in range(2)]
+
+    def concat(scale: sp.Expr) -> sp.Matrix:
+        return sp.Matrix.hstack(*(symbolic.attention(x, x, x, scale=scale) for x in heads))
+
+    wrong = Mistake("wrong_scale", concat(1 / sp.sqrt(6)), "Each head uses 1/√d_k, not 1/√d_model.")
+    return [
+        attention_exercise(
+            id="multihead-head-weights",
+            chapter="multihead",
+            title="The weights of one head",
+            statement=(
+                "Two heads split $d_{model} = 6$ into $d_k = 3$ each: head 1 takes the first "
+                "three columns of $X$ as its queries and keys ($W_Q = W_K = I$). Compute head 1's "
+                "weights exactly."
+            ),
+            q=head,
+            k=head,
+            inputs={"X": X},
+            extra=(
+                Mistake(
+                    "wrong_scale",
+                    symbolic.softmax(symbolic.scores(head, head, 1 / sp.sqrt(6))),
+                    "You scaled by 1/√d_model; a head scales by its own 1/√d_k.",
+                ),
+            ),
+        ),
+        Exercise(
+            id="multihead-concat",
+            chapter="multihead",
+            title="Concatenated heads",
+            statement=(
+                "With the same split and $W_Q = W_K = W_V = I$ (so each head's $Q$, $K$, $V$ are "
+                "its three columns of $X$), compute the concatenation of the two heads' outputs "
+                "exactly."
+            ),
+            answer=concat(1 / sp.sqrt(3)),
+            inputs={"X": X},
+            mistakes=drop_coinciding(
+                concat(1 / sp.sqrt(3)), [Mistake("missing_scale", concat(sp.S.One)), wrong]
+            ),
+            numeric=lambda: np.hstack([numeric.attention(*(float_array(x),) * 3) for x in heads]),
+        ),
+        Exercise(
+            id="multihead-params",
+            chapter="multihead",
+            title="Parameters of multi-head attention",
+            statement=(
+                "$h$ heads with $d_k = d_v = d_{model}/h$, projections $W_Q^i, W_K^i, W_V^i$ "
+                "of shape $d_{model} \\times d_k$ per head and $W_O$ of shape "
+                "$h d_v \\times d_{model}$, no biases. How many parameters? Use `d_model`, `h`."
+            ),
+            answer=3 * h * d_model * (d_model / h) + (d_model / h) * h * d_model,
+            symbols={"d_model": d_model, "h": h},
+            kind="expression",
+        ),
+    ]

@@ -1,0 +1,105 @@
+"""What an exercise is, what a slip looks like, and what the checker answers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy as sp
+
+__all__ = ["CHAPTERS", "DIAGNOSES", "Exercise", "Mistake", "Result"]
+
+# chapter id -> title, in reading order
+CHAPTERS: dict[str, str] = {
+    "forward": "The forward pass",
+    "examples": "Worked examples",
+    "scaling": "Scaling",
+    "masks": "Masks",
+    "softmax": "Softmax",
+    "multihead": "Multi-head attention",
+    "gradients": "Gradients",
+}
+
+# diagnosis code -> what it means, shown to the learner
+DIAGNOSES: dict[str, str] = {
+    "transposed": "your answer is the transpose of the right one (rows and columns swapped)",
+    "softmax_axis": "the softmax was taken over the wrong axis: each row (one query) must sum to 1",
+    "missing_scale": "the scale factor is missing: the scores must be multiplied by 1/√d_k",
+    "wrong_scale": "the scale factor is wrong: the scores must be multiplied by 1/√d_k",
+    "mask_after_softmax": (
+        "the mask was applied after the softmax: blocked scores must be set to -∞ before it, "
+        "so that the remaining weights of each row still sum to 1"
+    ),
+    "rounding": "right up to rounding only: this exercise wants the exact value",
+    "shape": "the answer has the wrong shape",
+    "unnormalized": "the exponentials were not divided by their sum",
+    "missing_term": "a term is missing: the softmax's Jacobian is diag(p) − p pᵀ, not diag(p)",
+    "std_vs_variance": "that is the standard deviation; the question asks for the variance",
+}
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A known slip: the answer it produces and the diagnosis that names it."""
+
+    diagnosis: str
+    answer: sp.Basic
+    detail: str = ""
+
+    def __post_init__(self) -> None:
+        if self.diagnosis not in DIAGNOSES:
+            raise ValueError(f"unknown diagnosis {self.diagnosis!r}; known: {sorted(DIAGNOSES)}")
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise: statement, inputs, exact reference answer, and the slips it recognises.
+
+    ``tolerance`` is ``None`` for an exact answer; otherwise the answer may be decimal and is
+    right when every entry is within ``tolerance`` of the reference. ``subs`` is applied to
+    both sides before comparing (e.g. ``σ → σ(1/√2)`` or ``p₂ → 1 − p₁``), and ``numeric`` is
+    the NumPy reference that the exact answer is cross-checked against (to ``bound_eps``
+    machine epsilons).
+    """
+
+    id: str
+    chapter: str
+    title: str
+    statement: str
+    answer: sp.Basic
+    inputs: Mapping[str, sp.Basic] = field(default_factory=dict)
+    mistakes: tuple[Mistake, ...] = ()
+    symbols: Mapping[str, sp.Symbol] = field(default_factory=dict)
+    subs: Mapping[sp.Basic, sp.Basic] = field(default_factory=dict)
+    tolerance: float | None = None
+    numeric: Callable[[], np.ndarray] | None = None
+    bound_eps: float = 16.0
+    kind: str = "matrix"
+
+    def __post_init__(self) -> None:
+        if self.chapter not in CHAPTERS:
+            raise ValueError(f"{self.id}: unknown chapter {self.chapter!r}")
+        if self.tolerance is not None and not self.tolerance > 0:
+            raise ValueError(f"{self.id}: tolerance must be positive, got {self.tolerance!r}")
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """``(rows, cols)`` for a matrix answer, ``()`` for a single value."""
+        return tuple(self.answer.shape) if isinstance(self.answer, sp.MatrixBase) else ()
+
+
+@dataclass(frozen=True)
+class Result:
+    """The checker's verdict. ``bool(result)`` is ``result.correct``; ``str`` is the message."""
+
+    exercise_id: str
+    correct: bool
+    message: str
+    diagnosis: str | None = None
+
+    def __bool__(self) -> bool:
+        return self.correct
+
+    def __str__(self) -> str:
+        return self.message

@@ -1,0 +1,228 @@
+"""A safe reader for answers typed as plain math: ``"[[exp(1)/(1 + exp(1)), 1/2]]"``.
+
+``sympy.sympify`` and ``parse_expr`` run ``eval`` on their input, so a learner's string
+never reaches them. Instead the string is turned into a Python syntax tree with
+`ast.parse` (which only parses, it runs nothing) and the tree is walked with an
+allow-list: numbers, the symbol names the exercise declares, a few constants, ``+ - * / **``
+(``^`` is read as a power), unary minus, calls to an allow-list of functions, and matrix
+literals as nested lists. Every other node (attribute access, subscripts, lambdas,
+comprehensions, strings, keyword arguments, names starting with ``_`` …) is rejected with a
+`ParseError` naming it. The SymPy objects are built by this module, node by node.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from collections.abc import Callable, Mapping
+
+import sympy as sp
+
+__all__ = ["FUNCTIONS", "MAX_BITS", "MAX_EXPONENT", "MAX_LENGTH", "ParseError", "parse_answer"]
+
+MAX_LENGTH = 5000  # characters: a 4×4 matrix of long expressions fits easily
+MAX_EXPONENT = 100  # |n| in x**n for a number n: 10**10**10 would hang SymPy
+MAX_BITS = 100_000  # size of an exact power such as (9**99)**99: nested powers grow fast
+
+# name -> (SymPy builder, number of arguments)
+FUNCTIONS: dict[str, tuple[Callable[..., sp.Expr], int]] = {
+    "exp": (sp.exp, 1),
+    "sqrt": (sp.sqrt, 1),
+    "log": (sp.log, 1),
+    "ln": (sp.log, 1),
+    "sigmoid": (lambda x: sp.exp(x) / (1 + sp.exp(x)), 1),
+    "tanh": (sp.tanh, 1),
+    "abs": (sp.Abs, 1),
+}
+_CONSTANTS: dict[str, sp.Expr] = {"pi": sp.pi, "E": sp.E, "oo": sp.oo, "inf": sp.oo}
+_BINOPS: dict[type, Callable[[sp.Expr, sp.Expr], sp.Expr]] = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b,
+    ast.Pow: lambda a, b: a**b,
+}
+# What a rejected node is, in words, for the error message.
+_WHAT = {
+    ast.Attribute: "attribute access (x.y)",
+    ast.Subscript: "indexing (x[i])",
+    ast.Lambda: "lambda",
+    ast.ListComp: "a comprehension",
+    ast.GeneratorExp: "a generator expression",
+    ast.Compare: "a comparison",
+    ast.BoolOp: "and/or",
+    ast.IfExp: "if/else",
+    ast.NamedExpr: "an assignment (:=)",
+    ast.Dict: "a dict",
+    ast.Set: "a set",
+    ast.JoinedStr: "an f-string",
+    ast.Starred: "*args",
+}
+
+
+def _bits(x: sp.Expr) -> int:
+    """Bits in the numerator/denominator of a rational number (0 for anything else)."""
+    if not x.is_Rational:
+        return 0
+    return max(int(x.p).bit_length(), int(x.q).bit_length())
+
+
+class ParseError(ValueError):
+    """The answer string is not plain math this reader accepts."""
+
+
+def _allowed_text(symbols: Mapping[str, sp.Basic]) -> str:
+    names = ", ".join(sorted(symbols)) or "none"
+    return (
+        f"allowed: numbers, the symbols {names}, the constants {', '.join(_CONSTANTS)}, "
+        f"+ - * / ** ^, the functions {', '.join(FUNCTIONS)}, and matrices as [[a, b], [c, d]]"
+    )
+
+
+def _normalise(text: str) -> str:
+    """Typographic operators to ASCII: ``−`` → ``-``, ``×``/``·`` → ``*``, ``^`` → ``**``."""
+    for a, b in (("−", "-"), ("×", "*"), ("·", "*"), ("^", "**")):
+        text = text.replace(a, b)
+    return text
+
+
+class _Builder:
+    def __init__(self, symbols: Mapping[str, sp.Basic]) -> None:
+        self.symbols = symbols
+
+    def fail(self, node: ast.AST, what: str) -> ParseError:
+        col = getattr(node, "col_offset", None)
+        where = f" at column {col + 1}" if col is not None else ""
+        return ParseError(f"answer: {what}{where} is not allowed; {_allowed_text(self.symbols)}")
+
+    def build(self, node: ast.AST) -> sp.Basic | list:
+        if isinstance(node, ast.Constant):
+            v = node.value
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                return self._raise(node, f"the constant {v!r}")
+            if isinstance(v, float) and not math.isfinite(v):
+                return self._raise(node, f"the number {v!r} (too large for a float)")
+            # Decimals stay Floats: the checker tells a rounded answer from an exact one.
+            return sp.Integer(v) if isinstance(v, int) else sp.Float(repr(v))
+        if isinstance(node, ast.Name):
+            return self.name(node)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+            x = self.scalar(node.operand)
+            return -x if isinstance(node.op, ast.USub) else x
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+            a, b = self.scalar(node.left), self.scalar(node.right)
+            if isinstance(node.op, ast.Pow) and b.is_Number and abs(b) > MAX_EXPONENT:
+                return self._raise(node, f"an exponent of size {b} (more than {MAX_EXPONENT})")
+            if isinstance(node.op, ast.Pow) and b.is_Number and _bits(a) * abs(b) > MAX_BITS:
+                return self._raise(node, f"a power with more than {MAX_BITS} bits")
+            if isinstance(node.op, ast.Div) and b == 0:
+                return self._raise(node, "division by zero")
+            return _BINOPS[type(node.op)](a, b)
+        if isinstance(node, ast.Call):
+            return self.call(node)
+        if isinstance(node, ast.List | ast.Tuple):
+            return [self.build(e) for e in node.elts]
+        what = _WHAT.get(type(node), f"the syntax {type(node).__name__}")
+        return self._raise(node, what)
+
+    def _raise(self, node: ast.AST, what: str):
+        raise self.fail(node, what)
+
+    def name(self, node: ast.Name) -> sp.Basic:
+        n = node.id
+        if n.startswith("_"):
+            return self._raise(node, f"the name {n!r} (names starting with '_')")
+        if n in self.symbols:
+            return self.symbols[n]
+        if n in _CONSTANTS:
+            return _CONSTANTS[n]
+        if n in FUNCTIONS:
+            return self._raise(node, f"the function {n!r} without an argument")
+        return self._raise(node, f"the unknown name {n!r}")
+
+    def scalar(self, node: ast.AST) -> sp.Expr:
+        x = self.build(node)
+        if isinstance(x, list):
+            raise self.fail(node, "arithmetic on a matrix literal")
+        return x
+
+    def call(self, node: ast.Call) -> sp.Basic:
+        f = node.func
+        if not isinstance(f, ast.Name):
+            self.build(f)  # names the real offence: attribute access, a lambda, …
+            return self._raise(node, "calling something other than a function name")
+        if node.keywords:
+            return self._raise(node, "keyword arguments")
+        if f.id == "Matrix":  # Matrix([[...]]) as SymPy prints it
+            if len(node.args) != 1 or not isinstance(node.args[0], ast.List):
+                return self._raise(node, "Matrix(...) without one nested list")
+            return self.build(node.args[0])
+        if f.id not in FUNCTIONS:
+            return self._raise(node, f"a call to {f.id!r}")
+        fn, arity = FUNCTIONS[f.id]
+        if len(node.args) != arity:
+            return self._raise(node, f"{f.id} with {len(node.args)} arguments (takes {arity})")
+        return fn(*(self.scalar(a) for a in node.args))
+
+
+def _to_matrix(rows: list, text: str) -> sp.Matrix:
+    if all(not isinstance(r, list) for r in rows):
+        rows = [rows]  # a flat list is one row
+    if not rows or any(not isinstance(r, list) for r in rows):
+        raise ParseError(f"answer: a matrix must be a list of rows [[a, b], [c, d]], got {text!r}")
+    widths = {len(r) for r in rows}
+    if len(widths) != 1 or 0 in widths:
+        raise ParseError(f"answer: the rows of the matrix have lengths {[len(r) for r in rows]}")
+    if any(isinstance(e, list) for r in rows for e in r):
+        raise ParseError("answer: matrices may be nested two levels deep at most")
+    return sp.Matrix(rows)
+
+
+def parse_answer(text: str, symbols: Mapping[str, sp.Basic] | None = None) -> sp.Expr | sp.Matrix:
+    """Read ``text`` as a SymPy expression or Matrix without ever evaluating it as code.
+
+    Args:
+        text: plain math, e.g. ``"exp(1)/(1 + exp(1))"`` or ``"[[1, 0], [1/2, 1/2]]"``.
+        symbols: the names the answer may use, mapped to their SymPy symbols.
+
+    Returns:
+        sympy.Expr | sympy.Matrix: an expression, or a matrix for a (nested) list (a flat
+        list is one row).
+
+    Raises:
+        ParseError: (a ``ValueError``) for anything outside the allow-list.
+        TypeError: ``text`` is not a string.
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.exercises.parse import parse_answer
+        >>> parse_answer("exp(x)/(1 + exp(x))", {"x": sp.Symbol("x")})
+        exp(x)/(exp(x) + 1)
+        >>> parse_answer("[[1, 2^3], [sqrt(2)/2, -0.5]]")
+        Matrix([
+        [        1,    8],
+        [sqrt(2)/2, -0.5]])
+        >>> parse_answer("__import__('os').system('true')")
+        Traceback (most recent call last):
+        ...
+        attention_math.exercises.parse.ParseError: answer: attribute access (x.y) at column 1 ...
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"answer text must be a str, got {type(text).__name__}")
+    symbols = dict(symbols or {})
+    if len(text) > MAX_LENGTH:
+        raise ParseError(f"answer: {len(text)} characters is longer than {MAX_LENGTH}")
+    src = _normalise(text).strip()
+    if not src:
+        raise ParseError("answer: the answer is empty")
+    try:
+        tree = ast.parse(src, mode="eval")  # parses only; nothing is executed
+    except SyntaxError as exc:
+        raise ParseError(f"answer: not valid math syntax ({exc.msg}) in {text!r}") from None
+    except (ValueError, RecursionError, MemoryError):
+        raise ParseError("answer: too deeply nested or malformed") from None
+    try:
+        out = _Builder(symbols).build(tree.body)
+    except RecursionError:
+        raise ParseError("answer: too deeply nested") from None
+    return _to_matrix(out, text) if isinstance(out, list) else out

@@ -1,0 +1,296 @@
+"""The exercise catalogue, the checker's verdicts and diagnoses, the pages, and the CLI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from attention_math import numeric
+from attention_math.__main__ import main
+from attention_math.crosscheck import crosscheck
+from attention_math.exercises import (
+    CHAPTERS,
+    DIAGNOSES,
+    catalogue,
+    check,
+    get,
+    solved,
+    statement,
+)
+from attention_math.exercises.pages import SolutionError
+
+EXERCISES = list(catalogue().values())
+IDS = [e.id for e in EXERCISES]
+
+
+def _numbers_only(ex):
+    return not (ex.answer.free_symbols or ex.subs)
+
+
+def _as_float(expr) -> np.ndarray:
+    return np.array(sp.Matrix(expr).evalf(30).tolist(), dtype=np.float64)
+
+
+def test_catalogue_spans_the_chapters():
+    assert len(EXERCISES) >= 20
+    per_chapter = {c: sum(e.chapter == c for e in EXERCISES) for c in CHAPTERS}
+    assert all(n >= 2 for n in per_chapter.values()), per_chapter
+    assert len(set(IDS)) == len(IDS)
+
+
+@pytest.mark.parametrize("ex", EXERCISES, ids=IDS)
+def test_reference_answer_is_correct(ex):
+    r = check(ex.id, ex.answer)
+    assert r.correct and r.diagnosis is None and bool(r)
+    assert "correct" in r.message
+
+
+@pytest.mark.parametrize("ex", [e for e in EXERCISES if e.numeric], ids=lambda e: e.id)
+def test_exact_answer_agrees_with_numpy(ex):
+    crosscheck(ex.answer.subs(ex.subs), ex.numeric(), bound_eps=ex.bound_eps, label=ex.id)
+
+
+@pytest.mark.parametrize(
+    ("ex", "mistake"),
+    [(e, m) for e in EXERCISES for m in e.mistakes],
+    ids=[f"{e.id}-{m.diagnosis}-{i}" for e in EXERCISES for i, m in enumerate(e.mistakes)],
+)
+def test_every_known_slip_is_named(ex, mistake):
+    r = check(ex.id, mistake.answer)
+    assert not r.correct
+    assert r.diagnosis == mistake.diagnosis
+    assert DIAGNOSES[mistake.diagnosis] in r.message
+
+
+@pytest.mark.parametrize("ex", [e for e in EXERCISES if e.shape], ids=lambda e: e.id)
+def test_transposed_and_wrong_shape(ex):
+    t = ex.answer.T
+    r = check(ex.id, t)
+    vector = ex.shape[0] == 1  # a row answer may come as a column
+    symmetric = t.shape == ex.shape and all(sp.simplify(d) == 0 for d in t - ex.answer)
+    assert r.correct == (symmetric or vector)
+    if not (symmetric or vector):
+        assert r.diagnosis == "transposed"
+    cut = ex.answer[:, :-1] if ex.answer.cols > 1 else ex.answer[:-1, :]
+    r = check(ex.id, cut)
+    assert (r.correct, r.diagnosis) == (False, "shape")
+    assert "expected a" in r.message
+
+
+def _terminating(e: sp.Expr) -> bool:
+    """A rational whose decimal expansion ends (so its float's repr is exact)."""
+    if not e.is_Rational:
+        return False
+    q = int(e.q)
+    for f in (2, 5):
+        while q % f == 0:
+            q //= f
+    return q == 1 and abs(int(e.p)) < 2**50
+
+
+@pytest.mark.parametrize("ex", [e for e in EXERCISES if _numbers_only(e)], ids=lambda e: e.id)
+def test_decimals_are_right_up_to_rounding(ex):
+    entries = list(ex.answer) if ex.shape else [ex.answer]
+    r = check(ex.id, _as_float(ex.answer) if ex.shape else float(ex.answer))
+    if ex.tolerance is not None or all(_terminating(e) for e in entries):
+        assert r.correct
+    else:
+        assert (r.correct, r.diagnosis) == (False, "rounding")
+    # four decimals: rounding for an exact exercise, still fine for a tolerance of 5e-5
+    rounded = np.round(_as_float(ex.answer), 4) if ex.shape else round(float(ex.answer), 4)
+    r4 = check(ex.id, rounded)
+    exact4 = all(_terminating(e) and e == sp.Rational(round(float(e), 4)) for e in entries)
+    if ex.tolerance is not None or exact4:
+        assert r4.correct, r4
+    else:
+        assert r4.diagnosis == "rounding"
+
+
+@pytest.mark.parametrize("ex", [e for e in EXERCISES if e.tolerance], ids=lambda e: e.id)
+def test_tolerance_is_enforced(ex):
+    a = _as_float(ex.answer)
+    assert check(ex.id, a + 0.9 * ex.tolerance).correct
+    r = check(ex.id, a + 3 * ex.tolerance)
+    assert (r.correct, r.diagnosis) == (False, "rounding")
+    r = check(ex.id, a + 1)
+    assert not r.correct and r.diagnosis is None
+
+
+# Slips computed independently of the catalogue, with NumPy, from the inputs on the page.
+def test_numpy_slips_are_diagnosed():
+    eye = np.eye(2)
+    v = np.array([[1.0, 2.0], [3.0, 4.0]])
+    no_scale = numeric.softmax(eye)  # forgot 1/sqrt(d_k)
+    assert check("identity-weights", no_scale).diagnosis == "missing_scale"
+    assert check("identity-output", no_scale @ v).diagnosis == "missing_scale"
+    assert check("identity-weights", numeric.softmax(eye / 2)).diagnosis == "wrong_scale"
+
+    s = _as_float(get("mask-causal-weights").inputs["S"])
+    causal = numeric.causal_mask(3)
+    after = numeric.softmax(s) * causal  # mask after the softmax: rows no longer sum to 1
+    assert check("mask-causal-weights", after).diagnosis == "mask_after_softmax"
+    columns = numeric.softmax(np.where(causal, s, -np.inf), axis=0)
+    assert check("mask-causal-weights", columns).diagnosis == "softmax_axis"
+    # the right weights are 1/8, 1/4, …: their floats are exact, and so is the answer
+    right = numeric.attention(s, np.eye(3), np.eye(3), mask=causal, scale=1.0)
+    assert check("mask-causal-weights", right).correct
+
+    x = _as_float(get("multihead-head-weights").inputs["X"])[:, :3]
+    by_d_model = numeric.softmax(x @ x.T / np.sqrt(6))
+    r = check("multihead-head-weights", by_d_model)
+    assert r.diagnosis == "wrong_scale" and "d_model" in r.message
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "answer"),
+    [
+        ("softmax-sigmoid", "1/(1 + exp(-a))"),
+        ("softmax-sigmoid", "sigmoid(a)"),
+        ("multihead-params", "4*d_model^2"),
+        ("scaling-factor", "1/sqrt(64)"),
+        ("scaling-factor", 0.125),
+        ("scaling-factor", Fraction(1, 8)),
+        ("scaling-factor", np.float32(0.125)),
+        ("scaling-factor", [[sp.Rational(1, 8)]]),
+        ("softmax-logs", [Fraction(1, 6), "1/3", 0.5]),
+        ("softmax-logs", np.array([1, 2, 3]) / sp.Integer(6)),
+        ("softmax-logs", sp.Matrix([1, 2, 3]) / 6),  # a SymPy column for a row answer
+        ("softmax-jacobian", "[[p_1*p_2, -p_1*p_2], [-p_1*p_2, p_1*p_2]]"),
+        ("softmax-jacobian", "[[p_1 - p_1^2, -p_1*(1 - p_1)], [-p_1*p_2, p_2*(1 - p_2)]]"),
+        (
+            "grad-ds-row",
+            "[p_1*(g_1 - p_1*g_1 - p_2*g_2 - p_3*g_3), p_2*g_2 - p_2*(p_1*g_1 + p_2*g_2 + p_3*g_3),"
+            " p_3*(g_3 - p_1*g_1 - p_2*g_2 - p_3*g_3)]",
+        ),
+        ("identity-sigma", "[[3 - 2*sigma, 4 - 2*sigma], [1 + 2*sigma, 2 + 2*sigma]]"),
+        (
+            "identity-sigma",
+            "[[3 - 2*sigmoid(1/sqrt(2)), 4 - 2*sigmoid(2^(-1/2))], [1 + 2*sigma, 2 + 2*sigma]]",
+        ),
+        ("grad-dk", "[[1/2, 1/2, 0, 0], [-1/2, -1/2, 1, 1]]"),
+    ],
+)
+def test_equivalent_forms_are_accepted(exercise_id, answer):
+    assert check(exercise_id, answer).correct
+
+
+def test_symbols_match_by_name():
+    sigma, p_1, p_2 = sp.symbols("sigma p_1 p_2")  # no assumptions, unlike the catalogue's
+    assert check(
+        "identity-sigma",
+        sp.Matrix([[3 - 2 * sigma, 4 - 2 * sigma], [1 + 2 * sigma, 2 + 2 * sigma]]),
+    )
+    jac = sp.Matrix([[p_1 * (1 - p_1), -p_1 * p_2], [-p_1 * p_2, p_2 * (1 - p_2)]])
+    assert check("softmax-jacobian", jac)
+    assert check("softmax-jacobian", sp.diag(p_1, p_2)).diagnosis == "missing_term"
+
+
+def test_wrong_answer_without_a_known_slip_points_at_entries():
+    r = check("softmax-rows", "[[1/4, 3/4], [1/2, 1/2]]")
+    assert not r.correct and r.diagnosis is None
+    assert "(2, 1), (2, 2)" in r.message
+    r = check("softmax-sigmoid", "exp(-a)")
+    assert not r.correct and r.diagnosis is None
+
+
+def test_bad_input_raises():
+    with pytest.raises(ValueError, match="unknown exercise id 'nope'"):
+        check("nope", 1)
+    with pytest.raises(TypeError, match="bool"):
+        check("scaling-factor", True)
+    with pytest.raises(TypeError, match="dict"):
+        check("scaling-factor", {"a": 1})
+    with pytest.raises(ValueError, match="non-finite"):
+        check("scaling-factor", float("nan"))
+    with pytest.raises(ValueError, match="shape"):
+        check("forward-qkv", np.zeros((2, 2, 2)))
+    with pytest.raises(ValueError, match="equally long rows"):
+        check("forward-qkv", [[1, 2], [3]])
+
+
+def test_statement_and_solution_rendering():
+    text = statement("forward-scores")
+    assert "\\begin{bmatrix}" in text and "Id: `forward-scores`" in text
+    assert "within" in statement("identity-numeric")
+    out = solved("forward-scores", get("forward-scores").answer)
+    assert "correct (exactly)" in out and "agrees" in out
+    with pytest.raises(SolutionError, match="missing"):
+        solved("forward-scores", get("forward-scores").mistakes[0].answer)
+
+
+def test_cli_lists_and_checks(capsys):
+    assert main(["exercises"]) == 0
+    out = capsys.readouterr().out
+    assert all(i in out for i in IDS) and all(t in out for t in CHAPTERS.values())
+    assert main(["exercises", "grad-ds"]) == 0
+    assert "p_11" in capsys.readouterr().out
+    assert main(["check", "scaling-factor", "1/8"]) == 0
+    assert "correct" in capsys.readouterr().out
+    assert main(["check", "identity-weights", "[[e/(1+e), 1/(1+e)], [1/(1+e), e/(1+e)]]"]) == 2
+    assert "unknown name 'e'" in capsys.readouterr().out
+    assert main(["check", "identity-weights", "[[E/(1+E), 1/(1+E)], [1/(1+E), E/(1+E)]]"]) == 1
+    assert DIAGNOSES["missing_scale"] in capsys.readouterr().out
+    assert main(["check", "scaling-factor", "__import__('os')"]) == 2
+    assert "cannot read the answer" in capsys.readouterr().out
+    assert main(["check", "nope", "1"]) == 2
+    assert main(["check", "scaling-factor"]) == 2
+    assert main(["exercises", "nope"]) == 2
+
+
+def test_cli_from_the_shell():
+    run = subprocess.run(
+        [sys.executable, "-m", "attention_math", "check", "softmax-logs", "[1, 2, 3]"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 1
+    assert DIAGNOSES["unnormalized"] in run.stdout
+
+
+@pytest.mark.parametrize(
+    "answer", ["exp(exp(exp(100)))", "2^(2^(x))", "exp(10^100)", "log(0)", "0^-1", "sqrt(-1)", "oo"]
+)
+def test_huge_or_undefined_answers_are_wrong_and_finish(answer):
+    import signal
+
+    def too_slow(*_):
+        raise TimeoutError(f"checking {answer!r} did not finish")
+
+    old = signal.signal(signal.SIGALRM, too_slow)
+    signal.alarm(20)
+    try:
+        if answer == "2^(2^(x))":  # x: a symbol this exercise does not know
+            with pytest.raises(ValueError, match="unknown name 'x'"):
+                check("scaling-factor", answer)
+        else:
+            r = check("scaling-factor", answer)
+            assert (r.correct, r.diagnosis) == (False, None)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def test_numerically_equal_but_unproven_is_not_called_correct(monkeypatch):
+    import attention_math.exercises.checker as checker
+
+    eighth = "(sqrt(2) + sqrt(3))^2 / (40 + 16*sqrt(6))"  # = 1/8, not evaluated on sight
+    assert check("scaling-factor", eighth).correct
+    monkeypatch.setattr(checker, "_exact_zero", lambda d: d == 0)  # a weaker prover
+    r = check("scaling-factor", eighth)
+    assert not r.correct and "could not prove" in r.message
+    r = check("scaling-factor", "sqrt(2)/2")
+    assert not r.correct and "could not prove" not in r.message
+
+
+def test_decimal_comparison_uses_thirty_digits():
+    # 1/3 to 16 digits is within float64 rounding of 1/3, but not equal at 30 digits
+    assert check("softmax-logs", "[0.1666666666666667, 1/3, 1/2]").diagnosis == "rounding"
+    assert check("softmax-logs", "[1/6, 0.33333333333333333333333333333333, 1/2]").diagnosis == (
+        "rounding"
+    )
