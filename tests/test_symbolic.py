@@ -132,3 +132,21 @@ def test_shape_errors(args, exc):
 def test_mask_shape_error():
     with pytest.raises(ValueError, match="mask"):
         symbolic.attention(sp.eye(2), sp.eye(2), sp.eye(2), mask=[[True, False]])
+
+
+@pytest.mark.parametrize(
+    "bad", ["__import__('os').system('true')", [["1", "2"]], np.array([["x"]]), [[1, "2"]]]
+)
+def test_strings_are_never_sympified(bad):
+    # sympy.Matrix(str) would run sympify, which evaluates the string
+    with pytest.raises(TypeError, match="string"):
+        symbolic.as_matrix(bad)
+    with pytest.raises(TypeError, match="string"):
+        symbolic.attention(bad, [[1]], [[1]])
+
+
+def test_string_scale_and_mask_are_rejected():
+    with pytest.raises(TypeError, match="string"):
+        symbolic.scores([[1]], [[1]], scale="1/2")
+    with pytest.raises(TypeError, match="string"):
+        symbolic.attention([[1]], [[1]], [[1]], mask=[["-oo"]])

@@ -39,6 +39,8 @@ def as_matrix(x: object, name: str = "matrix") -> sp.Matrix:
     """
     if isinstance(x, sp.MatrixBase):
         m = sp.Matrix(x)
+    elif _has_string(x):  # sympify would eval it: strings go through exercises.parse instead
+        raise TypeError(f"{name} contains a string; pass numbers or SymPy expressions")
     else:
         try:
             import numpy as np
@@ -54,6 +56,15 @@ def as_matrix(x: object, name: str = "matrix") -> sp.Matrix:
     if 0 in m.shape:
         raise ValueError(f"{name} has an empty dimension: shape {m.shape}")
     return m.applyfunc(lambda e: sp.Rational(e) if isinstance(e, float | sp.Float) else e)
+
+
+def _has_string(x: object) -> bool:
+    if isinstance(x, str | bytes):
+        return True
+    if isinstance(x, list | tuple):
+        return any(_has_string(e) for e in x)
+    dtype = getattr(x, "dtype", None)
+    return dtype is not None and dtype.kind in "OUS" and any(_has_string(e) for e in x.tolist())
 
 
 def generic_matrix(name: str, rows: int, cols: int) -> sp.Matrix:
@@ -113,6 +124,8 @@ def scores(q: object, k: object, scale: object = None) -> sp.Matrix:
     Q, K = as_matrix(q, "Q"), as_matrix(k, "K")
     if Q.cols != K.cols:
         raise ValueError(f"Q and K must share d_k: Q is {Q.shape}, K is {K.shape}")
+    if _has_string(scale):
+        raise TypeError("scale is a string; pass a number or a SymPy expression")
     s = 1 / sp.sqrt(Q.cols) if scale is None else sp.sympify(scale)
     return (Q * K.T) * s
 
@@ -121,6 +134,8 @@ def _apply_mask(S: sp.Matrix, mask: object) -> sp.Matrix:
     """Blocked entries become ``-oo``; additive entries are added to the scores."""
     import numpy as np
 
+    if _has_string(mask):
+        raise TypeError("mask contains a string; pass booleans, numbers or -oo")
     if isinstance(mask, sp.MatrixBase):
         arr = np.array(mask.tolist(), dtype=object)
     else:
