@@ -38,7 +38,7 @@ def block_identity(n_heads: int = 2) -> tuple[sp.Expr, sp.Expr]:
     concat = sp.BlockMatrix([heads])  # L × h·d_v
     w_o = sp.BlockMatrix([[b] for b in blocks])  # h·d_v × d_out
     lhs = sp.block_collapse(concat * w_o)
-    rhs = sp.MatAdd(*(h * b for h, b in zip(heads, blocks, strict=True)))
+    rhs = sp.MatAdd(*(h * b for h, b in zip(heads, blocks, strict=True))).doit()
     return lhs, rhs
 
 
