@@ -75,3 +75,13 @@ def test_figure_has_titles_and_labels():
     text = scaling.saturation_figure(ds, scaling.saturation(ds, np.random.default_rng(0), 16, 10))
     for s in ("Largest attention weight", "Softmax gradient norm", "d_k"):
         assert s in text
+
+
+def test_fourth_moment_matches_the_monte_carlo_bound():
+    m4, var_sq = scaling.fourth_moment()
+    assert sp.expand(var_sq - (2 * d_k**2 + 6 * d_k)) == 0
+    # and the sampled fourth moment agrees with it
+    rng = np.random.default_rng(11)
+    q, k = rng.standard_normal((2, 200_000, 4))
+    dots = np.einsum("nd,nd->n", q, k)
+    assert abs(np.mean(dots**4) / float(m4.subs(d_k, 4)) - 1) < 0.05

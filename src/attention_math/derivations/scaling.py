@@ -27,6 +27,7 @@ __all__ = [
     "DotMoments",
     "MonteCarlo",
     "dot_moments",
+    "fourth_moment",
     "monte_carlo",
     "saturation",
     "saturation_figure",
@@ -134,6 +135,26 @@ def standard_moments() -> tuple[sp.Expr, sp.Expr]:
     return m.mean, m.variance
 
 
+def fourth_moment() -> tuple[sp.Expr, sp.Expr]:
+    """``(E[(q·k)⁴], Var((q·k)²))`` for standard normal entries, from the χ² distribution.
+
+    Given ``q``, ``q·k`` is normal with variance ``|q|²``, whose fourth moment is
+    ``3|q|⁴``; ``|q|²`` is χ² with ``d_k`` degrees of freedom (SymPy's ``stats`` gives its
+    second moment). These set the standard error of the sample variance in
+    :func:`monte_carlo`.
+
+    Examples:
+        >>> from attention_math.derivations.scaling import fourth_moment
+        >>> fourth_moment()
+        (3*d_k*(d_k + 2), 2*d_k*(d_k + 3))
+    """
+    from sympy.stats import ChiSquared, E
+
+    norm_sq = ChiSquared("chi2", d_k)  # |q|², q with d_k standard normal entries
+    m4 = sp.factor(3 * E(norm_sq**2))
+    return m4, sp.factor(m4 - d_k**2)  # Var(X²) = E[X⁴] − (E[X²])², E[X²] = Var = d_k
+
+
 @dataclass(frozen=True)
 class MonteCarlo:
     """Sample mean and variance of ``q·k`` with the half-widths of ``z``-sigma intervals."""
@@ -160,8 +181,8 @@ def monte_carlo(d: int, n: int, rng: np.random.Generator, z: float = 5.0) -> Mon
     Standard errors (normal entries): the mean has ``√(d/n)``. For the variance,
     given ``q`` the dot product is ``N(0, |q|²)``, so ``E[(q·k)⁴] = 3 E|q|⁴ = 3(d² + 2d)``
     (``|q|²`` is χ² with ``d`` degrees of freedom) and ``Var((q·k)²) = 2d² + 6d``; the sample
-    variance has standard error ``√((2d² + 6d)/n)``. A ``z = 5`` interval fails with
-    probability below one in a million (normal approximation).
+    variance has standard error ``√((2d² + 6d)/n)`` (:func:`fourth_moment`). A ``z = 5``
+    interval fails with probability below one in a million (normal approximation).
 
     Examples:
         >>> import numpy as np

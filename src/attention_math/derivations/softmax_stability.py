@@ -150,11 +150,16 @@ def _reference(row: NDArray[np.floating], dps: int = 50) -> list[mpmath.mpf]:
 
 
 def measured_errors(
-    n: int, dtype: type, rng: np.random.Generator, rows: int = 20, spread: float = 10.0
+    n: int,
+    dtype: type,
+    rng: np.random.Generator,
+    rows: int = 20,
+    spread: float = 10.0,
+    offset: float = 0.0,
 ) -> dict[str, float]:
     """Largest componentwise relative error, in units of ``u = ε/2``, of two softmax formulas.
 
-    Rows of ``n`` scores drawn uniformly from ``[−spread, spread]`` are rounded to
+    Rows of ``n`` scores drawn uniformly from ``offset + [−spread, spread]`` are rounded to
     ``dtype``; the reference is the exact softmax of those rounded scores to 50 digits.
 
     Examples:
@@ -164,7 +169,7 @@ def measured_errors(
         >>> e["numeric.softmax"] < 8 * 8
         True
     """
-    s = rng.uniform(-spread, spread, size=(rows, n)).astype(dtype)  # (rows, n)
+    s = (offset + rng.uniform(-spread, spread, size=(rows, n))).astype(dtype)  # (rows, n)
     u = float(np.finfo(dtype).eps) / 2
     results = {"numeric.softmax": numeric.softmax(s), "division-free": division_free_softmax(s)}
     worst = dict.fromkeys(results, 0.0)
