@@ -2,7 +2,7 @@
 
 ``x_q`` gives the queries and ``x_kv`` the keys and values; with ``x_q is x_kv`` this is
 self-attention, with different sequences (``L_q ≠ L_k``) it is cross-attention. Each head is
-:func:`attention_math.numeric.attention` on its own ``d_k``-wide slice of the projections;
+``attention_math.numeric.attention`` on its own ``d_k``-wide slice of the projections;
 the reshape and transpose that split the heads are written out step by step.
 """
 
@@ -90,7 +90,7 @@ def _multi_head(
     mask: ArrayLike | None = None,
     trace: list[tuple[str, tuple[int, ...]]] | None = None,
 ) -> NDArray[np.floating]:
-    """:func:`multi_head_attention`, optionally recording ``(step, shape)`` of every product."""
+    """``multi_head_attention``, optionally recording ``(step, shape)`` of every product."""
     from attention_math.numeric import attention
 
     x_q, x_kv, w_q, w_k, w_v, w_o = _check_inputs(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads)
@@ -144,7 +144,7 @@ def multi_head_attention(
         w_v: ``(d_model, h·d_v)``.
         w_o: ``(h·d_v, d_out)``; rows ``i·d_v … (i+1)·d_v − 1`` multiply head ``i``.
         n_heads: ``h``, a positive integer dividing the widths of ``w_q``, ``w_k``, ``w_v``.
-        mask: as in :func:`attention_math.numeric.attention`, broadcastable to
+        mask: as in ``attention_math.numeric.attention``, broadcastable to
             ``(..., L_q, L_k)``; every head gets the same mask.
 
     Returns:

@@ -109,7 +109,7 @@ def _textbook_softmax(s: NDArray[np.floating]) -> NDArray[np.floating]:
 def fully_masked_row(dtype: type = np.float64) -> dict[str, tuple[float, ...]]:
     """The weights of a row whose keys are all blocked, under three conventions.
 
-    * ``zero`` (this project): :func:`attention_math.numeric.softmax` of ``−∞`` everywhere;
+    * ``zero`` (this project): ``attention_math.numeric.softmax`` of ``−∞`` everywhere;
     * ``nan``: the textbook shifted softmax ``exp(s − max s)/Σ`` with ``−∞ − (−∞) = NaN``;
     * ``uniform``: a finite fill ``−1e9`` (float32) added to scores ``(1, 2, 3)``: the
       fill swallows the scores and every key gets the same weight.

@@ -20,7 +20,7 @@ __all__ = ["block_identity", "concat_equals_sum", "multi_head_loop", "shape_trac
 def block_identity(n_heads: int = 2) -> tuple[sp.Expr, sp.Expr]:
     """Both sides of the identity for matrices of symbolic size ``L × d_v`` and ``d_v × d_out``.
 
-    The heads are :class:`sympy.MatrixSymbol` blocks; SymPy's block multiplication
+    The heads are ``sympy.MatrixSymbol`` blocks; SymPy's block multiplication
     (``block_collapse``) turns the row of heads times the column of ``W_O`` blocks into
     the sum. Returns ``(lhs, rhs)`` with ``lhs`` collapsed.
 

@@ -141,7 +141,7 @@ def fourth_moment() -> tuple[sp.Expr, sp.Expr]:
     Given ``q``, ``q·k`` is normal with variance ``|q|²``, whose fourth moment is
     ``3|q|⁴``; ``|q|²`` is χ² with ``d_k`` degrees of freedom (SymPy's ``stats`` gives its
     second moment). These set the standard error of the sample variance in
-    :func:`monte_carlo`.
+    ``monte_carlo``.
 
     Examples:
         >>> from attention_math.derivations.scaling import fourth_moment
@@ -181,7 +181,7 @@ def monte_carlo(d: int, n: int, rng: np.random.Generator, z: float = 5.0) -> Mon
     Standard errors (normal entries): the mean has ``√(d/n)``. For the variance,
     given ``q`` the dot product is ``N(0, |q|²)``, so ``E[(q·k)⁴] = 3 E|q|⁴ = 3(d² + 2d)``
     (``|q|²`` is χ² with ``d`` degrees of freedom) and ``Var((q·k)²) = 2d² + 6d``; the sample
-    variance has standard error ``√((2d² + 6d)/n)`` (:func:`fourth_moment`). A ``z = 5``
+    variance has standard error ``√((2d² + 6d)/n)`` (``fourth_moment``). A ``z = 5``
     interval fails with probability below one in a million (normal approximation).
 
     Examples:
@@ -236,7 +236,16 @@ def saturation(
 
 
 def saturation_figure(ds: list[int], curves: dict[str, NDArray[np.float64]]) -> str:
-    """The two saturation curves of :func:`saturation` as an SVG figure."""
+    """The two saturation curves of ``saturation`` as an SVG figure (titles, axis labels).
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.derivations.scaling import saturation, saturation_figure
+        >>> curves = saturation([1, 4], np.random.default_rng(0), n_samples=5)
+        >>> text = saturation_figure([1, 4], curves)
+        >>> text.startswith("<svg") and "Softmax gradient norm" in text
+        True
+    """
     import matplotlib.pyplot as plt
 
     from attention_math.plots import style, svg

@@ -5,7 +5,7 @@
   ``(0, 1]`` and the sum is in ``[1, n]``: nothing can overflow and the division is safe.
 * ``exp(x)`` overflows a format once ``x > ln(r_max)``, ``r_max`` the largest finite value.
 * Accuracy: Blanchard, Higham & Higham (2021) analyse the shifted and unshifted formulas;
-  the measured errors of :func:`attention_math.numeric.softmax` are computed here.
+  the measured errors of ``attention_math.numeric.softmax`` are computed here.
 """
 
 from __future__ import annotations
