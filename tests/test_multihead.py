@@ -127,3 +127,23 @@ def test_bad_input_errors(change, error, match):
     args.update(change)
     with pytest.raises(error, match=match):
         numeric.multi_head_attention(**args)
+
+
+@pytest.mark.parametrize("first", ["attention_math.multihead", "attention_math.numeric"])
+def test_either_module_can_be_imported_first(first):
+    # numeric re-exports multihead at its end: no circular-import failure in either order
+    import subprocess
+    import sys
+
+    code = f"import {first}; from attention_math.numeric import multi_head_attention"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_float32_inputs_and_mask_shape_error_names_shapes():
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    w = [rng.standard_normal((4, 4)).astype(np.float32) for _ in range(4)]
+    out = numeric.multi_head_attention(x, x, *w, 2)
+    assert out.dtype == np.float32 and out.shape == (3, 4)
+    with pytest.raises(ValueError, match=r"\(4, 4\)"):
+        numeric.multi_head_attention(x, x, *w, 2, mask=np.ones((4, 4), dtype=bool))
