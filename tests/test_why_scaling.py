@@ -85,3 +85,17 @@ def test_fourth_moment_matches_the_monte_carlo_bound():
     q, k = rng.standard_normal((2, 200_000, 4))
     dots = np.einsum("nd,nd->n", q, k)
     assert abs(np.mean(dots**4) / float(m4.subs(d_k, 4)) - 1) < 0.05
+
+
+@pytest.mark.parametrize("rho", [0.0, 0.5, 0.9])
+def test_sample_dots_matches_exact_variance(rho):
+    d, n = 16, 20_000
+    x = scaling.sample_dots(d, n, np.random.default_rng(21), sigma=1.5, rho=rho)
+    exact = float(dot_moments(mu=(0, 0), sigma=(1.5, 1.5), rho=(rho, rho), d=d).variance)
+    se = np.sqrt((np.mean((x - x.mean()) ** 4) - x.var() ** 2) / n)
+    assert abs(x.var(ddof=1) - exact) <= 5 * se
+
+
+def test_sample_dots_rejects_bad_rho():
+    with pytest.raises(ValueError, match="rho"):
+        scaling.sample_dots(4, 10, np.random.default_rng(0), rho=1.5)

@@ -29,6 +29,7 @@ __all__ = [
     "dot_moments",
     "fourth_moment",
     "monte_carlo",
+    "sample_dots",
     "saturation",
     "saturation_figure",
     "standard_moments",
@@ -153,6 +154,37 @@ def fourth_moment() -> tuple[sp.Expr, sp.Expr]:
     norm_sq = ChiSquared("chi2", d_k)  # |q|², q with d_k standard normal entries
     m4 = sp.factor(3 * E(norm_sq**2))
     return m4, sp.factor(m4 - d_k**2)  # Var(X²) = E[X⁴] − (E[X²])², E[X²] = Var = d_k
+
+
+def sample_dots(
+    d: int,
+    n: int,
+    rng: np.random.Generator,
+    mu: float = 0.0,
+    sigma: float = 1.0,
+    rho: float = 0.0,
+) -> NDArray[np.float64]:
+    """``n`` samples of ``q·k`` for normal ``q, k ∈ ℝ^d`` meeting A1–A4 with the given moments.
+
+    Equicorrelated entries: ``q = μ + σ(√ρ z₀ + √(1−ρ) z)`` with one shared standard
+    normal ``z₀`` per vector and independent ``z``, so ``Corr(q_l, q_m) = ρ`` (``0 ≤ ρ ≤ 1``).
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.derivations.scaling import sample_dots
+        >>> sample_dots(4, 3, np.random.default_rng(0)).shape
+        (3,)
+    """
+    if not 0 <= rho <= 1:
+        raise ValueError(f"rho must lie in [0, 1] for this construction, got {rho}")
+
+    def draw() -> NDArray[np.float64]:
+        shared = rng.standard_normal((n, 1))  # (n, 1): one common factor per vector
+        own = rng.standard_normal((n, d))  # (n, d)
+        return mu + sigma * (np.sqrt(rho) * shared + np.sqrt(1 - rho) * own)  # (n, d)
+
+    q, k = draw(), draw()  # independent of each other (A1)
+    return np.einsum("nd,nd->n", q, k)  # (n,)
 
 
 @dataclass(frozen=True)
