@@ -1,7 +1,7 @@
 """The audit: every published number of every seed example, recomputed and judged.
 
 Each example is computed exactly (SymPy) and in float64 (NumPy); every step is
-cross-checked. Each :class:`~attention_math.examples.Claim` then gets a verdict, with ``u``
+cross-checked. Each [`Claim`][attention_math.examples.Claim] then gets a verdict, with ``u``
 the error in units of the claim's last printed place:
 
 * **agrees**: ``u ≤ ½`` (the published value is the exact one, correctly rounded);
@@ -17,7 +17,7 @@ A diagnosis is computed, not asserted: the computation is rerun under each hypot
 :data:`HYPOTHESES` (in that order) and the first that reproduces the published value to its
 printed precision is named. ``python -m attention_math audit`` prints the table and fails
 when any verdict or diagnosis differs from the one registered in
-:mod:`attention_math.examples`.
+[`attention_math.examples`][attention_math.examples].
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The notebook calls ``scipy.special.softmax(scaled + M)`` without ``axis``, and S
 normalises over *all* entries of the matrix, not over each row. This module shows that from
 the printed numbers alone: the weights the printed output implies (solved from the printed
 columns of ``V`` and ``new_V``) against the weights each normalisation gives for the
-printed scaled scores. Its random inputs cannot be recovered, so :func:`reproduce` reruns
+printed scaled scores. Its random inputs cannot be recovered, so `reproduce` reruns
 the example with a seeded generator and the correct per-row softmax.
 """
 

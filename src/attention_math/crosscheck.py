@@ -1,9 +1,9 @@
 """Exact versus floating point: the check that keeps the site's math and code in step.
 
-:func:`crosscheck` evaluates an exact SymPy result to many digits, compares it with a
+`crosscheck` evaluates an exact SymPy result to many digits, compares it with a
 NumPy result and states the largest error in units of the float's machine epsilon ε
 (normwise: ``max |x̂ − x| / (ε · max |x|)``). Above the stated bound it raises
-:class:`CrossCheckError`, which fails ``mkdocs build --strict`` on any page that calls it.
+`CrossCheckError`, which fails ``mkdocs build --strict`` on any page that calls it.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def crosscheck(
         label: what is compared, for the report and the error message.
 
     Returns:
-        A :class:`CrossCheck` with the measured error.
+        A `CrossCheck` with the measured error.
 
     Raises:
         CrossCheckError: the error exceeds ``bound_eps``.

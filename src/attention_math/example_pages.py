@@ -1,8 +1,8 @@
 """Markdown for the worked-example pages: inputs, steps, verdicts, heatmap.
 
 Each function returns text that a markdown-exec block prints; every exact/numeric pair
-goes through :func:`attention_math.render.exact_beside_decimal`, so a disagreement fails
-the build.
+goes through [`exact_beside_decimal`][attention_math.render.exact_beside_decimal], so a
+disagreement fails the build.
 """
 
 from __future__ import annotations

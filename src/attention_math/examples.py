@@ -1,10 +1,10 @@
 """The worked examples of the five seed documents, as data.
 
-Each :class:`Example` holds the inputs as published (ints, or decimal strings read as exact
+Each `Example` holds the inputs as published (ints, or decimal strings read as exact
 rationals, so the symbolic side is exact), the seed file it comes from and every number
-the seed prints about it, as :class:`Claim` s. A claim carries where it appears, the
+the seed prints about it, as `Claim` s. A claim carries where it appears, the
 precision it was printed with, and the verdict and diagnosis registered for it; the
-module :mod:`attention_math.audit` recomputes both and fails when they change.
+module [`attention_math.audit`][attention_math.audit] recomputes both and fails when they change.
 
 Published numbers are quoted here as data (strings, exactly as printed): that is the one
 place in the project where numbers are typed by hand, because they are what is audited.

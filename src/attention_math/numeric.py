@@ -17,7 +17,7 @@ from numbers import Real
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["attention", "causal_mask", "compute_qkv", "softmax"]
+__all__ = ["attention", "causal_mask", "compute_qkv", "multi_head_attention", "softmax"]
 
 _FLOATS = (np.float16, np.float32, np.float64)
 
@@ -261,3 +261,6 @@ def attention(
     if return_weights:
         return out, att.astype(dtype, copy=False)
     return out
+
+
+from attention_math.multihead import multi_head_attention  # noqa: E402

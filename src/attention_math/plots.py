@@ -25,7 +25,7 @@ _FG = "#808080"  # replaced by currentColor in the SVG text, see svg()
 def style() -> matplotlib.rc_context:
     """The site's matplotlib style; draw every figure inside ``with style():``.
 
-    Text and axes use a placeholder grey that :func:`svg` turns into ``currentColor``.
+    Text and axes use a placeholder grey that `svg` turns into ``currentColor``.
     """
     return matplotlib.rc_context(
         {

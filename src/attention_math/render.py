@@ -2,7 +2,7 @@
 
 The docs pages print what these functions return from inside markdown-exec blocks, so
 every number on the site is computed at build time and every exact/numeric pair goes
-through :func:`attention_math.crosscheck.crosscheck` (a disagreement fails the build).
+through [`crosscheck`][attention_math.crosscheck.crosscheck] (a disagreement fails the build).
 """
 
 from __future__ import annotations
@@ -77,8 +77,8 @@ def exact_beside_decimal(
 ) -> str:
     """``name = exact ≈ decimal`` as display math, after cross-checking the two.
 
-    ``name`` is LaTeX. Raises :class:`~attention_math.crosscheck.CrossCheckError` when the
-    NumPy value disagrees with the exact one by more than ``bound_eps`` machine epsilons.
+    ``name`` is LaTeX. Raises [`CrossCheckError`][attention_math.crosscheck.CrossCheckError]
+    when the NumPy value disagrees with the exact one by more than ``bound_eps`` machine epsilons.
 
     Examples:
         >>> import numpy as np, sympy as sp

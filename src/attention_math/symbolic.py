@@ -1,9 +1,9 @@
 """The exact derivation: attention on ``sympy.Matrix``, with no rounding anywhere.
 
 Entries may be rationals (the result is exact, e.g. in terms of ``exp(sqrt(2)/2)``) or
-symbols (generic ``q_11``, ``k_12``, … from :func:`generic_matrix`). A masked score is
+symbols (generic ``q_11``, ``k_12``, … from `generic_matrix`). A masked score is
 ``-oo``; its weight is the limit ``lim_{t→-∞} e^t / (e^t + c) = 0``, which is what
-SymPy's ``exp(-oo) = 0`` evaluates to (:func:`masked_softmax_limit` takes the limit
+SymPy's ``exp(-oo) = 0`` evaluates to (`masked_softmax_limit` takes the limit
 explicitly to show the two agree).
 """
 
@@ -193,7 +193,7 @@ def masked_softmax_limit(row: Sequence[object], masked: Iterable[int]) -> list[s
     """Softmax of ``row`` with the ``masked`` positions sent to −∞ by an explicit limit.
 
     Each masked score is replaced by ``t`` and ``t → -∞`` is taken with ``sympy.limit``;
-    the result equals :func:`softmax` with ``-oo`` entries.
+    the result equals `softmax` with ``-oo`` entries.
 
     Examples:
         >>> from attention_math.symbolic import masked_softmax_limit

@@ -1,3 +1,4 @@
 """Derivations: one module per claim of the "why" chapters, each exact (SymPy) and checked
-numerically. They build on :mod:`attention_math.symbolic` and :mod:`attention_math.numeric`
+numerically. They build on [`symbolic`][attention_math.symbolic] and
+[`numeric`][attention_math.numeric]
 and are imported by the docs pages; nothing in the core imports them."""

@@ -1,0 +1,97 @@
+"""The cost of attention, step by step, as symbolic expressions.
+
+Conventions: a matrix product of an ``(m × n)`` by an ``(n × p)`` matrix costs ``2mnp``
+FLOPs (``n`` multiplications and ``n`` additions per entry, counting the first addition, as
+``numpy.einsum_path`` does); every elementwise operation (scale, mask, subtract, exp, divide)
+and every reduction step (max, sum) costs one FLOP per entry it reads. Memory counts the
+entries of each intermediate array (multiply by the bytes per entry of the format). All
+``h`` heads are counted; ``d_model`` is the width of the inputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+__all__ = ["STEPS", "Step", "leading_in_L", "symbols", "total_flops", "total_memory"]
+
+L_q, L_k, d_k, d_v, h, d_model, L = sp.symbols("L_q L_k d_k d_v h d_model L", positive=True)
+
+
+def symbols() -> dict[str, sp.Symbol]:
+    """The size symbols, by name.
+
+    Examples:
+        >>> from attention_math.derivations.cost import symbols
+        >>> sorted(symbols())
+        ['L', 'L_k', 'L_q', 'd_k', 'd_model', 'd_v', 'h']
+    """
+    return {str(s): s for s in (L_q, L_k, d_k, d_v, h, d_model, L)}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step: what it computes, its FLOPs and the entries of the array it produces."""
+
+    name: str
+    formula: str  # LaTeX
+    flops: sp.Expr
+    memory: sp.Expr
+
+
+STEPS = (
+    Step("query projection", r"Q = X_q W_Q", 2 * L_q * d_model * h * d_k, h * L_q * d_k),
+    Step("key projection", r"K = X_{kv} W_K", 2 * L_k * d_model * h * d_k, h * L_k * d_k),
+    Step("value projection", r"V = X_{kv} W_V", 2 * L_k * d_model * h * d_v, h * L_k * d_v),
+    Step("scores", r"Q_i K_i^\top", h * 2 * L_q * L_k * d_k, h * L_q * L_k),
+    Step("scale", r"\cdot 1/\sqrt{d_k}", h * L_q * L_k, 0),  # in place
+    Step("mask", r"+ M", h * L_q * L_k, 0),  # in place
+    Step("row max", r"m = \max_j S_{ij}", h * L_q * L_k, h * L_q),
+    Step("shift and exp", r"e^{S - m}", 2 * h * L_q * L_k, 0),  # in place
+    Step("row sum", r"\Sigma_j e^{S_{ij} - m_i}", h * L_q * L_k, h * L_q),
+    Step("normalise", r"A = e^{S-m} / \Sigma", h * L_q * L_k, 0),  # in place
+    Step("weighted sum", r"A_i V_i", h * 2 * L_q * L_k * d_v, h * L_q * d_v),
+    Step(
+        "output projection",
+        r"\mathrm{Concat}(\ldots) W_O",
+        2 * L_q * h * d_v * d_model,
+        L_q * d_model,
+    ),
+)
+
+
+def total_flops() -> sp.Expr:
+    """All FLOPs of multi-head attention.
+
+    Examples:
+        >>> from attention_math.derivations.cost import total_flops, L_q, L_k, d_k, d_v, h
+        >>> import sympy as sp
+        >>> sp.Poly(total_flops(), L_q, L_k).coeff_monomial(L_q * L_k)
+        2*d_k*h + 2*d_v*h + 7*h
+    """
+    return sp.expand(sp.Add(*(s.flops for s in STEPS)))
+
+
+def total_memory() -> sp.Expr:
+    """Entries of all intermediate arrays (the scores buffer counted once, updated in place).
+
+    Examples:
+        >>> from attention_math.derivations.cost import total_memory
+        >>> total_memory()
+        L_k*L_q*h + L_k*d_k*h + L_k*d_v*h + L_q*d_k*h + L_q*d_model + L_q*d_v*h + 2*L_q*h
+    """
+    return sp.expand(sp.Add(*(s.memory for s in STEPS)))
+
+
+def leading_in_L(expr: sp.Expr) -> tuple[int, sp.Expr]:
+    """For self-attention (``L_q = L_k = L``): the degree in ``L`` and its coefficient.
+
+    Examples:
+        >>> from attention_math.derivations.cost import leading_in_L, total_memory
+        >>> leading_in_L(total_memory())
+        (2, h)
+    """
+    e = sp.expand(expr.subs({L_q: L, L_k: L}))
+    poly = sp.Poly(e, L)
+    return poly.degree(), sp.factor(poly.LC())

@@ -1,0 +1,133 @@
+"""Masks: the exact −∞ limit, large finite stand-ins, padding, and the fully masked row.
+
+A boolean mask says *True = may attend*; the additive mask is ``0`` where allowed and
+``−∞`` where blocked. Many codebases write a large negative number such as ``−1e9``
+instead of ``−∞``; whether that works depends on the floating-point format.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = [
+    "FillReport",
+    "additive_from_boolean",
+    "fill_report",
+    "fully_masked_row",
+    "padding_mask",
+]
+
+
+def additive_from_boolean(mask: ArrayLike, fill: float = -np.inf) -> NDArray[np.floating]:
+    """The additive mask of a boolean one: ``0`` where allowed, ``fill`` where blocked.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.derivations.masks import additive_from_boolean
+        >>> additive_from_boolean(np.array([[True, False]]))
+        array([[  0., -inf]])
+    """
+    m = np.asarray(mask)
+    if m.dtype != np.bool_:
+        raise TypeError(f"mask must be boolean (True = may attend), got dtype {m.dtype}")
+    return np.where(m, 0.0, fill)
+
+
+def padding_mask(lengths: ArrayLike, n_k: int) -> NDArray[np.bool_]:
+    """Key-padding mask ``(batch, 1, n_k)``: sequence ``b`` has ``lengths[b]`` real tokens.
+
+    The singleton axis broadcasts over the queries: every query of sequence ``b`` may see
+    its real keys and none of the padding.
+
+    Examples:
+        >>> from attention_math.derivations.masks import padding_mask
+        >>> padding_mask([3, 1], 4).astype(int)
+        array([[[1, 1, 1, 0]],
+        <BLANKLINE>
+               [[1, 0, 0, 0]]])
+    """
+    lengths = np.asarray(lengths)
+    if lengths.ndim != 1 or not np.issubdtype(lengths.dtype, np.integer):
+        raise ValueError(f"lengths must be a 1-D array of integers, got {lengths!r}")
+    if (lengths < 0).any() or (lengths > n_k).any():
+        raise ValueError(f"lengths must lie in [0, n_k = {n_k}], got {lengths.tolist()}")
+    return (np.arange(n_k)[None, :] < lengths[:, None])[:, None, :]  # (batch, 1, n_k)
+
+
+@dataclass(frozen=True)
+class FillReport:
+    """What a finite fill value such as ``−1e9`` becomes in one format."""
+
+    dtype: str
+    stored: float  # the fill after rounding to dtype (−inf when it overflows)
+    overflows: bool  # |fill| > largest finite: stored as −inf
+    spacing: float  # distance to the next float at |fill|: scores smaller than half vanish
+    weight: float  # softmax weight of a blocked key whose score was 0, allowed key score 0
+    masked_row: tuple[float, ...]  # numeric.softmax of a fully masked row of scores (1, 2, 3)
+    masked_row_textbook: tuple[float, ...]  # the same row through exp(s − max s) / Σ
+
+
+def fill_report(fill: float, dtype: type) -> FillReport:
+    """Apply ``fill`` as an additive mask in ``dtype`` and report what happens.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.derivations.masks import fill_report
+        >>> r = fill_report(-1e9, np.float32)
+        >>> r.overflows, r.weight, r.spacing
+        (False, 0.0, 64.0)
+        >>> fill_report(-1e9, np.float16).overflows
+        True
+    """
+    from attention_math import numeric
+
+    info = np.finfo(dtype)
+    overflows = abs(fill) > float(info.max)
+    with np.errstate(over="ignore"):
+        stored = np.array(fill).astype(dtype)  # the cast a framework does: -inf on overflow
+    spacing = float(np.spacing(np.abs(stored))) if not overflows else float("nan")
+    scores = np.array([[0.0, 0.0]], dtype=dtype) + np.array([[0.0, stored]], dtype=dtype)
+    weight = float(numeric.softmax(scores)[0, 1])
+    row = np.array([[1.0, 2.0, 3.0]], dtype=dtype) + stored  # every key blocked
+    masked_row = tuple(float(x) for x in numeric.softmax(row)[0])
+    textbook = tuple(float(x) for x in _textbook_softmax(row)[0])
+    return FillReport(
+        np.dtype(dtype).name, float(stored), overflows, spacing, weight, masked_row, textbook
+    )
+
+
+def _textbook_softmax(s: NDArray[np.floating]) -> NDArray[np.floating]:
+    """``exp(s − max s) / Σ`` with no special case: ``−∞ − (−∞)`` gives NaN."""
+    with np.errstate(invalid="ignore"):
+        e = np.exp(s - s.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+
+def fully_masked_row(dtype: type = np.float64) -> dict[str, tuple[float, ...]]:
+    """The weights of a row whose keys are all blocked, under three conventions.
+
+    * ``zero`` (this project): ``attention_math.numeric.softmax`` of ``−∞`` everywhere;
+    * ``nan``: the textbook shifted softmax ``exp(s − max s)/Σ`` with ``−∞ − (−∞) = NaN``;
+    * ``uniform``: a finite fill ``−1e9`` (float32) added to scores ``(1, 2, 3)``: the
+      fill swallows the scores and every key gets the same weight.
+
+    Examples:
+        >>> from attention_math.derivations.masks import fully_masked_row
+        >>> rows = fully_masked_row()
+        >>> rows["zero"], rows["nan"][0] != rows["nan"][0]
+        ((0.0, 0.0, 0.0), True)
+    """
+    from attention_math import numeric
+
+    blocked = np.full((1, 3), -np.inf, dtype=dtype)
+    zero = numeric.softmax(blocked)[0]
+    nan = _textbook_softmax(blocked)  # -inf - (-inf) = NaN
+    uniform = numeric.softmax(np.array([[1.0, 2.0, 3.0]], dtype=np.float32) - np.float32(1e9))[0]
+    return {
+        "zero": tuple(float(x) for x in zero),
+        "nan": tuple(float(x) for x in nan[0]),
+        "uniform": tuple(float(x) for x in uniform),
+    }

@@ -1,0 +1,122 @@
+"""Multi-head attention: the block identity behind ``W_O`` and a per-head reference loop.
+
+``Concat(head_1, …, head_h) · W_O = Σ_i head_i · W_O^(i)``, where ``W_O^(i)`` is the
+``i``-th block of ``d_v`` rows of ``W_O``: the output projection mixes the heads only by
+adding their separately projected outputs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+from numpy.typing import ArrayLike, NDArray
+
+from attention_math import numeric
+from attention_math.multihead import _multi_head
+
+__all__ = ["block_identity", "concat_equals_sum", "multi_head_loop", "shape_trace"]
+
+
+def block_identity(n_heads: int = 2) -> tuple[sp.Expr, sp.Expr]:
+    """Both sides of the identity for matrices of symbolic size ``L × d_v`` and ``d_v × d_out``.
+
+    The heads are ``sympy.MatrixSymbol`` blocks; SymPy's block multiplication
+    (``block_collapse``) turns the row of heads times the column of ``W_O`` blocks into
+    the sum. Returns ``(lhs, rhs)`` with ``lhs`` collapsed.
+
+    Examples:
+        >>> from attention_math.derivations.multihead import block_identity
+        >>> lhs, rhs = block_identity(2)
+        >>> lhs == rhs, rhs
+        (True, H_1*W_O^(1) + H_2*W_O^(2))
+    """
+    if isinstance(n_heads, bool) or not isinstance(n_heads, int) or n_heads < 1:
+        raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
+    L, d_v, d_out = sp.symbols("L d_v d_out", positive=True, integer=True)
+    heads = [sp.MatrixSymbol(f"H_{i}", L, d_v) for i in range(1, n_heads + 1)]
+    blocks = [sp.MatrixSymbol(f"W_O^({i})", d_v, d_out) for i in range(1, n_heads + 1)]
+    concat = sp.BlockMatrix([heads])  # L × h·d_v
+    w_o = sp.BlockMatrix([[b] for b in blocks])  # h·d_v × d_out
+    lhs = sp.block_collapse(concat * w_o)
+    rhs = sp.MatAdd(*(h * b for h, b in zip(heads, blocks, strict=True))).doit()
+    return lhs, rhs
+
+
+def concat_equals_sum(L: int = 2, d_v: int = 2, d_out: int = 2, n_heads: int = 2) -> bool:
+    """Check the identity entry by entry on explicit matrices of generic symbols.
+
+    Examples:
+        >>> from attention_math.derivations.multihead import concat_equals_sum
+        >>> concat_equals_sum(2, 1, 3, 3)
+        True
+    """
+    heads = [sp.Matrix(L, d_v, lambda r, c, i=i: sp.Symbol(f"h{i}_{r}{c}")) for i in range(n_heads)]
+    w_o = sp.Matrix(n_heads * d_v, d_out, lambda r, c: sp.Symbol(f"w_{r}{c}"))
+    lhs = sp.Matrix.hstack(*heads) * w_o
+    rhs = sp.zeros(L, d_out)
+    for i, h in enumerate(heads):
+        rhs += h * w_o[i * d_v : (i + 1) * d_v, :]  # the i-th block of rows
+    return (lhs - rhs).expand() == sp.zeros(L, d_out)
+
+
+def multi_head_loop(
+    x_q: ArrayLike,
+    x_kv: ArrayLike,
+    w_q: ArrayLike,
+    w_k: ArrayLike,
+    w_v: ArrayLike,
+    w_o: ArrayLike,
+    n_heads: int,
+    mask: ArrayLike | None = None,
+) -> NDArray[np.floating]:
+    """The same result as ``multi_head_attention``, one head at a time, summed through ``W_O``.
+
+    No reshape or transpose: head ``i`` takes column slices of the projections and its
+    own block of rows of ``w_o``, which is the right-hand side of the block identity.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.numeric import multi_head_attention
+        >>> from attention_math.derivations.multihead import multi_head_loop
+        >>> rng = np.random.default_rng(1)
+        >>> shapes = [(3, 4), (2, 4), (4, 4), (4, 4), (4, 6), (6, 5)]
+        >>> args = [rng.standard_normal(s) for s in shapes]
+        >>> np.allclose(multi_head_loop(*args, 2), multi_head_attention(*args, 2))
+        True
+    """
+    w_q, w_k, w_v, w_o = (np.asarray(w, dtype=float) for w in (w_q, w_k, w_v, w_o))
+    d_k, d_v = w_q.shape[1] // n_heads, w_v.shape[1] // n_heads
+    out = 0.0
+    for i in range(n_heads):
+        cols_k = slice(i * d_k, (i + 1) * d_k)
+        cols_v = slice(i * d_v, (i + 1) * d_v)
+        q_i = np.asarray(x_q) @ w_q[:, cols_k]  # (L_q, d_k)
+        k_i = np.asarray(x_kv) @ w_k[:, cols_k]  # (L_k, d_k)
+        v_i = np.asarray(x_kv) @ w_v[:, cols_v]  # (L_k, d_v)
+        head_i = numeric.attention(q_i, k_i, v_i, mask=mask)  # (L_q, d_v)
+        out = out + head_i @ w_o[cols_v, :]  # (L_q, d_out): head i through its block W_O^(i)
+    return out
+
+
+def shape_trace(
+    x_q: ArrayLike,
+    x_kv: ArrayLike,
+    w_q: ArrayLike,
+    w_k: ArrayLike,
+    w_v: ArrayLike,
+    w_o: ArrayLike,
+    n_heads: int,
+    mask: ArrayLike | None = None,
+) -> list[tuple[str, tuple[int, ...]]]:
+    """The ``(step, shape)`` of every product inside ``multi_head_attention``, recorded by it.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.derivations.multihead import shape_trace
+        >>> z = np.zeros
+        >>> shape_trace(z((3, 4)), z((5, 4)), z((4, 4)), z((4, 4)), z((4, 2)), z((2, 4)), 2)[-1]
+        ('output Concat · W_O', (3, 4))
+    """
+    trace: list[tuple[str, tuple[int, ...]]] = []
+    _multi_head(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads, mask, trace=trace)
+    return trace

@@ -1,0 +1,166 @@
+"""Multi-head attention: ``h`` scaled dot-product attentions side by side, then ``W_O``.
+
+``x_q`` gives the queries and ``x_kv`` the keys and values; with ``x_q is x_kv`` this is
+self-attention, with different sequences (``L_q ≠ L_k``) it is cross-attention. Each head is
+``attention_math.numeric.attention`` on its own ``d_k``-wide slice of the projections;
+the reshape and transpose that split the heads are written out step by step.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = ["multi_head_attention"]
+
+
+def _split_heads(t: NDArray, n_heads: int) -> NDArray:
+    """``(..., L, h·d) → (..., h, L, d)``: head ``i`` owns columns ``i·d … (i+1)·d − 1``."""
+    *lead, length, width = t.shape
+    t = t.reshape(*lead, length, n_heads, width // n_heads)  # (..., L, h, d)
+    return np.swapaxes(t, -3, -2)  # (..., h, L, d)
+
+
+def _merge_heads(t: NDArray) -> NDArray:
+    """``(..., h, L, d) → (..., L, h·d)``: the concatenation Concat(head_1, …, head_h)."""
+    t = np.swapaxes(t, -3, -2)  # (..., L, h, d)
+    *lead, length, n_heads, width = t.shape
+    return t.reshape(*lead, length, n_heads * width)  # (..., L, h·d)
+
+
+def _check_inputs(
+    x_q: ArrayLike,
+    x_kv: ArrayLike,
+    w_q: ArrayLike,
+    w_k: ArrayLike,
+    w_v: ArrayLike,
+    w_o: ArrayLike,
+    n_heads: object,
+) -> tuple[NDArray, ...]:
+    # Imported here, not at the top: numeric re-exports this module at its end, so a
+    # top-level import would be circular when this module is imported first.
+    from attention_math.numeric import _as_float
+
+    if isinstance(n_heads, bool) or not isinstance(n_heads, int | np.integer) or n_heads < 1:
+        raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
+    x_q = _as_float("x_q", x_q, min_ndim=2)
+    x_kv = _as_float("x_kv", x_kv, min_ndim=2)
+    if x_q.shape[-1] != x_kv.shape[-1]:
+        raise ValueError(
+            f"x_q and x_kv must share d_model (last axis): x_q has shape {x_q.shape}, "
+            f"x_kv has shape {x_kv.shape}"
+        )
+    d_model = x_q.shape[-1]
+    ws = {}
+    for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
+        w = _as_float(name, w, min_ndim=2)
+        if w.ndim != 2 or w.shape[0] != d_model:
+            raise ValueError(
+                f"{name} must have shape (d_model, n_heads·d) with d_model = {d_model}, "
+                f"got {w.shape}"
+            )
+        if w.shape[1] % n_heads:
+            raise ValueError(
+                f"{name} has {w.shape[1]} columns, not divisible by n_heads = {n_heads}"
+            )
+        ws[name] = w
+    if ws["w_q"].shape != ws["w_k"].shape:
+        raise ValueError(
+            f"w_q and w_k must have the same shape (d_model, n_heads·d_k), "
+            f"got {ws['w_q'].shape} and {ws['w_k'].shape}"
+        )
+    w_o = _as_float("w_o", w_o, min_ndim=2)
+    hd_v = ws["w_v"].shape[1]
+    if w_o.ndim != 2 or w_o.shape[0] != hd_v:
+        raise ValueError(
+            f"w_o must have shape (n_heads·d_v, d_out) with n_heads·d_v = {hd_v} "
+            f"(from w_v of shape {ws['w_v'].shape}), got {w_o.shape}"
+        )
+    return x_q, x_kv, ws["w_q"], ws["w_k"], ws["w_v"], w_o
+
+
+def _multi_head(
+    x_q: ArrayLike,
+    x_kv: ArrayLike,
+    w_q: ArrayLike,
+    w_k: ArrayLike,
+    w_v: ArrayLike,
+    w_o: ArrayLike,
+    n_heads: int,
+    mask: ArrayLike | None = None,
+    trace: list[tuple[str, tuple[int, ...]]] | None = None,
+) -> NDArray[np.floating]:
+    """``multi_head_attention``, optionally recording ``(step, shape)`` of every product."""
+    from attention_math.numeric import attention
+
+    x_q, x_kv, w_q, w_k, w_v, w_o = _check_inputs(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads)
+    if mask is not None and np.ndim(mask) >= 3:
+        # A mask with batch axes (..., L_q, L_k) gets a head axis: (..., 1, L_q, L_k).
+        mask = np.expand_dims(np.asarray(mask), -3)
+    note = trace.append if trace is not None else (lambda _: None)
+
+    q = x_q @ w_q  # (..., L_q, h·d_k)
+    note(("Q = X_q W_Q", q.shape))
+    k = x_kv @ w_k  # (..., L_k, h·d_k)
+    note(("K = X_kv W_K", k.shape))
+    v = x_kv @ w_v  # (..., L_k, h·d_v)
+    note(("V = X_kv W_V", v.shape))
+    q, k, v = (_split_heads(t, n_heads) for t in (q, k, v))  # (..., h, L, d)
+    note(("Q split into heads", q.shape))
+    note(("K split into heads", k.shape))
+    note(("V split into heads", v.shape))
+    if trace is not None:
+        note(("scores Q_h K_hᵀ", (*q.shape[:-1], k.shape[-2])))
+    heads = attention(q, k, v, mask=mask)  # (..., h, L_q, d_v)
+    note(("heads softmax(·) V_h", heads.shape))
+    concat = _merge_heads(heads)  # (..., L_q, h·d_v)
+    note(("Concat(head_1, …, head_h)", concat.shape))
+    out = concat @ w_o.astype(concat.dtype, copy=False)  # (..., L_q, d_out)
+    note(("output Concat · W_O", out.shape))
+    return out
+
+
+def multi_head_attention(
+    x_q: ArrayLike,
+    x_kv: ArrayLike,
+    w_q: ArrayLike,
+    w_k: ArrayLike,
+    w_v: ArrayLike,
+    w_o: ArrayLike,
+    n_heads: int,
+    mask: ArrayLike | None = None,
+) -> NDArray[np.floating]:
+    """Multi-head attention: ``Concat(head_1, …, head_h) W_O``, each head one attention.
+
+    Head ``i`` is ``attention(x_q W_Q^(i), x_kv W_K^(i), x_kv W_V^(i), mask)`` where
+    ``W^(i)`` are the ``i``-th blocks of columns.
+
+    Args:
+        x_q: the sequence that asks, ``(..., L_q, d_model)``.
+        x_kv: the sequence that is looked at, ``(..., L_k, d_model)`` (``x_q`` again for
+            self-attention).
+        w_q: ``(d_model, h·d_k)``; columns ``i·d_k … (i+1)·d_k − 1`` belong to head ``i``.
+        w_k: ``(d_model, h·d_k)``, split the same way.
+        w_v: ``(d_model, h·d_v)``.
+        w_o: ``(h·d_v, d_out)``; rows ``i·d_v … (i+1)·d_v − 1`` multiply head ``i``.
+        n_heads: ``h``, a positive integer dividing the widths of ``w_q``, ``w_k``, ``w_v``.
+        mask: as in ``attention_math.numeric.attention``, broadcastable to
+            ``(..., L_q, L_k)``; every head gets the same mask.
+
+    Returns:
+        ``(..., L_q, d_out)``.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.numeric import multi_head_attention
+        >>> rng = np.random.default_rng(0)
+        >>> x_q, x_kv = rng.standard_normal((3, 4)), rng.standard_normal((5, 4))
+        >>> w_q, w_k, w_v, w_o = (rng.standard_normal((4, 4)) for _ in range(4))
+        >>> multi_head_attention(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads=2).shape
+        (3, 4)
+        >>> multi_head_attention(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads=3)
+        Traceback (most recent call last):
+        ...
+        ValueError: w_q has 4 columns, not divisible by n_heads = 3
+    """
+    return _multi_head(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads, mask)
