@@ -17,7 +17,7 @@ from numbers import Real
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["attention", "causal_mask", "compute_qkv", "softmax"]
+__all__ = ["attention", "attention_backward", "causal_mask", "compute_qkv", "softmax"]
 
 _FLOATS = (np.float16, np.float32, np.float64)
 
@@ -260,3 +260,6 @@ def attention(
     if return_weights:
         return out, att.astype(dtype, copy=False)
     return out
+
+
+from attention_math.backward import attention_backward  # noqa: E402
