@@ -17,7 +17,14 @@ from numbers import Real
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["attention", "causal_mask", "compute_qkv", "multi_head_attention", "softmax"]
+__all__ = [
+    "attention",
+    "attention_backward",
+    "causal_mask",
+    "compute_qkv",
+    "multi_head_attention",
+    "softmax",
+]
 
 _FLOATS = (np.float16, np.float32, np.float64)
 
@@ -263,4 +270,5 @@ def attention(
     return out
 
 
+from attention_math.backward import attention_backward  # noqa: E402
 from attention_math.multihead import multi_head_attention  # noqa: E402

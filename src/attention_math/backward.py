@@ -1,0 +1,175 @@
+"""The backward pass of ``softmax(q kᵀ · scale + mask) · v`` in NumPy.
+
+For an upstream gradient ``d_out = ∂ℓ/∂O`` of a scalar loss ℓ, with ``P`` the attention
+weights and ``O = P v``:
+
+- ``dv = Pᵀ d_out``
+- ``dP = d_out vᵀ``
+- ``dS = P ∘ (dP − rowsum(d_out ∘ O))`` (the softmax Jacobian ``diag(p) − p pᵀ``, row by row)
+- ``dq = scale · dS k`` and ``dk = scale · dSᵀ q``.
+
+:mod:`attention_math.derivations.gradients` derives and verifies each line exactly in SymPy.
+Masked positions have weight 0, so they get ``dS = 0``; a fully masked row gets zero
+gradients everywhere. Inputs that were broadcast get their gradients summed back to their
+own shape, as autograd frameworks do.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = ["attention_backward"]
+
+
+def _sum_to(g: NDArray[np.floating], shape: tuple[int, ...]) -> NDArray[np.floating]:
+    """Sum ``g`` over the axes that broadcasting added to or stretched in ``shape``."""
+    lead = g.ndim - len(shape)
+    if lead:
+        g = g.sum(axis=tuple(range(lead)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
+    if stretched:
+        g = g.sum(axis=stretched, keepdims=True)
+    return g
+
+
+def attention_backward(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    d_out: ArrayLike,
+    mask: ArrayLike | None = None,
+    *,
+    scale: float | None = None,
+) -> tuple[NDArray[np.floating], NDArray[np.floating], NDArray[np.floating]]:
+    """Gradients ``(dq, dk, dv)`` of a scalar loss through scaled dot-product attention.
+
+    The forward pass is :func:`attention_math.numeric.attention` with the same ``q``, ``k``,
+    ``v``, ``mask`` and ``scale``; it is recomputed here (nothing is cached).
+
+    Args:
+        q: queries, ``(..., L_q, d_k)``.
+        k: keys, ``(..., L_k, d_k)``.
+        v: values, ``(..., L_k, d_v)``.
+        d_out: the upstream gradient ``∂ℓ/∂O``, exactly the shape of the forward output,
+            ``(..., L_q, d_v)`` with the batch dimensions of ``q``, ``k``, ``v`` and
+            ``mask`` broadcast together.
+        mask: boolean (True = may attend) or additive float mask broadcastable to
+            ``(..., L_q, L_k)``, as in :func:`~attention_math.numeric.attention`. It is a
+            constant: no gradient is returned for it.
+        scale: factor on the scores; default ``1/√d_k``.
+
+    Returns:
+        ``(dq, dk, dv)`` with the shapes of ``q``, ``k`` and ``v`` (gradients of broadcast
+        inputs are summed back). Their dtype is the common dtype of ``q``, ``k``, ``v`` and
+        ``d_out``: float32 stays float32, float64 stays float64, integers become float64;
+        float16 is computed in float32 and returned as float16.
+
+    Raises:
+        TypeError: an input is not real-valued, or ``scale`` is not a real number.
+        ValueError: shapes do not fit together, an input holds NaN or ±inf, or the
+            gradients overflow.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.numeric import attention_backward
+        >>> q = k = np.eye(2)
+        >>> v = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> dq, dk, dv = attention_backward(q, k, v, d_out=np.eye(2))  # loss = trace(O)
+        >>> dv.round(4)                                                  # = Pᵀ
+        array([[0.6698, 0.3302],
+               [0.3302, 0.6698]])
+        >>> dq.round(4)
+        array([[-0.3128,  0.3128],
+               [-0.3128,  0.3128]])
+        >>> dq.sum(axis=-1)  # each row of dS sums to 0: the Jacobian kills the ones-vector
+        array([0., 0.])
+
+        A fully masked row (query 1 here) contributes nothing:
+
+        >>> mask = np.array([[False, False], [True, True]])
+        >>> dq, dk, dv = attention_backward(q, k, v, np.ones((2, 2)), mask=mask)
+        >>> dq[0]
+        array([0., 0.])
+    """
+    q = _as_float("q", q, min_ndim=2)
+    k = _as_float("k", k, min_ndim=2)
+    v = _as_float("v", v, min_ndim=2)
+    d_out = _as_float("d_out", d_out, min_ndim=2)
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(
+            f"q and k must share d_k (last axis): q has shape {q.shape}, k has shape {k.shape}"
+        )
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(
+            f"k and v must share L_k (second-to-last axis): k has shape {k.shape}, "
+            f"v has shape {v.shape}"
+        )
+    try:
+        batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"leading (batch) dimensions do not broadcast: q {q.shape}, k {k.shape}, v {v.shape}"
+        ) from None
+    scores_shape = (*batch, q.shape[-2], k.shape[-2])
+    m = None
+    if mask is not None:
+        m, scores_shape = _check_mask(mask, scores_shape)
+    out_shape = (*scores_shape[:-2], q.shape[-2], v.shape[-1])
+    if d_out.shape != out_shape:
+        raise ValueError(
+            f"d_out must have the forward output's shape (..., L_q, d_v) = {out_shape}, "
+            f"got {d_out.shape}"
+        )
+    dtype = np.result_type(q, k, v, d_out)
+    work = np.dtype(np.float32) if dtype == np.float16 else dtype  # as in attention()
+    shapes = q.shape, k.shape, v.shape
+    q, k, v, d_out = (a.astype(work, copy=False) for a in (q, k, v, d_out))
+    s = work.type(_check_scale(scale, q.shape[-1]))
+
+    # Forward, as attention() computes it.
+    p = q @ np.swapaxes(k, -1, -2)  # (..., L_q, L_k)
+    p *= s
+    if m is not None:
+        if scores_shape != p.shape:
+            p = np.broadcast_to(p, scores_shape).copy()
+        if m.dtype == np.bool_:
+            np.copyto(p, -np.inf, where=~m)
+        else:
+            p += m.astype(work, copy=False)
+    _softmax_inplace(p, axis=-1)  # P; masked entries are exactly 0
+    # Overflow is reported below as a ValueError naming the gradient, not as a warning.
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = p @ v  # (..., L_q, d_v)
+
+        # Backward.
+        dv = np.swapaxes(p, -1, -2) @ d_out  # (..., L_k, d_v)
+        ds = d_out @ np.swapaxes(v, -1, -2)  # dP, (..., L_q, L_k)
+        # rowsum(dO ∘ O) = rowsum(P ∘ dP) = pᵀ dp: the ppᵀ part of the Jacobian, per row.
+        ds -= np.sum(d_out * out, axis=-1, keepdims=True)
+        ds *= p  # dS; zero wherever P is zero, so masked rows and entries drop out
+        dq = ds @ k  # (..., L_q, d_k)
+        dq *= s
+        dk = np.swapaxes(ds, -1, -2) @ q  # (..., L_k, d_k)
+        dk *= s
+
+    grads = []
+    for name, g, shape in zip(("dq", "dk", "dv"), (dq, dk, dv), shapes, strict=True):
+        with np.errstate(over="ignore"):
+            g = _sum_to(g, shape).astype(dtype, copy=False)
+        if not np.isfinite(g).all():  # checked after the cast: float16 has a small range
+            raise ValueError(
+                f"{name} overflows the {dtype.name} range; rescale the inputs or d_out"
+            )
+        grads.append(g)
+    return grads[0], grads[1], grads[2]
+
+
+# numeric.py re-exports attention_backward at its end, so these imports come last: importing
+# either module first then finds every name it needs already defined.
+from attention_math.numeric import (  # noqa: E402
+    _as_float,
+    _check_mask,
+    _check_scale,
+    _softmax_inplace,
+)

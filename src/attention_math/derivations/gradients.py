@@ -1,0 +1,286 @@
+"""Gradients of attention, derived and verified exactly in SymPy.
+
+Each ``verify_*`` function differentiates a scalar loss directly (``sympy.diff`` of every
+entry) and checks that the matrix formula gives the same expression, exactly: the difference
+is reduced to the zero rational function, never sampled. They raise ``ArithmeticError`` on
+any mismatch and return what they checked, so the site can show it.
+
+The formulas, for ``S = Q Kᵀ · s + M``, ``P = softmax(S)`` row by row, ``O = P V`` and an
+upstream gradient ``dO = ∂ℓ/∂O``:
+
+- softmax Jacobian per row: ``∂p_i/∂z_j = p_i (δ_ij − p_j)``, i.e. ``J = diag(p) − p pᵀ``;
+- ``dV = Pᵀ dO``, ``dP = dO Vᵀ``, ``dS = P ∘ (dP − rowsum(dO ∘ O))``,
+  ``dQ = s · dS K``, ``dK = s · dSᵀ Q``;
+- through ``Q = X W_Q``, ``K = X W_K``, ``V = X W_V``: ``dW_Q = Xᵀ dQ``, ``dW_K = Xᵀ dK``,
+  ``dW_V = Xᵀ dV`` and ``dX = dQ W_Qᵀ + dK W_Kᵀ + dV W_Vᵀ``.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from attention_math import symbolic
+
+__all__ = [
+    "IDENTITY_LOSS_D_OUT",
+    "backward",
+    "projection_backward",
+    "softmax_jacobian",
+    "softmax_jacobian_general",
+    "verify_backward",
+    "verify_jacobian_properties",
+    "verify_projection_backward",
+]
+
+#: The upstream gradient of the worked example's loss ``ℓ = tr(O) = O_11 + O_22``.
+IDENTITY_LOSS_D_OUT = sp.eye(2)
+
+
+def _exp_to_symbols(expr: sp.Expr) -> sp.Expr:
+    """Write every ``exp(c₁t₁ + c₂t₂ + …)`` as ``E₁^{c₁} E₂^{c₂} …`` with ``E_k = exp(t_k)``.
+
+    ``exp(2z)`` and ``exp(z)·exp(z)`` then become the same ``E²``; integer ``c_k`` keep the
+    result a rational function of the ``E_k``.
+    """
+    atoms: dict[sp.Expr, sp.Dummy] = {}
+
+    def atom(t: sp.Expr) -> sp.Dummy:
+        return atoms.setdefault(t, sp.Dummy(positive=True))
+
+    def rewrite(arg: sp.Expr) -> sp.Expr:
+        out = sp.S.One
+        for term in sp.Add.make_args(sp.expand(arg)):
+            c, t = term.as_coeff_Mul()
+            out *= atom(t) ** c if c.is_Integer and t != 1 else atom(term)
+        return out
+
+    return expr.replace(sp.exp, rewrite)
+
+
+def is_zero(expr: sp.Expr) -> bool:
+    """Whether ``expr`` is identically zero, decided exactly.
+
+    Every exponential becomes a product of powers of fresh positive symbols and the result is
+    cancelled to a single fraction: a zero numerator proves the identity. (A non-zero one
+    could only mean a relation between exponentials this rewrite missed, so ``False`` is the
+    cautious answer; a ``True`` is never wrong.)
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.derivations.gradients import is_zero
+        >>> a = sp.Symbol("a", real=True)
+        >>> is_zero(sp.exp(a) / (1 + sp.exp(a)) - 1 + 1 / (1 + sp.exp(a)))
+        True
+        >>> is_zero(sp.exp(2 * a) - sp.exp(a) ** 2)
+        True
+        >>> is_zero(sp.exp(a) - 1)
+        False
+    """
+    return sp.cancel(sp.together(_exp_to_symbols(sp.sympify(expr)))) == 0
+
+
+def _require_zero(diff: sp.Matrix, what: str) -> None:
+    for idx, e in enumerate(diff):
+        if not is_zero(e):
+            raise ArithmeticError(f"{what}: entry {idx} differs by {e}")
+
+
+def softmax_jacobian(n: int) -> tuple[sp.Matrix, sp.Matrix]:
+    """The ``n × n`` Jacobian of the softmax of generic ``z_1 … z_n``, verified.
+
+    Returns ``(p, J)``: the softmax column ``p`` and ``J = diag(p) − p pᵀ``, after checking
+    ``J_ij = ∂p_i/∂z_j`` entry by entry against ``sympy.diff``.
+
+    Examples:
+        >>> from attention_math.derivations.gradients import softmax_jacobian
+        >>> p, J = softmax_jacobian(2)
+        >>> J[0, 1] == -p[0] * p[1]
+        True
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    z = symbolic.generic_matrix("z", 1, n)
+    p = symbolic.softmax(z).T  # column
+    direct = sp.Matrix(n, n, lambda i, j: sp.diff(p[i], z[j]))
+    J = sp.diag(*p) - p * p.T
+    _require_zero(direct - J, "softmax Jacobian")
+    return p, J
+
+
+def softmax_jacobian_general() -> tuple[sp.Expr, sp.Expr]:
+    """``∂p_i/∂z_j`` for a softmax of any length ``n``, verified for symbolic ``n``.
+
+    ``p_i = e^{z_i} / Σ_{l=1}^{n} e^{z_l}`` is differentiated with ``z`` an indexed symbol;
+    SymPy's Kronecker deltas give ``p_i(δ_ij − p_j)`` for every ``1 ≤ i, j ≤ n``. Returns the
+    derivative as SymPy first writes it and the identity it equals.
+
+    Examples:
+        >>> from attention_math.derivations.gradients import softmax_jacobian_general
+        >>> raw, identity = softmax_jacobian_general()
+        >>> raw.args[0]  # the first term: the derivative of the numerator e^{z_i}
+        exp(z[i])*KroneckerDelta(i, j)/Sum(exp(z[l]), (l, 1, n))
+    """
+    i, j, ell = sp.symbols("i j l", integer=True, positive=True)
+    m = sp.Symbol("m", integer=True, nonnegative=True)
+    z = sp.IndexedBase("z", real=True)
+
+    def p(a: sp.Symbol, n: sp.Expr) -> sp.Expr:
+        return sp.exp(z[a]) / sp.Sum(sp.exp(z[ell]), (ell, 1, n))
+
+    # n = j + m states j ≤ n, which the sum over the Kronecker delta needs.
+    n = j + m
+    raw = sp.diff(p(i, n), z[j])
+    if sp.simplify(raw.doit() - p(i, n) * (sp.KroneckerDelta(i, j) - p(j, n))) != 0:
+        raise ArithmeticError("the general softmax Jacobian did not verify")
+    n_sym = sp.Symbol("n", integer=True, positive=True)
+    back = {n: n_sym}
+    identity = p(i, n_sym) * (sp.KroneckerDelta(i, j) - p(j, n_sym))
+    return raw.xreplace(back), identity
+
+
+def verify_jacobian_properties(n: int) -> dict[str, sp.Expr]:
+    """Check that the softmax Jacobian is symmetric PSD with ``J·1 = 0``, for ``n`` entries.
+
+    PSD: ``xᵀ J x = Σ p_i x_i² − (Σ p_i x_i)² = Σ p_i (x_i − x̄)²`` with ``x̄ = Σ p_i x_i``:
+    the variance of ``x`` under the weights ``p``, never negative. Returns the quadratic form
+    and the variance it equals.
+
+    Examples:
+        >>> from attention_math.derivations.gradients import verify_jacobian_properties
+        >>> sorted(verify_jacobian_properties(2))
+        ['J_ones', 'quadratic_form', 'variance']
+    """
+    p, J = softmax_jacobian(n)
+    if J != J.T:
+        raise ArithmeticError("the softmax Jacobian is not symmetric")
+    J_ones = J * sp.ones(n, 1)
+    _require_zero(J_ones, "J times the ones-vector")
+    x = symbolic.generic_matrix("x", n, 1)
+    quad = (x.T * J * x)[0]
+    mean = (p.T * x)[0]
+    variance = sum((p[i] * (x[i] - mean) ** 2 for i in range(n)), sp.S.Zero)
+    if not is_zero(quad - variance):
+        raise ArithmeticError("xᵀJx is not the variance of x under p")
+    return {"J_ones": J_ones.applyfunc(sp.simplify), "quadratic_form": quad, "variance": variance}
+
+
+def backward(
+    Q: object, K: object, V: object, d_out: object, mask: object = None, scale: object = None
+) -> dict[str, sp.Matrix]:
+    """The backward pass by the matrix formulas, exactly: ``P, O, dP, dS, dQ, dK, dV``.
+
+    ``mask`` and ``scale`` are as in :func:`attention_math.symbolic.attention` (a boolean
+    matrix or an additive one; ``scale`` defaults to ``1/√d_k``).
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.derivations.gradients import backward
+        >>> g = backward(sp.eye(2), sp.eye(2), [[1, 2], [3, 4]], sp.eye(2))
+        >>> g["dV"] == g["P"].T
+        True
+        >>> [sp.simplify(sum(g["dS"].row(i))) for i in range(2)]  # rows of dS sum to zero
+        [0, 0]
+    """
+    Qm, Km = symbolic.as_matrix(Q, "Q"), symbolic.as_matrix(K, "K")
+    Vm, dO = symbolic.as_matrix(V, "V"), symbolic.as_matrix(d_out, "d_out")
+    s = 1 / sp.sqrt(Qm.cols) if scale is None else sp.sympify(scale)
+    out, P = symbolic.attention(Qm, Km, Vm, mask=mask, scale=s, return_weights=True)
+    if dO.shape != out.shape:
+        raise ValueError(f"d_out has shape {dO.shape}, the output has shape {out.shape}")
+    dV = P.T * dO
+    dP = dO * Vm.T
+    delta = dO.multiply_elementwise(out) * sp.ones(out.cols, 1)  # rowsum(dO ∘ O), a column
+    dS = P.multiply_elementwise(dP - delta * sp.ones(1, P.cols))
+    return {"P": P, "O": out, "dP": dP, "dS": dS, "dQ": s * dS * Km, "dK": s * dS.T * Qm, "dV": dV}
+
+
+def _loss(d_out: sp.Matrix, out: sp.Matrix) -> sp.Expr:
+    """ℓ = Σ dO ∘ O: its gradient with respect to O is exactly dO."""
+    return sum(d_out.multiply_elementwise(out), sp.S.Zero)
+
+
+def _direct_gradient(loss: sp.Expr, A: sp.Matrix) -> sp.Matrix:
+    return A.applyfunc(lambda a: sp.diff(loss, a))
+
+
+def verify_backward(
+    l_q: int = 2, l_k: int = 3, d_k: int = 2, d_v: int = 2, mask: object = None
+) -> dict[str, sp.Matrix]:
+    """Verify ``dQ``, ``dK``, ``dV`` against direct differentiation on generic matrices.
+
+    ``Q``, ``K``, ``V``, ``dO`` and the scale ``s`` are symbols. ``mask`` is ``None``,
+    ``"additive"`` (a generic additive mask ``M`` of symbols ``m_ij``) or an ``l_q × l_k``
+    boolean matrix. Returns the formula gradients (each checked equal to ``∂ℓ/∂·``).
+
+    Examples:
+        >>> from attention_math.derivations.gradients import verify_backward
+        >>> sorted(verify_backward(1, 2, 1, 1))
+        ['dK', 'dQ', 'dV']
+    """
+    Q = symbolic.generic_matrix("q", l_q, d_k)
+    K = symbolic.generic_matrix("k", l_k, d_k)
+    V = symbolic.generic_matrix("v", l_k, d_v)
+    dO = symbolic.generic_matrix("g", l_q, d_v)
+    s = sp.Symbol("s", positive=True)
+    if isinstance(mask, str):
+        if mask != "additive":
+            raise ValueError(f'mask must be None, "additive" or a boolean matrix, got {mask!r}')
+        mask = symbolic.generic_matrix("m", l_q, l_k)
+    formulas = backward(Q, K, V, dO, mask=mask, scale=s)
+    loss = _loss(dO, formulas["O"])
+    checked = {}
+    for name, A in (("dQ", Q), ("dK", K), ("dV", V)):
+        _require_zero(_direct_gradient(loss, A) - formulas[name], name)
+        checked[name] = formulas[name]
+    return checked
+
+
+def projection_backward(
+    X: object, W_Q: object, W_K: object, W_V: object, d_out: object, scale: object = None
+) -> dict[str, sp.Matrix]:
+    """Gradients through the projections by the formulas: ``dX, dW_Q, dW_K, dW_V``.
+
+    Also returns the attention-level gradients of :func:`backward`.
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.derivations.gradients import projection_backward
+        >>> g = projection_backward(sp.eye(2), sp.eye(2), sp.eye(2), [[1, 2], [3, 4]], sp.eye(2))
+        >>> g["dW_V"] == g["dV"]   # X = I
+        True
+    """
+    Xm = symbolic.as_matrix(X, "X")
+    Wq, Wk, Wv = (symbolic.as_matrix(w, n) for w, n in ((W_Q, "W_Q"), (W_K, "W_K"), (W_V, "W_V")))
+    g = backward(Xm * Wq, Xm * Wk, Xm * Wv, d_out, scale=scale)
+    g["dW_Q"] = Xm.T * g["dQ"]
+    g["dW_K"] = Xm.T * g["dK"]
+    g["dW_V"] = Xm.T * g["dV"]
+    g["dX"] = g["dQ"] * Wq.T + g["dK"] * Wk.T + g["dV"] * Wv.T  # X feeds all three
+    return g
+
+
+def verify_projection_backward(
+    length: int = 2, d_model: int = 2, d_k: int = 1, d_v: int = 1
+) -> dict[str, sp.Matrix]:
+    """Verify ``dX, dW_Q, dW_K, dW_V`` against direct differentiation on generic matrices.
+
+    Examples:
+        >>> from attention_math.derivations.gradients import verify_projection_backward
+        >>> sorted(verify_projection_backward(2, 1, 1, 1))
+        ['dW_K', 'dW_Q', 'dW_V', 'dX']
+    """
+    X = symbolic.generic_matrix("x", length, d_model)
+    W = {
+        "W_Q": symbolic.generic_matrix("a", d_model, d_k),
+        "W_K": symbolic.generic_matrix("b", d_model, d_k),
+        "W_V": symbolic.generic_matrix("c", d_model, d_v),
+    }
+    dO = symbolic.generic_matrix("g", length, d_v)
+    s = sp.Symbol("s", positive=True)
+    formulas = projection_backward(X, W["W_Q"], W["W_K"], W["W_V"], dO, scale=s)
+    loss = _loss(dO, formulas["O"])
+    checked = {}
+    for name, A in (("dX", X), *((f"d{n}", w) for n, w in W.items())):
+        _require_zero(_direct_gradient(loss, A) - formulas[name], name)
+        checked[name] = formulas[name]
+    return checked
