@@ -92,25 +92,8 @@ def attention_backward(
         >>> dq[0]
         array([0., 0.])
     """
-    q = _as_float("q", q, min_ndim=2)
-    k = _as_float("k", k, min_ndim=2)
-    v = _as_float("v", v, min_ndim=2)
+    q, k, v, batch = _check_qkv(q, k, v)
     d_out = _as_float("d_out", d_out, min_ndim=2)
-    if q.shape[-1] != k.shape[-1]:
-        raise ValueError(
-            f"q and k must share d_k (last axis): q has shape {q.shape}, k has shape {k.shape}"
-        )
-    if k.shape[-2] != v.shape[-2]:
-        raise ValueError(
-            f"k and v must share L_k (second-to-last axis): k has shape {k.shape}, "
-            f"v has shape {v.shape}"
-        )
-    try:
-        batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-    except ValueError:
-        raise ValueError(
-            f"leading (batch) dimensions do not broadcast: q {q.shape}, k {k.shape}, v {v.shape}"
-        ) from None
     scores_shape = (*batch, q.shape[-2], k.shape[-2])
     m = None
     if mask is not None:
@@ -170,6 +153,7 @@ def attention_backward(
 from attention_math.numeric import (  # noqa: E402
     _as_float,
     _check_mask,
+    _check_qkv,
     _check_scale,
     _softmax_inplace,
 )

@@ -187,6 +187,30 @@ def _check_mask(mask: ArrayLike, scores_shape: tuple[int, ...]) -> tuple[np.ndar
     return m, full
 
 
+def _check_qkv(q: ArrayLike, k: ArrayLike, v: ArrayLike) -> tuple[np.ndarray, ...]:
+    """Validate ``q``, ``k``, ``v`` as float arrays of compatible shapes; return them and the
+    broadcast shape of their leading (batch) dimensions."""
+    q = _as_float("q", q, min_ndim=2)
+    k = _as_float("k", k, min_ndim=2)
+    v = _as_float("v", v, min_ndim=2)
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(
+            f"q and k must share d_k (last axis): q has shape {q.shape}, k has shape {k.shape}"
+        )
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(
+            f"k and v must share L_k (second-to-last axis): k has shape {k.shape}, "
+            f"v has shape {v.shape}"
+        )
+    try:
+        batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"leading (batch) dimensions do not broadcast: q {q.shape}, k {k.shape}, v {v.shape}"
+        ) from None
+    return q, k, v, batch
+
+
 def attention(
     q: ArrayLike,
     k: ArrayLike,
@@ -227,24 +251,7 @@ def attention(
         >>> attention(q, k, v, mask=np.array([[True, False], [True, True]]))[0]
         array([1., 2.])
     """
-    q = _as_float("q", q, min_ndim=2)
-    k = _as_float("k", k, min_ndim=2)
-    v = _as_float("v", v, min_ndim=2)
-    if q.shape[-1] != k.shape[-1]:
-        raise ValueError(
-            f"q and k must share d_k (last axis): q has shape {q.shape}, k has shape {k.shape}"
-        )
-    if k.shape[-2] != v.shape[-2]:
-        raise ValueError(
-            f"k and v must share L_k (second-to-last axis): k has shape {k.shape}, "
-            f"v has shape {v.shape}"
-        )
-    try:
-        batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-    except ValueError:
-        raise ValueError(
-            f"leading (batch) dimensions do not broadcast: q {q.shape}, k {k.shape}, v {v.shape}"
-        ) from None
+    q, k, v, batch = _check_qkv(q, k, v)
     dtype = np.result_type(q, k, v)
     work = np.dtype(np.float32) if dtype == np.float16 else dtype  # float16 sums lose too much
     q, k, v = (a.astype(work, copy=False) for a in (q, k, v))
