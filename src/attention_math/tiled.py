@@ -156,11 +156,15 @@ def _one_head(q, k, v, scale, mask, is_causal, block, out, workers) -> None:
         return
     local = threading.local()
     limit = _single_threaded_blas()
+    errstate = np.geterr()  # the caller's np.errstate does not follow it into the workers
 
     def run(i0: int) -> None:
         if not hasattr(local, "bufs"):
             local.bufs = _Buffers(bq, bk, d_v, q.dtype)
-        _query_block(q, k, v1, scale, mask, is_causal, i0, min(i0 + bq, n_q), bk, local.bufs, out)
+        with np.errstate(**errstate):
+            _query_block(
+                q, k, v1, scale, mask, is_causal, i0, min(i0 + bq, n_q), bk, local.bufs, out
+            )
 
     # NumPy and BLAS release the GIL, so query blocks run truly in parallel; the costliest
     # blocks (the last ones when causal) go first so that the workers finish together.
