@@ -78,7 +78,7 @@ def _probe(dtype=np.float32):
 
 def test_tiles_above_the_diagonal_are_never_computed():
     q, k, v = _probe()
-    with np.errstate(over="ignore"), pytest.raises(ValueError, match="overflow"):
+    with pytest.raises(ValueError, match="overflow"):
         attention(q, k, v, block_size=4)  # non-causal: the tile is computed
     out = attention(q, k, v, is_causal=True, block_size=4)  # causal: the tile is skipped
     assert np.isfinite(out).all()
@@ -158,14 +158,50 @@ def test_threads_do_not_change_the_result():
 
 
 def test_overflow_message_is_the_untiled_one():
+    # No np.errstate here: pytest turns RuntimeWarnings into errors, so a warning from the
+    # tiled GEMM (instead of the ValueError) would fail this test.
     q = np.full((2, 2), 1e20, dtype=np.float32)
     match = r"overflow .*rescale q and k \(dtype float32\)"
     for block in (None, 1):
-        with (
-            np.errstate(over="ignore"),
-            pytest.raises(ValueError, match=match),
-        ):
+        with pytest.raises(ValueError, match=match):
             attention(q, q, q, block_size=block)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_overflow_raises_in_every_query_block_and_thread(workers):
+    rng = np.random.default_rng(9)
+    q = rng.standard_normal((300, 4)).astype(np.float32)
+    q[250] *= 1e19  # one row, in the last query block, overflows
+    with pytest.raises(ValueError, match=r"overflow .*\(dtype float32\)"):
+        tiled.tiled_attention(q, q, q, np.float32(1), block=(16, 16), workers=workers)
+
+
+def test_plus_inf_score_under_a_minus_inf_additive_mask_raises_in_both_paths():
+    q = np.array([[1e20, 1e20], [1.0, 0.0]], dtype=np.float32)  # q₀·q₀ overflows to +inf
+    mask = np.array([[-np.inf, 0.0], [0.0, 0.0]])  # +inf + -inf is NaN, not a blocked key
+    for block in (None, 1):
+        with pytest.raises(ValueError, match="overflow"):
+            attention(q, q, q, mask, block_size=block)
+
+
+@pytest.mark.parametrize("mask_kind", ["none", "bool", "additive", "causal"])
+def test_untiled_path_holds_one_score_buffer(mask_kind):
+    n, d = 1024, 8  # float32 scores: 4 MiB; the (n, d) inputs are a few KiB
+    rng = np.random.default_rng(10)
+    q, k, v = (rng.standard_normal((n, d)).astype(np.float32) for _ in range(3))
+    mask = {
+        "bool": rng.random((n, n)) < 0.5,
+        "additive": np.where(rng.random((n, n)) < 0.5, -np.inf, 0.0),  # float64: cast, not copied
+    }.get(mask_kind)
+    one = n * n * 4
+    tracemalloc.start()
+    try:
+        attention(q, k, v, mask, is_causal=mask_kind == "causal")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # the float32 scores plus at most one L×L bool (a quarter of them): never a 2nd float copy
+    assert one <= peak < 1.3 * one
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, True, (1, 2, 3), (0, 4), "8"])

@@ -296,7 +296,8 @@ def attention(
         if m.dtype == np.bool_:
             np.copyto(att, -np.inf, where=~m)
         else:
-            att += m.astype(work, copy=False)
+            with np.errstate(invalid="ignore"):  # +inf + -inf is NaN: caught below
+                np.add(att, m, out=att, casting="same_kind")  # cast in chunks, no L×L copy
     if is_causal:  # one L×L bool (a quarter of a float32 buffer), not a 2nd float one
         above = np.tri(*att.shape[-2:], dtype=bool)
         np.logical_not(above, out=above)

@@ -220,6 +220,13 @@ class _Buffers:
 
 def _query_block(q, k, v1, scale, mask, is_causal, i0, i1, bk, b: _Buffers, out) -> None:
     """Rows i0:i1 of the output: visit the key tiles, keep (m, ℓ, o), divide once."""
+    # Overflow in q kᵀ (or +inf + -inf from an additive mask) is not a warning here: it
+    # shows as NaN or +inf in the row maxima and raises the untiled path's ValueError.
+    with np.errstate(over="ignore", invalid="ignore"):
+        _visit_key_tiles(q, k, v1, scale, mask, is_causal, i0, i1, bk, b, out)
+
+
+def _visit_key_tiles(q, k, v1, scale, mask, is_causal, i0, i1, bk, b: _Buffers, out) -> None:
     dtype, n_k, d_v = q.dtype, k.shape[0], v1.shape[1] - 1
     r = i1 - i0
     qs = q[i0:i1] * scale  # (r, d_k): scaled once per row; float32 stays float32
