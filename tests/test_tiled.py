@@ -148,6 +148,22 @@ def test_large_finite_scores_give_finite_results():
         assert _close(got, want, v)
 
 
+@pytest.mark.parametrize("rise", [0.5, 7.0, 9.0, 300.0])
+def test_later_tiles_with_a_higher_max_lazy_and_rescaled(rise):
+    # Tile j (4 keys each) has scores around j·rise: below tiled._LAZY the first tile's
+    # shift is kept (P grows up to e^rise), above it the state is rescaled.
+    rng = np.random.default_rng(11)
+    q = np.ones((6, 1))
+    k = (np.repeat(np.arange(5.0), 4) * rise + rng.random(20) * 0.1)[:, None]
+    v = rng.standard_normal((20, 3))
+    for dtype in (np.float32, np.float64):
+        args = (q.astype(dtype), k.astype(dtype), v.astype(dtype))
+        got = attention(*args, scale=1.0, block_size=(6, 4))
+        want = attention(*args, scale=1.0)
+        assert np.isfinite(got).all()
+        assert _close(got, want, v)
+
+
 def test_threads_do_not_change_the_result():
     rng = np.random.default_rng(8)
     q, k, v = (rng.standard_normal((100, 8)).astype(np.float32) for _ in range(3))

@@ -13,11 +13,16 @@ A new tile with scores ``S`` updates them with ``m' = max(m, rowmax S)``,
 ``o / ℓ``, one division per row at the very end, and ``m + log ℓ`` (the log-sum-exp) is
 what a backward pass would keep.
 
-Speed comes from two BLAS GEMMs per tile: ``q kᵀ`` and ``P [V | 1]``. The column of ones
-appended to ``V`` makes the second GEMM return the row sums ``ℓ`` too, so the elementwise
-work per score is one max, one subtraction and one ``exp``, all in place in one tile
-buffer. Extra memory: the tile (``block_q × block_k``), the per-block state
-(``block_q × (d_v + 1)``) and ``[V | 1]`` (``L_k × (d_v + 1)``) — O(L·d), not O(L²).
+Speed comes from two BLAS GEMMs per tile: ``[q·scale | −b] [K | 1]ᵀ`` and ``P [V | 1]``.
+The appended column of ones makes the first GEMM return the scores already shifted by the
+row's current base ``b`` and the second return the row sums ``ℓ`` too, so the elementwise
+work per score is one max and one ``exp``, in place in one tile buffer. The base is the
+running max ``m`` but is only moved (and the state rescaled, one more pass over the tile)
+when a tile's row max exceeds it by more than ``_LAZY``: the result does not depend on
+the shift, and ``P ≤ e^{_LAZY}`` cannot overflow (the conditional rescaling of
+FlashAttention-4). Extra memory: the tile (``block_q × block_k``), the per-block state
+(``block_q × (d + 1)``) and ``[K | 1]``, ``[V | 1]`` (``L_k × (d + 1)`` each): O(L·d),
+not O(L²).
 
 This module is the engine behind ``attention(..., block_size=...)`` in
 :mod:`attention_math.numeric`, which validates the input; call that function, not these.
@@ -46,8 +51,13 @@ __all__ = [
 #: L_q × L_k scores (all batch entries together), it switches to the tiled path.
 SCORES_BUDGET_BYTES = 256 * 2**20
 
-#: (block_q, block_k) used when tiling is automatic: a float32 tile is 1 MiB, one core's L2.
-DEFAULT_BLOCK = (256, 1024)
+#: (block_q, block_k) used when tiling is automatic (and by the benchmark): the fastest of
+#: the shapes timed by ``benchmarks/attention_bench.py`` (its ``block_sweep`` in the JSON).
+DEFAULT_BLOCK = (512, 1024)
+
+#: A row keeps its softmax shift until a tile's max exceeds it by more than this (then the
+#: state is rescaled): P ≤ e^8 ≈ 3000 cannot overflow ℓ, and most tiles skip the rescale.
+_LAZY = 8.0
 
 _OVERFLOW = (
     "the scores overflow the floating-point range (NaN or +inf after q kᵀ · scale); "
@@ -148,11 +158,15 @@ def _one_head(q, k, v, scale, mask, is_causal, block, out, workers) -> None:
     v1 = np.empty((n_k, d_v + 1), dtype=q.dtype)  # [V | 1]: the 2nd GEMM also sums the rows
     v1[:, :d_v] = v
     v1[:, d_v] = 1
+    k1 = np.empty((n_k, k.shape[1] + 1), dtype=q.dtype)  # [K | 1]: the 1st GEMM subtracts
+    k1[:, :-1] = k
+    k1[:, -1] = 1
+    d_k = k.shape[1]
     starts = range(0, n_q, bq)
     if workers <= 1 or len(starts) == 1:
-        bufs = _Buffers(bq, bk, d_v, q.dtype)
+        bufs = _Buffers(bq, bk, d_k, d_v, q.dtype)
         for i0 in starts:
-            _query_block(q, k, v1, scale, mask, is_causal, i0, min(i0 + bq, n_q), bk, bufs, out)
+            _query_block(q, k1, v1, scale, mask, is_causal, i0, min(i0 + bq, n_q), bk, bufs, out)
         return
     local = threading.local()
     limit = _single_threaded_blas()
@@ -160,10 +174,10 @@ def _one_head(q, k, v, scale, mask, is_causal, block, out, workers) -> None:
 
     def run(i0: int) -> None:
         if not hasattr(local, "bufs"):
-            local.bufs = _Buffers(bq, bk, d_v, q.dtype)
+            local.bufs = _Buffers(bq, bk, d_k, d_v, q.dtype)
         with np.errstate(**errstate):
             _query_block(
-                q, k, v1, scale, mask, is_causal, i0, min(i0 + bq, n_q), bk, local.bufs, out
+                q, k1, v1, scale, mask, is_causal, i0, min(i0 + bq, n_q), bk, local.bufs, out
             )
 
     # NumPy and BLAS release the GIL, so query blocks run truly in parallel; the costliest
@@ -209,7 +223,8 @@ def _single_threaded_blas() -> contextlib.AbstractContextManager:
 class _Buffers:
     """One worker's scratch space: the score tile and the per-block state, reused."""
 
-    def __init__(self, bq: int, bk: int, d_v: int, dtype: np.dtype) -> None:
+    def __init__(self, bq: int, bk: int, d_k: int, d_v: int, dtype: np.dtype) -> None:
+        self.qs = np.empty((bq, d_k + 1), dtype=dtype)  # [q · scale | −base]
         self.tile = np.empty((bq, bk), dtype=dtype)  # the one score tile
         self.pv = np.empty((bq, d_v + 1), dtype=dtype)
         self.acc = np.empty((bq, d_v + 1), dtype=dtype)  # [o | ℓ] of the query block
@@ -218,19 +233,21 @@ class _Buffers:
         self.alpha = np.empty(bq, dtype=dtype)
 
 
-def _query_block(q, k, v1, scale, mask, is_causal, i0, i1, bk, b: _Buffers, out) -> None:
+def _query_block(q, k1, v1, scale, mask, is_causal, i0, i1, bk, b: _Buffers, out) -> None:
     """Rows i0:i1 of the output: visit the key tiles, keep (m, ℓ, o), divide once."""
     # Overflow in q kᵀ (or +inf + -inf from an additive mask) is not a warning here: it
     # shows as NaN or +inf in the row maxima and raises the untiled path's ValueError.
     with np.errstate(over="ignore", invalid="ignore"):
-        _visit_key_tiles(q, k, v1, scale, mask, is_causal, i0, i1, bk, b, out)
+        _visit_key_tiles(q, k1, v1, scale, mask, is_causal, i0, i1, bk, b, out)
 
 
-def _visit_key_tiles(q, k, v1, scale, mask, is_causal, i0, i1, bk, b: _Buffers, out) -> None:
-    dtype, n_k, d_v = q.dtype, k.shape[0], v1.shape[1] - 1
+def _visit_key_tiles(q, k1, v1, scale, mask, is_causal, i0, i1, bk, b: _Buffers, out) -> None:
+    dtype, n_k, d_k, d_v = q.dtype, k1.shape[0], q.shape[1], v1.shape[1] - 1
     r = i1 - i0
-    qs = q[i0:i1] * scale  # (r, d_k): scaled once per row; float32 stays float32
-    kt = k.T  # a transposed view; BLAS reads it as is
+    qs = b.qs[:r]  # [q · scale | −base]: the 1st GEMM returns the shifted scores S − base
+    np.multiply(q[i0:i1], scale, out=qs[:, :d_k])  # float32 stays float32
+    qs[:, d_k] = 0
+    k1t = k1.T  # [K | 1]ᵀ, a transposed view; BLAS reads it as is
     a, mm, mn, al, pv = b.acc[:r], b.m[:r], b.m_new[:r], b.alpha[:r], b.pv[:r]
     a.fill(0)
     mm.fill(-np.inf)
@@ -242,7 +259,7 @@ def _visit_key_tiles(q, k, v1, scale, mask, is_causal, i0, i1, bk, b: _Buffers, 
         if mtile is not None and mtile.dtype == np.bool_ and not mtile.any():
             continue  # every score of this tile is masked: skip it, compute nothing
         s = b.tile[:r, : j1 - j0]
-        np.matmul(qs, kt[:, j0:j1], out=s)  # (r, c) scores
+        np.matmul(qs, k1t[:, j0:j1], out=s)  # (r, c): scores minus the row's current base
         if mtile is not None:
             if mtile.dtype == np.bool_:
                 np.copyto(s, -np.inf, where=~mtile)
@@ -250,20 +267,28 @@ def _visit_key_tiles(q, k, v1, scale, mask, is_causal, i0, i1, bk, b: _Buffers, 
                 np.add(s, mtile, out=s, casting="same_kind")
         if is_causal and j1 > i0 + 1:  # the tile crosses the diagonal
             np.copyto(s, -np.inf, where=_above_diagonal(i0, i1, j0, j1))
-        np.max(s, axis=1, out=mn)
+        np.max(s, axis=1, out=mn)  # δ = rowmax S − base
         if np.isnan(mn).any() or np.isposinf(mn).any():
             raise ValueError(_OVERFLOW.format(dtype.name))
-        np.maximum(mn, mm, out=mn)
-        # A row with no visible key yet has max -inf; shifting by 0 keeps exp(-inf) = 0.
-        shift = np.where(np.isneginf(mn), dtype.type(0), mn)
-        np.subtract(mm, shift, out=al)
-        np.exp(al, out=al)  # e^{m − m'} rescales the old state (0 on the first tile)
-        s -= shift[:, None]
-        np.exp(s, out=s)  # P = e^{S − m'}, in place
+        base = qs[:, d_k]  # −base, a view
+        unset = np.isneginf(mm)  # rows that have not seen a visible key yet
+        if (mn > _LAZY).any() or (unset & ~np.isneginf(mn)).any():
+            # Rescale: the new base is the running max m' = max(m, rowmax S), as in
+            # FlashAttention-2. A row with no visible key yet keeps base 0: exp(-inf) = 0.
+            mn -= base  # rowmax S (base is −base)
+            np.maximum(mn, mm, out=mn)
+            shift = np.where(np.isneginf(mn), dtype.type(0), mn)
+            np.subtract(mm, shift, out=al)
+            np.exp(al, out=al)  # e^{m − m'} rescales the old state (0 on the first tile)
+            s -= (shift + base)[:, None]  # S − m' (the GEMM already took the old base off)
+            a *= al[:, None]
+            mm[...] = mn
+            np.negative(shift, out=base)
+        # Otherwise no row's max rose by more than _LAZY: keep the old base (the exact
+        # result does not depend on the shift), so P ≤ e^{_LAZY} and no rescale pass.
+        np.exp(s, out=s)  # P = e^{S − base}, in place
         np.matmul(s, v1[j0:j1], out=pv)  # [P V | P 1]
-        a *= al[:, None]
         a += pv
-        mm[...] = mn
     ell = a[:, d_v : d_v + 1]
     ell[ell == 0] = 1  # a fully masked row: o = 0 and ℓ = 0, so the output row is 0
     np.divide(a[:, :d_v], ell, out=out[i0:i1])  # the one division, at the end
