@@ -8,9 +8,10 @@ Not a test. Run it once, on a machine as quiet as you can get, from the reposito
 (the ``test`` group brings threadpoolctl, which lets the tiled path run its query blocks
 on all cores; without it the tiled path is single-threaded apart from BLAS).
 
-Every case runs in a fresh Python process, so its peak memory (``ru_maxrss`` minus the
-resident size just before the first call) is its own. Single head, d = 64. The results go
-to ``benchmarks/results/attention.json`` (read by the site's Performance page) and a table
+Every case runs in a fresh Python process, so its peak memory is its own: the peak
+resident size (VmHWM, reset just before) during the first call minus the resident size
+just before it. Single head, d = 64. The results go to ``benchmarks/results/attention.json``
+(read by the site's Performance page) and a table
 is printed. PyTorch is needed here only: ``uv pip install --find-links /opt/wheels torch``.
 """
 
@@ -22,7 +23,6 @@ import functools
 import json
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -97,9 +97,24 @@ def row_error(out: np.ndarray, q, k, v, causal: bool, rows: np.ndarray) -> float
     return float(err.max() / np.finfo(q.dtype).eps)
 
 
-def rss_bytes() -> int:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * resource.getpagesize()
+def _status_kib(field: str) -> int:
+    with open("/proc/self/status") as f:
+        return next(int(ln.split()[1]) for ln in f if ln.startswith(field + ":"))
+
+
+def reset_peak_rss() -> int:
+    """Reset the kernel's peak resident size (VmHWM) to the current one; return it in bytes.
+
+    Writing 5 to ``/proc/self/clear_refs`` does it (Linux ≥ 4.0); the peak reached during
+    imports and warm-up is then not counted against the case.
+    """
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+    return _status_kib("VmRSS") * 1024
+
+
+def peak_rss() -> int:
+    return _status_kib("VmHWM") * 1024
 
 
 def one_case(case: dict) -> dict:
@@ -108,11 +123,11 @@ def one_case(case: dict) -> dict:
     run = runner(impl, causal)
     run(*inputs(256, dtype))  # lazy imports, BLAS buffers, thread pools: not the case's memory
     q, k, v = inputs(n, dtype)
-    before = rss_bytes()
+    before = reset_peak_rss()
     t0 = time.perf_counter()
     out = run(q, k, v)  # first call: its peak memory is measured
     first = time.perf_counter() - t0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
+    peak = peak_rss() - before
     times = [first]
     budget = case.get("seconds", 4.0)
     while len(times) < case.get("repeats", 7 if n > 2048 else 21) and sum(times) < budget:
