@@ -17,6 +17,8 @@ from numbers import Real
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from attention_math import tiled
+
 __all__ = [
     "attention",
     "attention_backward",
@@ -219,6 +221,8 @@ def attention(
     *,
     scale: float | None = None,
     return_weights: bool = False,
+    block_size: int | tuple[int, int] | None = None,
+    is_causal: bool = False,
 ) -> NDArray[np.floating] | tuple[NDArray[np.floating], NDArray[np.floating]]:
     """Scaled dot-product attention ``softmax(q kᵀ · scale + mask) v``.
 
@@ -232,10 +236,22 @@ def attention(
             zero output row.
         scale: factor on the scores; default ``1/√d_k``.
         return_weights: also return the attention weights ``(..., L_q, L_k)``.
+        block_size: compute tile by tile with the online softmax
+            (:mod:`attention_math.tiled`): an int, or ``(block_q, block_k)`` query rows ×
+            key columns per tile. Extra memory is O(L·d) plus one tile instead of the
+            L_q × L_k scores. ``None`` (default): untiled, unless the scores would exceed
+            ``tiled.SCORES_BUDGET_BYTES``, then tiled with ``tiled.DEFAULT_BLOCK``.
+            Cannot be combined with ``return_weights`` (the weights *are* L_q × L_k).
+        is_causal: query ``i`` sees keys ``0..i`` only, as ``mask=causal_mask(L_q, L_k)``
+            (and combined with ``mask`` if both are given) but without building the
+            L_q × L_k mask; the tiled path skips the tiles above the diagonal instead of
+            computing and masking them. (The tiled path also skips any tile in which a
+            boolean ``mask`` is all False, so ``mask=causal_mask(L)`` skips them too.)
 
     Returns:
         The output ``(..., L_q, d_v)`` (and the weights). float32 stays float32,
-        float64 stays float64, integers are promoted to float64.
+        float64 stays float64, integers are promoted to float64. Tiled and untiled
+        results agree to rounding (a few ε normwise per row).
 
     Examples:
         >>> import numpy as np
@@ -250,6 +266,8 @@ def attention(
         array([1., 1.])
         >>> attention(q, k, v, mask=np.array([[True, False], [True, True]]))[0]
         array([1., 2.])
+        >>> attention(q, k, v, is_causal=True, block_size=1)[0]  # tile by tile
+        array([1., 2.])
     """
     q, k, v, batch = _check_qkv(q, k, v)
     dtype = np.result_type(q, k, v)
@@ -257,18 +275,40 @@ def attention(
     q, k, v = (a.astype(work, copy=False) for a in (q, k, v))
     s = work.type(_check_scale(scale, q.shape[-1]))  # a NumPy scalar: float32 stays float32
 
+    if not isinstance(is_causal, bool | np.bool_):
+        raise TypeError(f"is_causal must be True or False, got {is_causal!r}")
     scores_shape = (*batch, q.shape[-2], k.shape[-2])
+    m, full = (None, scores_shape) if mask is None else _check_mask(mask, scores_shape)
+    if block_size is not None:
+        block = tiled.block_sizes(block_size)
+        if return_weights:
+            raise ValueError(
+                "return_weights=True needs the L_q × L_k weights, which the tiled path "
+                f"never forms: use block_size=None (got block_size={block_size!r})"
+            )
+    elif not return_weights and math.prod(full) * work.itemsize > tiled.SCORES_BUDGET_BYTES:
+        block = tiled.DEFAULT_BLOCK  # the scores would not fit the budget: tile
+    else:
+        block = None
+    if block is not None:  # an additive mask is cast tile by tile, never as a whole
+        out = tiled.tiled_attention(q, k, v, s, m, is_causal=bool(is_causal), block=block)
+        return out.astype(dtype, copy=False)
+
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is caught below, with a reason
         att = q @ np.swapaxes(k, -1, -2)  # (..., L_q, L_k): the one L×L buffer
         att *= s
-    if mask is not None:
-        m, full = _check_mask(mask, scores_shape)
+    if m is not None:
         if full != att.shape:  # the mask adds batch dimensions: grow the buffer once
             att = np.broadcast_to(att, full).copy()
         if m.dtype == np.bool_:
             np.copyto(att, -np.inf, where=~m)
         else:
-            att += m.astype(work, copy=False)
+            with np.errstate(invalid="ignore"):  # +inf + -inf is NaN: caught below
+                np.add(att, m, out=att, casting="same_kind")  # cast in chunks, no L×L copy
+    if is_causal:  # one L×L bool (a quarter of a float32 buffer), not a 2nd float one
+        above = np.tri(*att.shape[-2:], dtype=bool)
+        np.logical_not(above, out=above)
+        np.copyto(att, -np.inf, where=above)
     _softmax_inplace(att, axis=-1)
     out = att @ v  # (..., L_q, d_v)
     out = out.astype(dtype, copy=False)

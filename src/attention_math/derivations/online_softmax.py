@@ -1,0 +1,224 @@
+"""The online softmax: attention over key tiles, proved exact with SymPy.
+
+For one query row with scores ``s_j`` and values ``v_j``, a tile of keys is summarised by
+the state ``(m, ℓ, o)``:
+
+* ``m = max_j s_j`` (the shift that keeps every ``exp`` ≤ 1),
+* ``ℓ = Σ_j exp(s_j − m)``,
+* ``o = Σ_j exp(s_j − m) v_j`` (unnormalised).
+
+Two states merge with ``m = max(m_a, m_b)``, ``ℓ = e^{m_a − m} ℓ_a + e^{m_b − m} ℓ_b``,
+``o = e^{m_a − m} o_a + e^{m_b − m} o_b``, and the attention output is ``o / ℓ``. The
+functions below build these states from symbols and prove, by simplification to zero,
+that merging is associative and that the merged result is exactly ``softmax(s) · v``.
+The NumPy engine that runs this update is :mod:`attention_math.tiled`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+import sympy as sp
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = [
+    "State",
+    "fa1_update",
+    "fa2_update",
+    "finish",
+    "is_zero",
+    "logsumexp",
+    "merge",
+    "merge_is_associative",
+    "merged_equals_softmax",
+    "numeric_trace",
+    "symbols",
+    "tile_state",
+]
+
+
+class State(NamedTuple):
+    """The online-softmax state of one query row over the keys seen so far."""
+
+    m: sp.Expr  # running maximum of the scores
+    ell: sp.Expr  # Σ exp(s − m)
+    o: sp.Expr  # Σ exp(s − m) v, not yet divided by ℓ
+
+
+def symbols(n: int, tag: str = "") -> tuple[list[sp.Symbol], list[sp.Symbol]]:
+    """``n`` real score symbols ``s_1..s_n`` and value symbols ``v_1..v_n``.
+
+    Examples:
+        >>> from attention_math.derivations.online_softmax import symbols
+        >>> symbols(2)
+        ([s_1, s_2], [v_1, v_2])
+    """
+    s = [sp.Symbol(f"s{tag}_{j}", real=True) for j in range(1, n + 1)]
+    v = [sp.Symbol(f"v{tag}_{j}", real=True) for j in range(1, n + 1)]
+    return s, v
+
+
+def tile_state(scores: Sequence[object], values: Sequence[object]) -> State:
+    """The state of one tile: its maximum, shifted sum and shifted weighted sum.
+
+    Examples:
+        >>> from attention_math.derivations.online_softmax import tile_state
+        >>> tile_state([0, 1], [5, 7])
+        State(m=1, ell=exp(-1) + 1, o=5*exp(-1) + 7)
+    """
+    s = [sp.sympify(x) for x in scores]
+    if len(s) != len(values) or not s:
+        raise ValueError(f"need as many scores as values (≥ 1), got {len(s)} and {len(values)}")
+    m = sp.Max(*s)
+    w = [sp.exp(x - m) for x in s]
+    return State(
+        m, sp.Add(*w), sp.Add(*(wi * sp.sympify(vi) for wi, vi in zip(w, values, strict=True)))
+    )
+
+
+def merge(a: State, b: State) -> State:
+    """Combine the states of two disjoint sets of keys (the online-softmax update).
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.derivations.online_softmax import State, merge
+        >>> merge(State(sp.Integer(0), 1, 5), State(sp.Integer(1), 1, 7))
+        State(m=1, ell=exp(-1) + 1, o=5*exp(-1) + 7)
+    """
+    m = sp.Max(a.m, b.m)
+    ca, cb = sp.exp(a.m - m), sp.exp(b.m - m)  # rescale each side to the common shift
+    return State(m, ca * a.ell + cb * b.ell, ca * a.o + cb * b.o)
+
+
+def finish(state: State) -> sp.Expr:
+    """The attention output ``o / ℓ``: the one division, done once at the end."""
+    return state.o / state.ell
+
+
+def logsumexp(state: State) -> sp.Expr:
+    """``m + log ℓ = log Σ exp(s)``: what FlashAttention-2 keeps for the backward pass.
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.derivations.online_softmax import logsumexp, tile_state
+        >>> s = sp.symbols("a b", real=True)
+        >>> lse = logsumexp(tile_state(s, [1, 1]))
+        >>> sp.simplify(sp.exp(lse) - sp.exp(s[0]) - sp.exp(s[1]))
+        0
+    """
+    return state.m + sp.log(state.ell)
+
+
+def is_zero(expr: object) -> bool:
+    """True when ``expr`` simplifies to exactly 0 (exp products combined, then cancelled).
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.derivations.online_softmax import is_zero
+        >>> a, b = sp.symbols("a b", real=True)
+        >>> is_zero(sp.exp(a - b) * sp.exp(b) - sp.exp(a)), is_zero(a - b)
+        (True, False)
+    """
+    e = sp.powsimp(sp.expand(sp.sympify(expr)))
+    if e == 0:
+        return True
+    return sp.simplify(sp.powsimp(sp.expand(sp.together(e)))) == 0
+
+
+def merge_is_associative(a: State, b: State, c: State) -> bool:
+    """True when ``merge(merge(a, b), c)`` and ``merge(a, merge(b, c))`` are identical.
+
+    Examples:
+        >>> from attention_math.derivations.online_softmax import (
+        ...     merge_is_associative, symbols, tile_state)
+        >>> s, v = symbols(5)
+        >>> a, b, c = tile_state(s[:2], v[:2]), tile_state(s[2:3], v[2:3]), tile_state(s[3:], v[3:])
+        >>> merge_is_associative(a, b, c)
+        True
+    """
+    left, right = merge(merge(a, b), c), merge(a, merge(b, c))
+    return left.m == right.m and all(
+        is_zero(x - y) for x, y in zip(left[1:], right[1:], strict=True)
+    )
+
+
+def merged_equals_softmax(scores: Sequence[object], values: Sequence[object], cuts: Sequence[int]):
+    """True when tiling ``scores`` at ``cuts`` and merging gives exactly ``softmax(s) · v``.
+
+    Both the output and the log-sum-exp are compared with the unshifted, untiled formulas
+    ``Σ e^{s_j} v_j / Σ e^{s_j}`` and ``log Σ e^{s_j}``.
+
+    Examples:
+        >>> from attention_math.derivations.online_softmax import merged_equals_softmax, symbols
+        >>> s, v = symbols(4)
+        >>> merged_equals_softmax(s, v, cuts=[1, 3])
+        True
+    """
+    bounds = [0, *cuts, len(scores)]
+    if sorted(set(bounds)) != bounds:
+        raise ValueError(f"cuts must be increasing and inside 1..{len(scores) - 1}, got {cuts}")
+    tiles = [tile_state(scores[i:j], values[i:j]) for i, j in itertools.pairwise(bounds)]
+    state = tiles[0]
+    for t in tiles[1:]:
+        state = merge(state, t)
+    z = sp.Add(*(sp.exp(x) for x in scores))
+    full = sp.Add(*(sp.exp(x) * y for x, y in zip(scores, values, strict=True))) / z
+    lse_ok = is_zero(sp.exp(logsumexp(state)) - z)
+    return is_zero(finish(state) - full) and lse_ok
+
+
+def fa1_update(state: State, scores: Sequence[object], values: Sequence[object]) -> State:
+    """FlashAttention-1 form: the output kept *normalised* (``o/ℓ``), one division per tile.
+
+    Both the incoming and the returned ``o`` fields hold the normalised output.
+    """
+    t = tile_state(scores, values)
+    m = sp.Max(state.m, t.m)
+    ell = sp.exp(state.m - m) * state.ell + sp.exp(t.m - m) * t.ell
+    o = (sp.exp(state.m - m) * state.ell * state.o + sp.exp(t.m - m) * t.o) / ell
+    return State(m, ell, o)
+
+
+def fa2_update(state: State, scores: Sequence[object], values: Sequence[object]) -> State:
+    """FlashAttention-2 form: ``o`` stays unnormalised; no division inside the loop.
+
+    Examples:
+        >>> from attention_math.derivations.online_softmax import (
+        ...     fa1_update, fa2_update, finish, is_zero, symbols, tile_state)
+        >>> s, v = symbols(4)
+        >>> first = tile_state(s[:2], v[:2])
+        >>> one = fa1_update(first._replace(o=finish(first)), s[2:], v[2:])  # normalised
+        >>> two = fa2_update(first, s[2:], v[2:])
+        >>> is_zero(one.o - finish(two))
+        True
+    """
+    return merge(state, tile_state(scores, values))
+
+
+def numeric_trace(
+    scores: ArrayLike, values: ArrayLike, block: int
+) -> list[tuple[float, float, NDArray[np.floating]]]:
+    """The float64 states ``(m, ℓ, o)`` after each tile of ``block`` keys (one query row).
+
+    Examples:
+        >>> from attention_math.derivations.online_softmax import numeric_trace
+        >>> [(float(m), round(float(ell), 4)) for m, ell, _ in numeric_trace([0, 1], [[5], [7]], 1)]
+        [(0.0, 1.0), (1.0, 1.3679)]
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    v = np.asarray(values, dtype=np.float64).reshape(len(s), -1)
+    m, ell, o = -np.inf, 0.0, np.zeros(v.shape[1])
+    out = []
+    for j0 in range(0, len(s), block):
+        st, vt = s[j0 : j0 + block], v[j0 : j0 + block]
+        m_new = max(m, float(st.max()))
+        alpha = np.exp(m - m_new)  # 0 on the first tile (m = -inf)
+        p = np.exp(st - m_new)
+        ell = alpha * ell + p.sum()
+        o = alpha * o + p @ vt
+        m = m_new
+        out.append((m, ell, o.copy()))
+    return out

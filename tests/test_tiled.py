@@ -1,0 +1,255 @@
+"""Tiled attention (online softmax) against the untiled reference path."""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attention_math import numeric, tiled
+from attention_math.numeric import attention, causal_mask
+
+
+def _close(a, b, v, bound_eps=32):
+    """Row-normwise: |a − b| ≤ bound · ε · max |v| (outputs are convex combinations of v)."""
+    eps = np.finfo(a.dtype).eps
+    scale = max(float(np.abs(v).max()), np.finfo(a.dtype).tiny)
+    return float(np.abs(a.astype(np.float64) - b).max()) <= bound_eps * eps * scale
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n_q=st.integers(1, 40),
+    n_k=st.integers(1, 40),
+    d=st.integers(1, 5),
+    block=st.tuples(st.integers(1, 16), st.integers(1, 16)),
+    dtype=st.sampled_from([np.float32, np.float64]),
+    mask_kind=st.sampled_from(["none", "bool", "bool_batch", "additive", "causal", "both"]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_tiled_equals_untiled_on_random_masked_cases(n_q, n_k, d, block, dtype, mask_kind, seed):
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((2, n_q, d)).astype(dtype) * 2
+    k = rng.standard_normal((n_k, d)).astype(dtype) * 2
+    v = rng.standard_normal((2, n_k, 3)).astype(dtype)
+    mask, causal = None, mask_kind in ("causal", "both")
+    if mask_kind in ("bool", "both"):
+        mask = rng.random((n_q, n_k)) < 0.6
+    elif mask_kind == "bool_batch":
+        mask = rng.random((3, 1, n_q, n_k)) < 0.4  # adds a batch dimension
+    elif mask_kind == "additive":
+        mask = np.where(rng.random((n_q, n_k)) < 0.3, -np.inf, rng.standard_normal((n_q, n_k)))
+    want = attention(q, k, v, mask, is_causal=causal)
+    got = attention(q, k, v, mask, is_causal=causal, block_size=block)
+    assert got.dtype == want.dtype == dtype
+    assert got.shape == want.shape
+    assert _close(got, want, v)
+
+
+def test_is_causal_matches_the_causal_mask_in_both_paths():
+    rng = np.random.default_rng(0)
+    q, k, v = rng.standard_normal((3, 9, 4))
+    for n_q, n_k in ((9, 9), (5, 9), (9, 5)):
+        want = attention(q[:n_q], k[:n_k], v[:n_k], causal_mask(n_q, n_k))
+        for block in (None, 2, (3, 4)):
+            got = attention(q[:n_q], k[:n_k], v[:n_k], is_causal=True, block_size=block)
+            assert _close(got, want, v, bound_eps=8)
+
+
+def test_fully_masked_rows_are_zero_when_tiled():
+    rng = np.random.default_rng(1)
+    q, k, v = rng.standard_normal((3, 6, 4))
+    mask = rng.random((6, 6)) < 0.5
+    mask[2] = False
+    out = attention(q, k, v, mask, block_size=(4, 2))
+    assert np.array_equal(out[2], np.zeros(4))
+    assert _close(out, attention(q, k, v, mask), v)
+
+
+def _probe(dtype=np.float32):
+    """Queries 0..3 meet keys 4..7 with scores that overflow to +inf; queries 4..7 are 0."""
+    q = np.zeros((8, 4), dtype=dtype)
+    q[:4] = 1e10
+    k = np.ones((8, 4), dtype=dtype)
+    k[4:] = 1e30
+    return q, k, np.ones((8, 2), dtype=dtype)
+
+
+def test_tiles_above_the_diagonal_are_never_computed():
+    q, k, v = _probe()
+    with pytest.raises(ValueError, match="overflow"):
+        attention(q, k, v, block_size=4)  # non-causal: the tile is computed
+    out = attention(q, k, v, is_causal=True, block_size=4)  # causal: the tile is skipped
+    assert np.isfinite(out).all()
+    out = attention(q, k, v, causal_mask(8), block_size=4)  # an all-False bool tile too
+    assert np.isfinite(out).all()
+
+
+def test_memory_stays_o_of_l_times_d():
+    n, d, budget = 4096, 16, 4 * 2**20  # float32 scores would be 64 MiB
+    rng = np.random.default_rng(2)
+    q, k, v = (rng.standard_normal((n, d)).astype(np.float32) for _ in range(3))
+    tracemalloc.start()
+    try:
+        out = attention(q, k, v, block_size=(128, 512), is_causal=True)
+        _, peak_tiled = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        attention(q[:1024], k[:1024], v[:1024])  # untiled, a quarter of the size: 4 MiB
+        _, peak_untiled = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert out.dtype == np.float32
+    assert peak_tiled < budget
+    assert peak_untiled >= budget  # the bound is tight enough to catch an L×L buffer
+
+
+def test_automatic_tiling_above_the_budget(monkeypatch):
+    calls = []
+    real = tiled.tiled_attention
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs["block"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tiled, "tiled_attention", spy)
+    rng = np.random.default_rng(4)
+    q, k, v = rng.standard_normal((3, 20, 4))
+    want = attention(q, k, v)
+    assert calls == []
+    monkeypatch.setattr(tiled, "SCORES_BUDGET_BYTES", 20 * 20 * 8 - 1)
+    got = attention(q, k, v)
+    assert calls == [tiled.DEFAULT_BLOCK]
+    assert _close(got, want, v)
+    attention(q, k, v, return_weights=True)  # the weights are asked for: no tiling
+    assert len(calls) == 1
+
+
+def test_dtypes_are_kept_when_tiled():
+    rng = np.random.default_rng(5)
+    q, k, v = rng.standard_normal((3, 7, 4))
+    for dtype in (np.float16, np.float32, np.float64):
+        out = attention(*(a.astype(dtype) for a in (q, k, v)), block_size=3)
+        assert out.dtype == dtype
+    assert attention(q.astype(int), k.astype(int), v.astype(int), block_size=3).dtype == np.float64
+
+
+def test_large_finite_scores_give_finite_results():
+    rng = np.random.default_rng(6)
+    n, d = 256, 64
+    q = rng.standard_normal((n, d)).astype(np.float32)
+    k = rng.standard_normal((n, d)).astype(np.float32)
+    q *= 1e4 * np.sqrt(d) / np.abs(q @ k.T).max()  # scores q kᵀ/√d up to |s| = 1e4
+    v = rng.standard_normal((n, 8)).astype(np.float32)
+    for causal in (False, True):
+        got = attention(q, k, v, block_size=(64, 32), is_causal=causal)
+        want = attention(q, k, v, is_causal=causal)
+        assert np.isfinite(got).all() and np.isfinite(want).all()
+        assert _close(got, want, v)
+
+
+@pytest.mark.parametrize("rise", [0.5, 7.0, 9.0, 300.0])
+def test_later_tiles_with_a_higher_max_lazy_and_rescaled(rise):
+    # Tile j (4 keys each) has scores around j·rise: below tiled._LAZY the first tile's
+    # shift is kept (P grows up to e^rise), above it the state is rescaled.
+    rng = np.random.default_rng(11)
+    q = np.ones((6, 1))
+    k = (np.repeat(np.arange(5.0), 4) * rise + rng.random(20) * 0.1)[:, None]
+    v = rng.standard_normal((20, 3))
+    for dtype in (np.float32, np.float64):
+        args = (q.astype(dtype), k.astype(dtype), v.astype(dtype))
+        got = attention(*args, scale=1.0, block_size=(6, 4))
+        want = attention(*args, scale=1.0)
+        assert np.isfinite(got).all()
+        assert _close(got, want, v)
+
+
+def test_threads_do_not_change_the_result():
+    rng = np.random.default_rng(8)
+    q, k, v = (rng.standard_normal((100, 8)).astype(np.float32) for _ in range(3))
+    s = np.float32(0.25)
+    one = tiled.tiled_attention(q, k, v, s, is_causal=True, block=(16, 32), workers=1)
+    two = tiled.tiled_attention(q, k, v, s, is_causal=True, block=(16, 32), workers=2)
+    assert np.array_equal(one, two)
+
+
+def test_overflow_message_is_the_untiled_one():
+    # No np.errstate here: pytest turns RuntimeWarnings into errors, so a warning from the
+    # tiled GEMM (instead of the ValueError) would fail this test.
+    q = np.full((2, 2), 1e20, dtype=np.float32)
+    match = r"overflow .*rescale q and k \(dtype float32\)"
+    for block in (None, 1):
+        with pytest.raises(ValueError, match=match):
+            attention(q, q, q, block_size=block)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_overflow_raises_in_every_query_block_and_thread(workers):
+    rng = np.random.default_rng(9)
+    q = rng.standard_normal((300, 4)).astype(np.float32)
+    q[250] *= 1e19  # one row, in the last query block, overflows
+    with pytest.raises(ValueError, match=r"overflow .*\(dtype float32\)"):
+        tiled.tiled_attention(q, q, q, np.float32(1), block=(16, 16), workers=workers)
+
+
+def test_plus_inf_score_under_a_minus_inf_additive_mask_raises_in_both_paths():
+    q = np.array([[1e20, 1e20], [1.0, 0.0]], dtype=np.float32)  # q₀·q₀ overflows to +inf
+    mask = np.array([[-np.inf, 0.0], [0.0, 0.0]])  # +inf + -inf is NaN, not a blocked key
+    for block in (None, 1):
+        with pytest.raises(ValueError, match="overflow"):
+            attention(q, q, q, mask, block_size=block)
+
+
+@pytest.mark.parametrize("mask_kind", ["none", "bool", "additive", "causal"])
+def test_untiled_path_holds_one_score_buffer(mask_kind):
+    n, d = 1024, 8  # float32 scores: 4 MiB; the (n, d) inputs are a few KiB
+    rng = np.random.default_rng(10)
+    q, k, v = (rng.standard_normal((n, d)).astype(np.float32) for _ in range(3))
+    mask = {
+        "bool": rng.random((n, n)) < 0.5,
+        "additive": np.where(rng.random((n, n)) < 0.5, -np.inf, 0.0),  # float64: cast, not copied
+    }.get(mask_kind)
+    one = n * n * 4
+    tracemalloc.start()
+    try:
+        attention(q, k, v, mask, is_causal=mask_kind == "causal")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # the float32 scores plus at most one L×L bool (a quarter of them): never a 2nd float copy
+    assert one <= peak < 1.3 * one
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True, (1, 2, 3), (0, 4), "8"])
+def test_bad_block_size_is_a_value_error(bad):
+    with pytest.raises(ValueError, match="block_size must be a positive int"):
+        attention(np.eye(2), np.eye(2), np.eye(2), block_size=bad)
+
+
+def test_tiles_cannot_return_the_weights():
+    with pytest.raises(ValueError, match="return_weights=True needs the L_q × L_k weights"):
+        attention(np.eye(2), np.eye(2), np.eye(2), block_size=1, return_weights=True)
+
+
+def test_is_causal_must_be_a_bool():
+    with pytest.raises(TypeError, match="is_causal must be True or False"):
+        attention(np.eye(2), np.eye(2), np.eye(2), is_causal=1)
+
+
+def test_mask_errors_are_unchanged_when_tiled():
+    with pytest.raises(ValueError, match="not broadcastable"):
+        attention(np.eye(2), np.eye(2), np.eye(2), mask=np.ones((3, 3), bool), block_size=1)
+    with pytest.raises(TypeError, match="mask must be boolean"):
+        attention(np.eye(2), np.eye(2), np.eye(2), mask=np.ones((2, 2), int), block_size=1)
+
+
+def test_numeric_module_still_exports_the_same_names():
+    assert set(numeric.__all__) == {
+        "attention",
+        "attention_backward",
+        "causal_mask",
+        "compute_qkv",
+        "multi_head_attention",
+        "softmax",
+    }
+    assert all(callable(getattr(numeric, name)) for name in numeric.__all__)
