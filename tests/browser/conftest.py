@@ -104,7 +104,7 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 class _Handler(http.server.SimpleHTTPRequestHandler):
     """Static files; a missing path gets the site's 404.html, as on a real host."""
 
-    def log_message(self, format, *args) -> None:  # noqa: A002
+    def log_message(self, format, *args) -> None:
         pass
 
     def send_error(self, code, message=None, explain=None) -> None:
