@@ -1,9 +1,9 @@
-"""Fixtures for the real-browser suite: the site built once, served on localhost, and
-Debian's Chromium driven by Playwright.
+"""Fixtures for the real-browser suite: the built site served on localhost and Debian's
+Chromium driven by Playwright, one browser and one tab per screen width for the session.
 
-Without Chromium or the ``playwright`` package the suite skips with the reason, except
-when the ``CI`` environment variable is set: there it fails, so CI never passes by
-silently skipping the browser.
+Pages are discovered from the built site's ``sitemap.xml``, so chapters added later are
+covered without editing the suite. Without Chromium or the ``playwright`` package the
+suite skips with the reason, except under ``CI``: there it fails (``require_or_skip``).
 """
 
 from __future__ import annotations
@@ -11,9 +11,6 @@ from __future__ import annotations
 import functools
 import http.server
 import os
-import re
-import subprocess
-import sys
 import threading
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
@@ -22,7 +19,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-import yaml
+
+from tests.conftest import require_or_skip
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "screenshots"
@@ -37,72 +35,8 @@ CHROMIUM_ARGS = [
 TIMEOUT_MS = 60_000  # two shared cores: MathJax on a long page can take a while
 
 
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(f"browser suite cannot run in CI: {reason}", pytrace=False)
-    pytest.skip(reason)
-
-
-class _AnyTagLoader(yaml.SafeLoader):
-    """Reads mkdocs.yml's ``!!python/name:`` and ``!ENV`` values as plain data."""
-
-
-def _untagged(loader: yaml.SafeLoader, suffix: str, node: yaml.Node):
-    if isinstance(node, yaml.MappingNode):
-        return loader.construct_mapping(node)
-    if isinstance(node, yaml.SequenceNode):
-        return loader.construct_sequence(node)
-    return loader.construct_scalar(node)
-
-
-_AnyTagLoader.add_multi_constructor("!", _untagged)
-_AnyTagLoader.add_multi_constructor("tag:yaml.org,2002:python/", _untagged)
-
-
-def nav_paths(config_file: Path = ROOT / "mkdocs.yml") -> list[str]:
-    """URL paths ("/", "/forward/notation/") of every Markdown page in the mkdocs nav."""
-
-    def walk(node) -> Iterator[str]:
-        if isinstance(node, str):
-            if node.endswith(".md") and "://" not in node:
-                yield node
-        elif isinstance(node, list):
-            for item in node:
-                yield from walk(item)
-        elif isinstance(node, dict):
-            for value in node.values():
-                yield from walk(value)
-
-    nav = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_AnyTagLoader)["nav"]
-    paths = []
-    for md in walk(nav):
-        stem = re.sub(r"(^|/)(index|README)\.md$", r"\1", md)
-        stem = stem.removesuffix(".md")
-        paths.append("/" + (stem + "/" if stem and not stem.endswith("/") else stem))
-    return paths
-
-
-def slug(path: str) -> str:
-    """A file name for the screenshot of the page at ``path``."""
-    return path.strip("/").replace("/", "__") or "home"
-
-
-@pytest.fixture(scope="session")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    site = tmp_path_factory.mktemp("browser-site")
-    env = os.environ | {"NO_MKDOCS_2_WARNING": "1"}
-    subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-d", str(site)],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        timeout=900,
-    )
-    return site
-
-
 class _Handler(http.server.SimpleHTTPRequestHandler):
-    """Static files; a missing path gets the site's 404.html, as on a real host."""
+    """Static files; a missing path gets the site's 404.html with status 404, as on a host."""
 
     def log_message(self, format, *args) -> None:
         pass
@@ -133,31 +67,54 @@ def base_url(built_site: Path) -> Iterator[str]:
         server.server_close()
 
 
-@pytest.fixture(scope="session")
-def sitemap_paths(built_site: Path) -> list[str]:
-    """URL paths of every page listed in the built sitemap.xml."""
+def sitemap_paths(site: Path) -> list[str]:
+    """URL paths ("/", "/forward/notation/") of every page in the built ``sitemap.xml``."""
     ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
-    tree = ET.parse(built_site / "sitemap.xml")
+    tree = ET.parse(site / "sitemap.xml")
     return [urlsplit(loc.text).path for loc in tree.getroot().iterfind("s:url/s:loc", ns)]
 
 
 @pytest.fixture(scope="session")
+def site_pages(built_site: Path) -> list[str]:
+    pages = sitemap_paths(built_site)
+    assert len(pages) > 10, pages
+    return pages
+
+
+def slug(path: str) -> str:
+    """A file name for the screenshot of the page at ``path``."""
+    return path.strip("/").replace("/", "__") or "home"
+
+
+@pytest.fixture(scope="session")
 def browser():
+    require_or_skip("playwright.sync_api", "playwright is missing (uv sync --group test)")
     if not CHROMIUM.is_file():
-        _unavailable(f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("the playwright package is not installed (uv sync --group test)")
+        if os.environ.get("CI"):
+            pytest.fail(f"Chromium is required in CI, not found at {CHROMIUM}", pytrace=False)
+        pytest.skip(f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield browser
         browser.close()
 
 
+def _local(url: str, base_url: str) -> bool:
+    parts = urlsplit(url)
+    if parts.scheme in ("data", "blob", "about"):
+        return True
+    return url.startswith(base_url + "/") or url == base_url
+
+
 @dataclass
-class Visit:
-    """A browser tab on the local site that records what went wrong while it was open."""
+class Tab:
+    """One browser tab on the local site that records what went wrong since ``goto``.
+
+    Requests leaving localhost are aborted and recorded, console errors and uncaught page
+    errors are recorded; ``goto`` clears both so each page is judged on its own.
+    """
 
     page: object
     base_url: str
@@ -165,12 +122,14 @@ class Visit:
     external: list[str] = field(default_factory=list)
 
     def goto(self, path: str):
+        self.errors.clear()
+        self.external.clear()
         response = self.page.goto(self.base_url + path, wait_until="load")
         self.wait_for_math()
         return response
 
     def wait_for_math(self) -> None:
-        """Wait until MathJax has typeset the page (a no-op on pages without it)."""
+        """Wait until MathJax has typeset the page (immediate on pages without maths)."""
         self.page.wait_for_function(
             "() => !document.querySelector('.arithmatex') ||"
             " (window.MathJax && MathJax.startup && MathJax.startup.promise)"
@@ -183,50 +142,42 @@ class Visit:
     def screenshot(self, name: str, *, full_page: bool = True) -> Path:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         path = ARTIFACTS / f"{name}.png"
-        self.page.screenshot(path=str(path), full_page=full_page)
+        self.page.screenshot(path=str(path), full_page=full_page, animations="disabled")
         return path
 
 
-def _local(url: str, base_url: str) -> bool:
-    parts = urlsplit(url)
-    if parts.scheme in ("data", "blob", "about"):
-        return True
-    return parts.hostname in ("127.0.0.1", "localhost") and url.startswith(base_url)
-
-
-def open_visit(browser, base_url: str, **context_options) -> Visit:
+def _open_tab(browser, base_url: str, **context_options) -> Tab:
     context = browser.new_context(**context_options)
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
-    visit = Visit(page=page, base_url=base_url)
+    tab = Tab(page=page, base_url=base_url)
 
     def route(route) -> None:
         url = route.request.url
         if _local(url, base_url):
             route.continue_()
         else:
-            visit.external.append(url)
+            tab.external.append(url)
             route.abort()
 
     context.route("**/*", route)
-    page.on(
-        "console",
-        lambda msg: msg.type == "error" and visit.errors.append(f"console: {msg.text}"),
-    )
-    page.on("pageerror", lambda exc: visit.errors.append(f"page error: {exc}"))
-    return visit
+    page.on("console", lambda m: m.type == "error" and tab.errors.append(f"console: {m.text}"))
+    page.on("pageerror", lambda exc: tab.errors.append(f"page error: {exc}"))
+    return tab
 
 
-@pytest.fixture
-def visit(browser, base_url: str) -> Iterator[Visit]:
-    v = open_visit(browser, base_url, viewport={"width": 1280, "height": 900})
-    yield v
-    v.page.context.close()
+@pytest.fixture(scope="session")
+def desktop(browser, base_url: str) -> Iterator[Tab]:
+    """A 1280 px wide tab, reused by every desktop test."""
+    tab = _open_tab(browser, base_url, viewport={"width": 1280, "height": 900})
+    yield tab
+    tab.page.context.close()
 
 
-@pytest.fixture
-def phone(browser, base_url: str) -> Iterator[Visit]:
-    v = open_visit(
+@pytest.fixture(scope="session")
+def phone(browser, base_url: str) -> Iterator[Tab]:
+    """A 390 px wide touch tab (a phone held upright)."""
+    tab = _open_tab(
         browser,
         base_url,
         viewport={"width": 390, "height": 844},
@@ -234,5 +185,5 @@ def phone(browser, base_url: str) -> Iterator[Visit]:
         is_mobile=True,
         has_touch=True,
     )
-    yield v
-    v.page.context.close()
+    yield tab
+    tab.page.context.close()
