@@ -81,3 +81,29 @@ def test_missing_page_gets_the_404_page(desktop: Tab) -> None:
     assert response.status == 404
     assert "404" in desktop.page.locator("article").inner_text()
     assert desktop.external == []
+
+
+def _figure_page(site) -> str:
+    for html in sorted(site.rglob("index.html")):
+        if "figure_1" in html.read_text(encoding="utf-8"):
+            return "/" + html.parent.relative_to(site).as_posix().strip(".") + "/"
+    raise AssertionError("no page of the site shows a figure")
+
+
+FIGURE_INK = """() => {
+  const text = document.querySelector('article svg [id$=figure_1] text');
+  return [getComputedStyle(text).fill, getComputedStyle(document.querySelector('article')).color];
+}"""
+
+
+def test_figures_are_drawn_in_the_text_colour_of_both_schemes(desktop: Tab, built_site) -> None:
+    path = _figure_page(built_site).replace("//", "/")
+    desktop.goto(path)
+    page = desktop.page
+    inks = []
+    for _ in range(2):
+        fill, color = page.evaluate(FIGURE_INK)
+        assert fill == color, (path, _scheme(page)[0])
+        inks.append(fill)
+        page.locator("form[data-md-component=palette] label:visible").first.click()
+    assert inks[0] != inks[1]  # the figure's text changed with the scheme
