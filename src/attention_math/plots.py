@@ -7,7 +7,9 @@ axes so that it reads in both the light and the dark colour scheme.
 
 from __future__ import annotations
 
+import hashlib
 import io
+import re
 from collections.abc import Sequence
 
 import matplotlib
@@ -44,29 +46,77 @@ def style() -> matplotlib.rc_context:
     )
 
 
+def _check_labelled(fig: plt.Figure) -> None:
+    """Raise ValueError unless every plot in ``fig`` has a title and both axis labels."""
+    suptitle = fig._suptitle.get_text() if fig._suptitle is not None else ""
+    for n, ax in enumerate(fig.axes):
+        if getattr(ax, "_colorbar", None) is not None:
+            continue  # a colour bar is read through its plot's title
+        title = suptitle or "".join(ax.get_title(loc) for loc in ("left", "center", "right"))
+        missing = [
+            what
+            for what, text in (
+                ("title", title),
+                ("x-axis label", ax.get_xlabel()),
+                ("y-axis label", ax.get_ylabel()),
+            )
+            if not text.strip()
+        ]
+        if missing:
+            raise ValueError(f"figure axes {n} has no {', no '.join(missing)}: label every plot")
+
+
+def _scope_ids(text: str) -> str:
+    """Prefix the SVG's element ids with a hash of its content.
+
+    Several figures inlined in one page would otherwise share ids such as ``figure_1``
+    (invalid HTML, and a clip path could then refer to another figure's).
+    """
+    prefix = "f" + hashlib.sha256(text.encode()).hexdigest()[:10] + "-"
+    text = re.sub(r'\bid="', f'id="{prefix}', text)
+    return re.sub(r'(url\(#|href="#)', rf"\g<1>{prefix}", text)
+
+
 def svg(fig: plt.Figure) -> str:
     """The figure as inline SVG text (deterministic), then closed.
 
+    The same figure gives the same bytes on every run: fixed hash salt, no date or
+    creator in the metadata. Text and axes drawn in the placeholder grey become
+    ``currentColor`` (so they follow the page's light or dark scheme), and ids are
+    prefixed per figure so that several figures can share a page.
+
+    Raises:
+        ValueError: if a plot has no title (its own or the figure's) or an axis label.
+
     Examples:
         >>> import matplotlib.pyplot as plt
-        >>> from attention_math.plots import svg
-        >>> from attention_math.plots import style
+        >>> from attention_math.plots import style, svg
         >>> with style():
         ...     fig, ax = plt.subplots()
-        ...     _ = ax.set_title("a title")
+        ...     _ = ax.set(title="a title", xlabel="key", ylabel="weight")
         ...     text = svg(fig)
         >>> text.startswith("<svg") and "currentColor" in text
         True
+        >>> with style():
+        ...     fig, ax = plt.subplots()
+        ...     svg(fig)
+        Traceback (most recent call last):
+        ValueError: figure axes 0 has no title, no x-axis label, no y-axis label: label every plot
     """
-    buf = io.StringIO()
-    with matplotlib.rc_context({"svg.hashsalt": "attention-math"}):
-        fig.savefig(
-            buf, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight"
-        )
-    plt.close(fig)
+    try:
+        _check_labelled(fig)
+        buf = io.StringIO()
+        with matplotlib.rc_context({"svg.hashsalt": "attention-math"}):
+            fig.savefig(
+                buf, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight"
+            )
+    finally:
+        plt.close(fig)
     text = buf.getvalue()
     text = text[text.index("<svg") :]  # drop the XML prolog and doctype: inline in HTML
-    return text.replace(_FG, "currentColor").replace(_FG.upper(), "currentColor")
+    text = re.sub(r"\s*<metadata>.*?</metadata>", "", text, flags=re.S)
+    text = text.replace(_FG, "currentColor").replace(_FG.upper(), "currentColor")
+    return _scope_ids(text)
 
 
 def heatmap(

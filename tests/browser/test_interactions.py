@@ -1,0 +1,109 @@
+"""What a reader does on the site: search, switch colour scheme, copy code, mistype a URL."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import Tab
+
+pytestmark = pytest.mark.browser
+
+
+def test_search_finds_softmax_and_opens_a_result(desktop: Tab) -> None:
+    desktop.goto("/")
+    page = desktop.page
+    page.keyboard.press("s")  # Material's shortcut focuses the search box
+    box = page.locator("input.md-search__input")
+    box.fill("softmax")
+    results = page.locator(".md-search-result__item a")
+    results.first.wait_for(state="visible")
+    assert results.count() > 3
+    assert "softmax" in page.locator(".md-search-result").inner_text().lower()
+    href = results.first.get_attribute("href")
+    results.first.click()
+    page.wait_for_load_state("load")
+    desktop.wait_for_math()
+    assert page.url.split("#")[0] == href.split("#")[0]
+    assert "softmax" in page.locator("article").inner_text().lower()
+    assert desktop.errors == [] and desktop.external == []
+
+
+def _scheme(page) -> tuple[str, str]:
+    scheme, background = page.evaluate(
+        "() => [document.body.getAttribute('data-md-color-scheme'),"
+        " getComputedStyle(document.body).backgroundColor]"
+    )
+    return scheme, background
+
+
+def test_light_dark_toggle(desktop: Tab) -> None:
+    desktop.goto("/forward/softmax/")
+    page = desktop.page
+    first, first_bg = _scheme(page)
+    page.locator("form[data-md-component=palette] label:visible").first.click()
+    second, second_bg = _scheme(page)
+    assert {first, second} == {"default", "slate"}
+    assert first_bg != second_bg
+    page.reload()  # the choice is remembered
+    assert _scheme(page)[0] == second
+    page.locator("form[data-md-component=palette] label:visible").first.click()
+    assert _scheme(page) == (first, first_bg)
+    assert desktop.errors == []
+
+
+def test_copy_button_copies_the_code(desktop: Tab) -> None:
+    page = desktop.page
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    desktop.goto("/forward/softmax/")
+    # Executed blocks show their result first; open the tab that holds the first code.
+    pre = page.evaluate(
+        """() => {
+          const pre = document.querySelector('article pre button[data-md-type=copy]')
+                              .closest('pre');
+          const block = pre.closest('.tabbed-block');
+          if (block) {
+            const i = [...block.parentElement.children].indexOf(block);
+            block.closest('.tabbed-set')
+                 .querySelectorAll(':scope > .tabbed-labels > label')[i].click();
+          }
+          return pre.id;
+        }"""
+    )
+    code = page.locator(f"#{pre} > code").inner_text()
+    page.locator(f"#{pre}").hover()
+    page.locator(f"#{pre} button[data-md-type=copy]").click(timeout=10_000)
+    copied = page.evaluate("() => navigator.clipboard.readText()")
+    assert copied.strip() == code.strip() and copied.strip()
+
+
+def test_missing_page_gets_the_404_page(desktop: Tab) -> None:
+    response = desktop.goto("/no/such/page/")
+    assert response.status == 404
+    assert "404" in desktop.page.locator("article").inner_text()
+    assert desktop.external == []
+
+
+def _figure_page(site) -> str:
+    for html in sorted(site.rglob("index.html")):
+        if "figure_1" in html.read_text(encoding="utf-8"):
+            return "/" + html.parent.relative_to(site).as_posix().strip(".") + "/"
+    raise AssertionError("no page of the site shows a figure")
+
+
+FIGURE_INK = """() => {
+  const text = document.querySelector('article svg [id$=figure_1] text');
+  return [getComputedStyle(text).fill, getComputedStyle(document.querySelector('article')).color];
+}"""
+
+
+def test_figures_are_drawn_in_the_text_colour_of_both_schemes(desktop: Tab, built_site) -> None:
+    path = _figure_page(built_site).replace("//", "/")
+    desktop.goto(path)
+    page = desktop.page
+    inks = []
+    for _ in range(2):
+        fill, color = page.evaluate(FIGURE_INK)
+        assert fill == color, (path, _scheme(page)[0])
+        inks.append(fill)
+        page.locator("form[data-md-component=palette] label:visible").first.click()
+    assert inks[0] != inks[1]  # the figure's text changed with the scheme

@@ -1,0 +1,99 @@
+"""Two builds of the same tree give the same bytes, file for file.
+
+The session's shared build (``built_site``) is compared with a second build made in another
+process with another hash seed (so set and dict-of-set ordering cannot hide) into another
+directory. ``hooks/reproducible.py`` pins the
+page dates to the commit time of ``HEAD`` instead of the day of the build.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import filecmp
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _build(site: Path, hash_seed: str) -> None:
+    env = os.environ | {"PYTHONHASHSEED": hash_seed, "NO_MKDOCS_2_WARNING": "1"}
+    subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-d", str(site)],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        timeout=600,
+    )
+
+
+def _differences(a: Path, b: Path) -> list[str]:
+    cmp = filecmp.dircmp(a, b)
+    out = [f"only in one build: {n}" for n in cmp.left_only + cmp.right_only]
+    _, mismatch, errors = filecmp.cmpfiles(a, b, cmp.common_files, shallow=False)
+    out += [str(Path(a.name) / n) for n in mismatch + errors]
+    for sub in cmp.common_dirs:
+        out += _differences(a / sub, b / sub)
+    return out
+
+
+def _load_hook():
+    path = ROOT / "hooks" / "reproducible.py"
+    spec = importlib.util.spec_from_file_location("reproducible_hook", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def two_builds(built_site: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    second = tmp_path_factory.mktemp("reproducible") / "second"
+    # a hash seed the shared build did not use (it ran with the environment's, or a random one)
+    seed = os.environ.get("PYTHONHASHSEED", "")
+    _build(second, str(int(seed) + 1) if seed.isdigit() else "12345")
+    return built_site, second
+
+
+@pytest.mark.docs
+@pytest.mark.slow
+def test_two_builds_are_byte_identical(two_builds: tuple[Path, Path]) -> None:
+    first, second = two_builds
+    assert len(list(first.rglob("*.html"))) > 5
+    assert _differences(first, second) == []
+
+
+@pytest.mark.docs
+@pytest.mark.slow
+def test_page_dates_are_the_commit_date_not_the_build_date(two_builds: tuple[Path, Path]) -> None:
+    if "SOURCE_DATE_EPOCH" in os.environ:
+        epoch = int(os.environ["SOURCE_DATE_EPOCH"])  # the caller's choice wins (see the hook)
+    else:
+        epoch = _load_hook().commit_epoch(ROOT)
+    if epoch is None:
+        pytest.skip("not a git checkout: there is no commit date to pin the pages to")
+    day = dt.datetime.fromtimestamp(epoch, dt.UTC).strftime("%Y-%m-%d")
+    sitemap = (two_builds[0] / "sitemap.xml").read_text(encoding="utf-8")
+    assert set(re.findall(r"<lastmod>(.*?)</lastmod>", sitemap)) == {day}
+
+
+def test_commit_epoch_reads_the_commit_time(tmp_path: Path) -> None:
+    when = "2001-02-03T04:05:06+00:00"
+    env = os.environ | {
+        "GIT_AUTHOR_DATE": when,
+        "GIT_COMMITTER_DATE": when,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    }
+    for cmd in (["init", "-q"], ["commit", "-q", "--allow-empty", "-m", "probe"]):
+        subprocess.run(["git", *cmd], cwd=tmp_path, env=env, check=True)
+    hook = _load_hook()
+    assert hook.commit_epoch(tmp_path) == int(dt.datetime.fromisoformat(when).timestamp())
+    assert hook.commit_epoch(tmp_path / "nowhere") is None
