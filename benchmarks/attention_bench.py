@@ -200,7 +200,8 @@ def paired(n: int = 8192, rounds: int = 3) -> list[dict]:
     for dtype in ("float32", "float64"):
         for causal in (False, True):
             t = {"tiled": [], "torch": []}
-            for _ in range(rounds):
+            for i in range(rounds):
+                print(f"  {dtype} causal={causal} round {i + 1}/{rounds}", file=sys.stderr)
                 for impl in t:
                     case = dict(impl=impl, dtype=dtype, L=n, causal=causal, repeats=4, seconds=3)
                     r = in_child(case)
