@@ -72,9 +72,9 @@ class ParseError(ValueError):
 
 
 def _allowed_text(symbols: Mapping[str, sp.Basic]) -> str:
-    names = ", ".join(sorted(symbols)) or "none"
+    names = f"the symbols {', '.join(sorted(symbols))}, " if symbols else ""
     return (
-        f"allowed: numbers, the symbols {names}, the constants {', '.join(_CONSTANTS)}, "
+        f"allowed: numbers, {names}the constants {', '.join(_CONSTANTS)}, "
         f"+ - * / ** ^, the functions {', '.join(FUNCTIONS)}, and matrices as [[a, b], [c, d]]"
     )
 
