@@ -6,6 +6,8 @@ tests below then each judge one property over all pages, naming the pages at fau
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from .conftest import Tab, slug
@@ -30,6 +32,14 @@ SEEN = """() => {
                   .map(e => e.getAttribute('data-mjx-error') || e.textContent.slice(0, 80)),
     code_blocks: document.querySelectorAll('article pre > code').length,
     copy_buttons: document.querySelectorAll('article pre button[data-md-type=copy]').length,
+    eq_links: [...document.querySelectorAll('article a[href*="#eq-"]')].map(a => a.href),
+    // each numbered equation: its anchor id and the number MathJax printed beside it
+    equations: Object.fromEntries([...document.querySelectorAll('article [id^="eq-"]')]
+      .map(a => {
+        const math = a.closest('p') ? a.closest('p').nextElementSibling : a.nextElementSibling;
+        const mml = math && math.querySelector('mjx-assistive-mml');
+        return [a.id, mml ? mml.textContent : ''];
+      })),
   };
 }"""
 
@@ -111,3 +121,19 @@ def test_screenshots_are_written(desktop_seen, phone_seen, site_pages: list[str]
         for name in (slug(path), slug(path) + "-390px"):
             shot = ARTIFACTS / f"{name}.png"
             assert shot.is_file() and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", shot
+
+
+def test_equation_references_lead_to_their_numbered_equation(
+    desktop_seen: dict[str, dict], base_url: str
+) -> None:
+    """Links like "(1)" on later pages land on an anchor beside the equation numbered (1)."""
+    links = [(p, href) for p, r in desktop_seen.items() for href in r["eq_links"]]
+    assert len(links) >= 3
+    bad = []
+    for page, href in links:
+        target, _, anchor = href.removeprefix(base_url).partition("#")
+        number = desktop_seen.get(target, {}).get("equations", {}).get(anchor)
+        link_text_number = None
+        if number is None or not re.search(r"\(\d+\)", number):
+            bad.append((page, href, number, link_text_number))
+    assert bad == []
