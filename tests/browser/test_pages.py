@@ -133,7 +133,6 @@ def test_equation_references_lead_to_their_numbered_equation(
     for page, href in links:
         target, _, anchor = href.removeprefix(base_url).partition("#")
         number = desktop_seen.get(target, {}).get("equations", {}).get(anchor)
-        link_text_number = None
         if number is None or not re.search(r"\(\d+\)", number):
-            bad.append((page, href, number, link_text_number))
+            bad.append((page, href, number))
     assert bad == []
