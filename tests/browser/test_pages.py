@@ -44,7 +44,11 @@ SEEN = """() => {
 }"""
 
 WIDTHS = """() => ({viewport: window.innerWidth,
-  page: document.documentElement.scrollWidth, body: document.body.scrollWidth})"""
+  page: document.documentElement.scrollWidth, body: document.body.scrollWidth,
+  // typeset maths squeezed to nothing (visible, yet a pixel or two wide)
+  collapsed: [...document.querySelectorAll('article mjx-container > svg')]
+    .filter(s => s.closest('.arithmatex').offsetParent !== null)
+    .filter(s => s.getBoundingClientRect().width < 3).length})"""
 
 
 @pytest.fixture(scope="session")
@@ -112,6 +116,11 @@ def test_no_page_overflows_a_phone_screen(phone_seen: dict[str, dict]) -> None:
     assert {r["viewport"] for r in phone_seen.values()} == {390}
     bad = {p: r for p, r in phone_seen.items() if max(r["page"], r["body"]) > r["viewport"]}
     assert bad == {}
+
+
+def test_maths_keeps_its_size_on_a_phone(phone_seen: dict[str, dict]) -> None:
+    """A wide equation scrolls in its box at 390 px; it is never squeezed to nothing."""
+    assert {p: r["collapsed"] for p, r in phone_seen.items() if r["collapsed"]} == {}
 
 
 def test_screenshots_are_written(desktop_seen, phone_seen, site_pages: list[str]) -> None:
