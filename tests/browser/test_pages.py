@@ -113,8 +113,12 @@ def test_every_code_block_has_a_copy_button(desktop_seen: dict[str, dict]) -> No
 
 def test_no_page_overflows_a_phone_screen(phone_seen: dict[str, dict]) -> None:
     """At 390 px nothing pushes the page sideways (wide maths scrolls in its own box)."""
-    assert {r["viewport"] for r in phone_seen.values()} == {390}
-    bad = {p: r for p, r in phone_seen.items() if max(r["page"], r["body"]) > r["viewport"]}
+    # a page wider than the screen makes a mobile browser zoom out: innerWidth grows
+    bad = {
+        p: r
+        for p, r in phone_seen.items()
+        if r["viewport"] != 390 or max(r["page"], r["body"]) > r["viewport"]
+    }
     assert bad == {}
 
 
