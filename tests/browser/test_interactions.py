@@ -80,7 +80,34 @@ def test_missing_page_gets_the_404_page(desktop: Tab) -> None:
     response = desktop.goto("/no/such/page/")
     assert response.status == 404
     assert "404" in desktop.page.locator("article").inner_text()
+    # its links lead somewhere real, even from a deep wrong address
+    links = desktop.page.locator("article a[href]")
+    hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
+    assert len(hrefs) >= 3
+    for href in hrefs:
+        target = desktop.page.evaluate("h => new URL(h, location.href).pathname", href)
+        assert desktop.page.request.get(desktop.base_url + target).status == 200, href
     assert desktop.external == []
+
+
+def test_favicon_is_the_sites_own(desktop: Tab) -> None:
+    desktop.goto("/")
+    href = desktop.page.evaluate("() => document.querySelector('link[rel=icon]').href")
+    assert href.endswith("/assets/favicon.svg")
+    reply = desktop.page.request.get(href)
+    assert reply.status == 200 and b"<svg" in reply.body()
+
+
+def test_notation_shows_its_meaning_on_hover(desktop: Tab) -> None:
+    desktop.goto("/forward/softmax/")
+    page = desktop.page
+    term = page.locator("article abbr", has_text="softmax").first
+    assert "sum to one" in term.get_attribute("title")
+    term.scroll_into_view_if_needed()
+    term.hover()
+    tip = page.locator(".md-tooltip--active, .md-tooltip2--active").first
+    tip.wait_for(state="visible", timeout=10_000)
+    assert "sum to one" in tip.inner_text()
 
 
 def _figure_page(site) -> str:

@@ -1,0 +1,182 @@
+"""Measure the site's build times on this machine and record them.
+
+- cold: ``mkdocs build --strict`` into an empty directory (every block executed);
+- rebuild: under ``mkdocs serve``, the time from saving an edit to one page until the
+  served page shows the edit, with the execution cache (``hooks/exec_cache.py``) as
+  ``serve`` uses it; the same under ``mkdocs serve --dirty`` (only changed pages are
+  rebuilt); and once with the cache turned off.
+
+Writes ``benchmarks/build_time.json`` and ``benchmarks/build_time.md`` (the table the
+About page includes). Run from the project root::
+
+    uv run python benchmarks/build_time.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks"
+TARGETS = {"cold_build_s": 20.0, "rebuild_s": 3.0}
+ENV = os.environ | {"NO_MKDOCS_2_WARNING": "1"}
+
+
+def cold_build() -> float:
+    """Seconds for one ``mkdocs build --strict`` into a fresh directory."""
+    with tempfile.TemporaryDirectory() as site:
+        start = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", site],
+            cwd=ROOT,
+            env={k: v for k, v in ENV.items() if k != "ATTENTION_MATH_EXEC_CACHE"},
+            check=True,
+        )
+        return time.perf_counter() - start
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _fetch(url: str) -> str:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return r.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _wait_for(url: str, marker: str, timeout: float, server: subprocess.Popen) -> float:
+    start = time.perf_counter()
+    while time.perf_counter() - start < timeout:
+        if server.poll() is not None:
+            raise RuntimeError(f"mkdocs serve exited with status {server.returncode}")
+        if marker in _fetch(url):
+            return time.perf_counter()
+        time.sleep(0.05)
+    raise TimeoutError(f"{url} did not show {marker!r} within {timeout} s")
+
+
+def serve_rebuilds(page: str, edits: int, *, cache: bool, dirty: bool = False) -> list[float]:
+    """Seconds from saving an edit of ``docs/<page>`` to ``mkdocs serve`` serving it."""
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/" + page.removesuffix(".md").removesuffix("index") + "/"
+    url = url.replace("//", "/").replace("http:/", "http://")
+    source = ROOT / "docs" / page
+    original = source.read_bytes()
+    env = ENV | {"ATTENTION_MATH_EXEC_CACHE": "1" if cache else "0"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"]
+        # a dirty build warns that other pages' navigation may be stale: not --strict
+        + (["--dirty", "--no-strict"] if dirty else ["--strict"]),
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    times = []
+    try:
+        _wait_for(url, "</html>", 300, server)  # the first build is done
+        for n in range(edits):
+            marker = f"benchmark-edit-{os.getpid()}-{n}"
+            time.sleep(1.0)  # let the watcher settle after the previous build
+            source.write_bytes(original + f"\n\n{marker}\n".encode())
+            start = time.perf_counter()
+            times.append(_wait_for(url, marker, 300, server) - start)
+    finally:
+        source.write_bytes(original)
+        server.terminate()
+        server.wait(timeout=30)
+    return times
+
+
+def table(result: dict) -> str:
+    """The results as a Markdown table (what docs/about.md includes)."""
+
+    def row(what: str, seconds: float, target: float | None) -> str:
+        verdict = "" if target is None else ("met" if seconds <= target else "missed")
+        shown = "" if target is None else f"≤ {target:g} s"
+        return f"| {what} | {seconds:.1f} s | {shown} | {verdict} |"
+
+    lines = [
+        "| Measurement | Time | Target | |",
+        "|---|---:|---|---|",
+        row("Cold `mkdocs build --strict`", result["cold_build_s"], TARGETS["cold_build_s"]),
+        row(
+            "One-page rebuild under `mkdocs serve` (median)",
+            result["rebuild_s"],
+            TARGETS["rebuild_s"],
+        ),
+    ]
+    lines.append(
+        row(
+            "The same under `mkdocs serve --dirty` (only the edited page)",
+            result["rebuild_dirty_s"],
+            TARGETS["rebuild_s"],
+        )
+    )
+    if result.get("rebuild_uncached_s") is not None:
+        lines.append(
+            row("The same rebuild without the execution cache", result["rebuild_uncached_s"], None)
+        )
+    m = result["machine"]
+    lines.append("")
+    lines.append(
+        f"Measured by `benchmarks/build_time.py` on {m['cpus']} CPU cores, "
+        f"Python {m['python']}, {m['platform']}."
+    )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--page", default="forward/softmax.md", help="page to edit, under docs/")
+    parser.add_argument("--edits", type=int, default=3, help="rebuilds to time")
+    parser.add_argument("--no-uncached", action="store_true", help="skip the uncached rebuild")
+    args = parser.parse_args(argv)
+
+    cold = cold_build()
+    print(f"cold build: {cold:.1f} s", flush=True)
+    rebuilds = serve_rebuilds(args.page, args.edits, cache=True)
+    print("rebuilds (cache):", [round(t, 2) for t in rebuilds], flush=True)
+    dirty = serve_rebuilds(args.page, args.edits, cache=True, dirty=True)
+    print("rebuilds (cache, --dirty):", [round(t, 2) for t in dirty], flush=True)
+    uncached = None if args.no_uncached else serve_rebuilds(args.page, 1, cache=False)[0]
+    if uncached is not None:
+        print(f"rebuild (no cache): {uncached:.1f} s", flush=True)
+    result = {
+        "cold_build_s": round(cold, 2),
+        "rebuild_s": round(statistics.median(rebuilds), 2),
+        "rebuilds_s": [round(t, 2) for t in rebuilds],
+        "rebuild_dirty_s": round(statistics.median(dirty), 2),
+        "rebuild_uncached_s": None if uncached is None else round(uncached, 2),
+        "edited_page": args.page,
+        "targets": TARGETS,
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(terse=True),
+        },
+    }
+    (OUT / "build_time.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    (OUT / "build_time.md").write_text(table(result), encoding="utf-8")
+    met = cold <= TARGETS["cold_build_s"] and result["rebuild_s"] <= TARGETS["rebuild_s"]
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,127 @@
+"""Non-blocking check: does the site also build with Zensical?
+
+Installs ``zensical`` from PyPI with the site's own dependencies into a throwaway virtual
+environment (never a project dependency), builds the site with it, and counts the build as
+failed if Zensical exits non-zero, if its log shows any markdown-exec execution error, or if
+a built page contains a Python traceback (markdown-exec renders failures into the page).
+Writes ``benchmarks/zensical.json`` and ``benchmarks/zensical.md`` (shown on the About
+page). Run from the project root::
+
+    uv run python benchmarks/zensical_check.py
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks"
+# What markdown-exec logs, or leaves in a page, when an executed block fails.
+EXEC_ERRORS = re.compile(
+    r"markdown[_-]exec.*(error|fail)|Execution of \w+ code block|Traceback \(most recent",
+    re.IGNORECASE,
+)
+# A failed block's traceback names its file "<code block: n1>" (escaped in HTML); doctest
+# tracebacks in the API pages do not.
+BLOCK_TRACEBACK = re.compile(r"(<|&lt;)code block: ")
+DEPENDENCIES = [
+    "zensical",
+    "markdown-exec",
+    "mkdocstrings[python]",
+    "pymdown-extensions",
+    "django-static-mathjax==3.2.2.1",
+]
+
+
+def exec_errors(text: str) -> list[str]:
+    """Lines of ``text`` that report a markdown-exec execution error.
+
+    Examples:
+        >>> exec_errors("INFO built\\nWARNING markdown_exec: Execution of python code block failed")
+        ['WARNING markdown_exec: Execution of python code block failed']
+        >>> exec_errors("INFO built in 3 s")
+        []
+    """
+    return [line for line in text.splitlines() if EXEC_ERRORS.search(line)]
+
+
+def check() -> dict:
+    with tempfile.TemporaryDirectory(prefix="zensical-") as tmp:
+        venv = Path(tmp) / "venv"
+        subprocess.run(["uv", "venv", "-q", str(venv)], check=True)
+        python = str(venv / "bin" / "python")
+        install = subprocess.run(
+            ["uv", "pip", "install", "-q", "--python", python, str(ROOT), *DEPENDENCIES],
+            capture_output=True,
+            text=True,
+        )
+        if install.returncode != 0:
+            return {"status": "not installed", "log": install.stderr[-2000:]}
+        version = subprocess.run(
+            [python, "-c", "import importlib.metadata as m; print(m.version('zensical'))"],
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        start = time.perf_counter()
+        build = subprocess.run(
+            [str(venv / "bin" / "zensical"), "build", "--clean", "-f", "mkdocs.yml"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            env={"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": tmp, "NO_COLOR": "1"},
+        )
+        seconds = time.perf_counter() - start
+        log = build.stdout + build.stderr
+        errors = exec_errors(log)
+        built = ROOT / "site"  # Zensical writes to the configured site_dir
+        pages = list(built.rglob("*.html")) if built.is_dir() else []
+        errors += [
+            f"{p.relative_to(built)}: a code block's traceback in the page"
+            for p in pages
+            if BLOCK_TRACEBACK.search(p.read_text(encoding="utf-8", errors="replace"))
+        ]
+        shutil.rmtree(built, ignore_errors=True)  # Zensical's output, not the project's
+        ok = build.returncode == 0 and not errors and len(pages) > 10
+        return {
+            "status": "passed" if ok else "failed",
+            "zensical": version,
+            "returncode": build.returncode,
+            "pages": len(pages),
+            "seconds": round(seconds, 1),
+            "exec_errors": errors[:20],
+            "log_tail": log[-3000:],
+        }
+
+
+def summary(result: dict) -> str:
+    """One Markdown paragraph for the About page."""
+    if result["status"] == "passed":
+        return (
+            f"**Passed** with Zensical {result['zensical']}: {result['pages']} pages built, "
+            "no markdown-exec execution error.\n"
+        )
+    why = result.get("exec_errors") or [f"exit status {result.get('returncode')}"]
+    return (
+        f"**{result['status'].capitalize()}** with Zensical {result.get('zensical', '?')} "
+        f"(non-blocking): {why[0]}\n"
+    )
+
+
+def main() -> int:
+    result = check()
+    (OUT / "zensical.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    (OUT / "zensical.md").write_text(summary(result), encoding="utf-8")
+    print(summary(result))
+    return 0 if result["status"] == "passed" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

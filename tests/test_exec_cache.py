@@ -1,0 +1,155 @@
+"""The execution cache (``hooks/exec_cache.py``) reuses output only when nothing it could
+depend on has changed: the block's source, the package's files, the installed versions.
+
+A tiny site whose blocks print a fresh clock reading shows when a block really ran: the
+same reading in a later build means the cache served it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HOOK = ROOT / "hooks" / "exec_cache.py"
+
+PAGE = """\
+# probe
+
+```python exec="on"
+import time, probe_pkg
+print("plain", probe_pkg.VALUE, time.perf_counter_ns(), "|")
+```
+
+```python exec="on" session="s"
+import time
+print("session", time.perf_counter_ns(), "|")
+```
+"""
+
+# Builds the site several times in one process, as `mkdocs serve` does, applying an edit
+# before each build: the edits are given as `path=text` pairs, one build per argument.
+DRIVER = """\
+import sys
+from pathlib import Path
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+config_file, out, cache, *steps = sys.argv[1:]
+for n, step in enumerate(steps):
+    for edit in filter(None, step.split(";;")):
+        path, text = edit.split("=", 1)
+        Path(path).write_text(text.replace("\\\\n", "\\n"), encoding="utf-8")
+    sys.modules.pop("probe_pkg", None)  # what hooks/fresh_state.py does for attention_math
+    cfg = load_config(config_file, site_dir=f"{out}/{n}")
+    hook = next(m for k, m in cfg["hooks"].items() if k.endswith("exec_cache.py"))
+    hook.PACKAGE, hook.CACHE_DIR = "probe_pkg", Path(cache)
+    build(cfg)
+"""
+
+
+def _builds(tmp_path: Path, steps: list[str], cache: str = "1") -> list[dict[str, str]]:
+    docs = tmp_path / "docs"
+    docs.mkdir(exist_ok=True)
+    (docs / "index.md").write_text(PAGE, encoding="utf-8")
+    pkg = tmp_path / "pkg" / "probe_pkg"
+    pkg.mkdir(parents=True, exist_ok=True)
+    (pkg / "__init__.py").write_text("VALUE = 1\n", encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text(
+        textwrap.dedent(
+            f"""\
+            site_name: exec-cache probe
+            theme: mkdocs
+            plugins: [markdown-exec]
+            markdown_extensions: [pymdownx.superfences]
+            hooks: [{HOOK.as_posix()}]
+            """
+        ),
+        encoding="utf-8",
+    )
+    env = {k: v for k, v in os.environ.items() if k != "ATTENTION_MATH_EXEC_CACHE"}
+    env |= {"ATTENTION_MATH_EXEC_CACHE": cache, "PYTHONPATH": str(tmp_path / "pkg")}
+    out, store = tmp_path / "out", tmp_path / "cache"
+    cmd = [sys.executable, "-c", DRIVER, str(tmp_path / "mkdocs.yml"), str(out), str(store)]
+    subprocess.run(cmd + steps, env=env, check=True, capture_output=True, timeout=300)
+    seen = []
+    for n in range(len(steps)):
+        html = (out / str(n) / "index.html").read_text(encoding="utf-8")
+        seen.append(dict(re.findall(r"(plain|session) ([\d ]+) \|", html)))
+    return seen
+
+
+@pytest.mark.docs
+def test_cache_reuses_output_only_while_nothing_changes(tmp_path: Path) -> None:
+    page = tmp_path / "docs" / "index.md"
+    init = tmp_path / "pkg" / "probe_pkg" / "__init__.py"
+    edited_block = PAGE.replace('"plain",', '"plain", ')
+    steps = [
+        "",  # 0: first build executes
+        "",  # 1: nothing changed: served from the cache
+        f"{init}=VALUE = 2\\n",  # 2: the package changed: executes, sees the new value
+        f"{init}=VALUE = 2  # a comment\\n",  # 3: any byte of the package counts
+        f"{page}={edited_block}",  # 4: the block's source changed
+        "",  # 5: unchanged again
+    ]
+    seen = _builds(tmp_path, steps)
+    plain = [s["plain"] for s in seen]
+    assert plain[0].startswith("1 ") and plain[1] == plain[0]
+    assert plain[2].startswith("2 ") and plain[2] != plain[1]
+    assert plain[3] != plain[2] and plain[3].startswith("2 ")
+    assert plain[4] != plain[3]
+    assert plain[5] == plain[4]
+    # a block in a session depends on the blocks before it: never cached
+    assert len({s["session"] for s in seen}) == len(seen)
+    assert list((tmp_path / "cache").glob("*.tmp")) == []
+
+
+@pytest.mark.docs
+def test_cache_off_executes_every_time(tmp_path: Path) -> None:
+    seen = _builds(tmp_path, ["", ""], cache="0")
+    assert seen[0]["plain"] != seen[1]["plain"]
+    assert not (tmp_path / "cache").exists()
+
+
+def _hook():
+    spec = importlib.util.spec_from_file_location("exec_cache_hook", HOOK)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_key_depends_on_source_and_salt() -> None:
+    hook = _hook()
+    key = hook.block_key("print(1)", "salt")
+    assert key == hook.block_key("print(1)", "salt")
+    assert key != hook.block_key("print(2)", "salt")
+    assert key != hook.block_key("print(1)", "other salt")
+
+
+def test_environment_fingerprint_names_the_installed_versions() -> None:
+    import importlib.metadata
+
+    text = _hook().environment_fingerprint()
+    assert f"numpy=={importlib.metadata.version('numpy')}" in text
+    assert f"markdown-exec=={importlib.metadata.version('markdown-exec')}" in text.lower()
+    assert sys.version in text
+
+
+def test_package_hash_covers_every_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pkg = tmp_path / "probe_hash_pkg"
+    (pkg / "data").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("", encoding="utf-8")
+    (pkg / "data" / "table.json").write_text("[1]", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    hook = _hook()
+    before = hook.package_hash("probe_hash_pkg")
+    (pkg / "data" / "table.json").write_text("[2]", encoding="utf-8")
+    assert hook.package_hash("probe_hash_pkg") != before
+    with pytest.raises(RuntimeError, match="no_such_pkg"):
+        hook.package_hash("no_such_pkg")
