@@ -38,7 +38,7 @@ def cold_build() -> float:
     with tempfile.TemporaryDirectory() as site:
         start = time.perf_counter()
         subprocess.run(
-            [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", site],
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", site],
             cwd=ROOT,
             env={k: v for k, v in ENV.items() if k != "ATTENTION_MATH_EXEC_CACHE"},
             check=True,

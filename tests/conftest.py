@@ -27,14 +27,15 @@ def built_site(tmp_path_factory):
     root = Path(__file__).resolve().parents[1]
     out = tmp_path_factory.mktemp("site")
     proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-d", str(out)],
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
         cwd=root,
         capture_output=True,
         text=True,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
     )
-    if proc.returncode != 0:
-        pytest.fail(f"mkdocs build --strict failed:\n{proc.stdout}\n{proc.stderr}")
+    # not --quiet: it drops warnings before --strict can count them, so a failing block passed
+    if proc.returncode != 0 or "WARNING" in proc.stderr:
+        pytest.fail(f"mkdocs build --strict failed or warned:\n{proc.stdout}\n{proc.stderr}")
     return out
 
 

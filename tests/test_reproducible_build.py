@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def _build(site: Path, hash_seed: str) -> None:
     env = os.environ | {"PYTHONHASHSEED": hash_seed, "NO_MKDOCS_2_WARNING": "1"}
     subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-d", str(site)],
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)],
         cwd=ROOT,
         env=env,
         check=True,
