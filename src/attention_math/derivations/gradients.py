@@ -134,7 +134,8 @@ def softmax_jacobian_general() -> tuple[sp.Expr, sp.Expr]:
         raise ArithmeticError("the general softmax Jacobian did not verify")
     n_sym = sp.Symbol("n", integer=True, positive=True)
     back = {n: n_sym}
-    identity = p(i, n_sym) * (sp.KroneckerDelta(i, j) - p(j, n_sym))
+    # Unevaluated, so that it prints as p_i (δ_ij − p_j) rather than multiplied out.
+    identity = sp.Mul(p(i, n_sym), sp.KroneckerDelta(i, j) - p(j, n_sym), evaluate=False)
     return raw.xreplace(back), identity
 
 
