@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import mpmath
+import numpy as np
 import sympy as sp
 
 __all__ = [
@@ -42,13 +43,8 @@ def as_matrix(x: object, name: str = "matrix") -> sp.Matrix:
     elif _has_string(x):  # sympify would eval it: strings go through exercises.parse instead
         raise TypeError(f"{name} contains a string; pass numbers or SymPy expressions")
     else:
-        try:
-            import numpy as np
-
-            if isinstance(x, np.ndarray):
-                x = x.tolist()
-        except ImportError:  # pragma: no cover - numpy is a dependency
-            pass
+        if isinstance(x, np.ndarray):
+            x = x.tolist()
         try:
             m = sp.Matrix(x)
         except (TypeError, ValueError, sp.SympifyError) as exc:
@@ -132,8 +128,6 @@ def scores(q: object, k: object, scale: object = None) -> sp.Matrix:
 
 def _apply_mask(S: sp.Matrix, mask: object) -> sp.Matrix:
     """Blocked entries become ``-oo``; additive entries are added to the scores."""
-    import numpy as np
-
     if _has_string(mask):
         raise TypeError("mask contains a string; pass booleans, numbers or -oo")
     if isinstance(mask, sp.MatrixBase):
