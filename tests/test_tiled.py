@@ -164,6 +164,35 @@ def test_later_tiles_with_a_higher_max_lazy_and_rescaled(rise):
         assert _close(got, want, v)
 
 
+def test_a_row_that_sees_its_first_key_late_gets_its_own_shift():
+    # Row 1's keys are all masked in the first tile, and its visible scores are about -200:
+    # against a placeholder shift of 0 every e^s would underflow to 0 in float32 (a wrong
+    # zero row). The tiled path must not skip the max pass until every row has a real shift.
+    q = np.array([[0.0], [1.0]], dtype=np.float32)
+    k = np.array([[0.0], [0.0], [-200.0], [-201.0]], dtype=np.float32)
+    v = np.array([[1.0], [2.0], [3.0], [4.0]], dtype=np.float32)
+    mask = np.array([[True, True, True, True], [False, False, True, True]])
+    want = attention(q, k, v, mask, scale=1.0)
+    for workers in (1, 2):
+        got = tiled.tiled_attention(q, k, v, np.float32(1), mask, block=(2, 2), workers=workers)
+        assert got[1, 0] > 3  # a weighted mean of 3 and 4, not 0
+        assert _close(got, want, v)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_overflow_in_a_later_key_tile_raises(workers):
+    # The first key tiles are ordinary, so every row already has its shift and later tiles
+    # take the path without a max pass; a key in the last tile makes q·k overflow.
+    rng = np.random.default_rng(10)
+    q = np.abs(rng.standard_normal((64, 4))).astype(np.float32) + 0.5
+    k = rng.standard_normal((64, 4)).astype(np.float32)
+    k[60] = 3e38  # q·k ≥ 4 · 0.5 · 3e38 overflows float32 in every row
+    with pytest.raises(ValueError, match="overflow"):
+        attention(q, k, q, scale=1.0)  # the untiled path agrees
+    with pytest.raises(ValueError, match=r"overflow .*\(dtype float32\)"):
+        tiled.tiled_attention(q, k, q, np.float32(1), block=(16, 16), workers=workers)
+
+
 def test_threads_do_not_change_the_result():
     rng = np.random.default_rng(8)
     q, k, v = (rng.standard_normal((100, 8)).astype(np.float32) for _ in range(3))
