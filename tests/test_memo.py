@@ -1,0 +1,134 @@
+"""The build memos (``hooks/memo.py``) never serve stale output.
+
+A tiny site is built several times in one process, as ``mkdocs serve`` does, with edits
+in between to each input a memo depends on: a page's text (search sections), a code block
+(highlighting), a function's signature (its ruff formatting) and a theme template (Jinja's
+compiled code). Every rebuild must equal a fresh build of the same files, byte for byte,
+and the unchanged rebuild must actually have used the memos.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HOOK = ROOT / "hooks" / "memo.py"
+
+PAGE = """\
+# Probe
+
+Searchable word: WORD_{n}.
+
+```python
+value = "CODE_{n}"
+```
+
+::: memo_pkg.f
+"""
+
+MODULE = '''\
+def f(first_long_argument_{n}: int = 1, second_long_argument: str = "x", third: float = 2.0):
+    """A function whose signature is longer than the line length, so ruff formats it."""
+'''
+
+TEMPLATE = '{{% extends "base.html" %}}{{% block footer %}}FOOTER_{n}{{% endblock %}}'
+
+# Builds the site in one process once per argument, each time after writing the files of
+# version n (an argument "n"), then prints, for every build, the memo hits (sections,
+# signatures, highlighted blocks) and how many signatures it formatted.
+DRIVER = """\
+import json, sys
+from pathlib import Path
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+root, out, *versions = sys.argv[1:]
+hits = []
+for i, n in enumerate(versions):
+    exec(Path(root, "write.py").read_text(), {"root": root, "n": n})
+    cfg = load_config(f"{root}/mkdocs.yml", site_dir=f"{out}/{i}")
+    cfg.plugins.on_startup(command="serve", dirty=False)
+    build(cfg)
+    memo = next(m for k, m in cfg["hooks"].items() if k.endswith("memo.py"))
+    s, g, h = memo._SECTIONS, memo._SIGNATURES, memo._HIGHLIGHTED
+    hits.append([s["hits"], g["hits"], h["hits"], len(g["used"])])
+print(json.dumps(hits))
+"""
+
+WRITE = f"""\
+from pathlib import Path
+Path(root, "docs", "index.md").write_text({PAGE!r}.format(n=n))
+Path(root, "src", "memo_pkg", "__init__.py").write_text({MODULE!r}.format(n=n))
+Path(root, "overrides", "main.html").write_text({TEMPLATE!r}.format(n=n))
+"""
+
+
+def _site(tmp_path: Path) -> Path:
+    for d in ("docs", "src/memo_pkg", "overrides"):
+        (tmp_path / d).mkdir(parents=True, exist_ok=True)
+    (tmp_path / "write.py").write_text(WRITE, encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text(
+        textwrap.dedent(
+            f"""\
+            site_name: memo probe
+            theme:
+              name: material
+              custom_dir: overrides
+            plugins:
+              - search
+              - mkdocstrings:
+                  handlers:
+                    python:
+                      paths: [src]
+                      options:
+                        separate_signature: true
+                        show_root_heading: true
+                        show_source: false
+                        show_signature_annotations: true
+            markdown_extensions: [pymdownx.highlight, pymdownx.superfences]
+            hooks: [{HOOK.as_posix()}]
+            """
+        ),
+        encoding="utf-8",
+    )
+    return tmp_path
+
+
+def _build(site: Path, out: Path, versions: list[str]) -> list[list[int]]:
+    env = os.environ | {"SOURCE_DATE_EPOCH": "0", "NO_MKDOCS_2_WARNING": "1"}
+    cmd = [sys.executable, "-c", DRIVER, str(site), str(out), *versions]
+    proc = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True, timeout=300)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _files(directory: Path) -> dict[str, bytes]:
+    files = (p for p in directory.rglob("*") if p.is_file())
+    return {p.relative_to(directory).as_posix(): p.read_bytes() for p in files}
+
+
+@pytest.mark.docs
+def test_rebuilds_equal_fresh_builds_and_use_the_memos(tmp_path: Path) -> None:
+    site = _site(tmp_path / "site")
+    hits = _build(site, tmp_path / "serve", ["1", "1", "2", "1"])
+    # nothing to reuse at first; an unchanged rebuild reuses the page, signature and code
+    assert hits[0][:3] == [0, 0, 0] and hits[0][3] >= 1, hits  # [3]: signatures formatted
+    assert all(h > 0 for h in hits[1]), hits
+    for i, n in enumerate(["1", "1", "2", "1"]):
+        fresh = tmp_path / f"fresh{i}"
+        _build(site, fresh, [n])
+        assert _files(tmp_path / "serve" / str(i)) == _files(fresh / "0"), f"build {i}"
+    page = (tmp_path / "serve" / "2" / "index.html").read_text(encoding="utf-8")
+    index = (tmp_path / "serve" / "2" / "search" / "search_index.json").read_text()
+    assert "WORD_2" in index and "WORD_1" not in index
+    assert "CODE_2" in page and "CODE_1" not in page
+    assert "first_long_argument_2" in page and "first_long_argument_1" not in page
+    assert "FOOTER_2" in page and "FOOTER_1" not in page
+    # and back: version 1 again gives version 1's site
+    back = (tmp_path / "serve" / "3" / "index.html").read_text(encoding="utf-8")
+    assert "FOOTER_1" in back and "first_long_argument_1" in back
