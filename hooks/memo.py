@@ -1,24 +1,21 @@
-"""MkDocs hook: remember two pure, costly steps of a build across ``mkdocs serve`` rebuilds.
+"""MkDocs hook: remember three pure, costly steps of a build across ``mkdocs serve`` rebuilds.
 
 After the execution cache (``hooks/exec_cache.py``), a rebuild under ``serve`` still spent
 about a third of its time redoing work whose result is a function of its input alone:
 
-- **signature formatting** — mkdocstrings-python runs ``ruff format`` in a subprocess for
-  every long signature on the API pages (``separate_signature``), some sixty processes per
-  build. Its output depends only on the code, the line length and the ruff binary, which
-  is fixed for the life of the process.
 - **search indexing** — Material's search plugin parses every page's HTML to cut it into
   sections. The sections depend only on that HTML string.
 - **code highlighting** — Pygments highlights the source tab of every executed block and
-  every signature again. The HTML depends only on the arguments and the highlighter's
-  settings (calls with a title, which writes to the page's stash, are not memoised).
-- **template compilation** — every rebuild makes new Jinja environments (the theme's and
-  mkdocstrings'), which compile each template again. Jinja's own bytecode cache, kept in
-  memory here, reuses the compiled code; Jinja itself checks it against a checksum of the
-  template's source and recompiles an edited template.
+  every code block again. For a code *block* the HTML depends only on the arguments and the
+  highlighter's settings. Inline code (which comes back as an element the caller edits in
+  place) and titled blocks (whose title goes to the page's stash) are not memoised.
+- **signature formatting** — mkdocstrings-python runs ``ruff format`` in a subprocess for
+  every long signature on the API pages (``separate_signature``), some sixty processes per
+  build. The output depends on the code, the line length, the ruff binary (fixed for the
+  life of the process) and ruff's configuration files, which are part of the key.
 
-Each is memoised on its exact input (the full text, not a summary of it), so a hit returns
-what a fresh call would return: nothing can be stale. The memos live on the patched
+Each memo is keyed on its whole input (the text itself, or a SHA-256 digest of it), so a hit
+returns what a fresh call would return: nothing can be stale. The memos live on the patched
 modules, which outlast the reloads of this hook that ``serve`` does on every rebuild, and
 keep only the entries the last build used.
 """
@@ -29,9 +26,8 @@ import copy
 import hashlib
 import inspect
 import logging
+from pathlib import Path
 
-import jinja2
-from jinja2 import bccache as _bccache
 from material.plugins.search import plugin as _search
 from mkdocstrings_handlers.python._internal import rendering as _rendering
 from pymdownx import highlight as _highlight
@@ -42,25 +38,24 @@ log = logging.getLogger("mkdocs.hooks.memo")
 if not hasattr(_search, "_attention_math_parser"):
     _search._attention_math_parser = _search.Parser
     _search._attention_math_memo = {"used": {}, "old": {}, "hits": 0}
+if not hasattr(_highlight, "_attention_math_highlight"):
+    _highlight._attention_math_highlight = _highlight.Highlight.highlight
+    _highlight._attention_math_memo = {"used": {}, "old": {}, "hits": 0}
 if not hasattr(_rendering, "_attention_math_get_formatter"):
     _rendering._attention_math_get_formatter = _rendering._get_formatter
     _rendering._attention_math_memo = {"used": {}, "old": {}, "hits": 0}
 
-if not hasattr(_highlight, "_attention_math_highlight"):
-    _highlight._attention_math_highlight = _highlight.Highlight.highlight
-    _highlight._attention_math_memo = {"used": {}, "old": {}, "hits": 0}
-if not hasattr(_bccache, "_attention_math_memo"):
-    _bccache._attention_math_memo = {}  # environment kind -> {bucket key: bytecode}
-
 _PARSER = _search._attention_math_parser
 _SECTIONS = _search._attention_math_memo
-_SIGNATURES = _rendering._attention_math_memo
 _HIGHLIGHT = _highlight._attention_math_highlight
-_HIGHLIGHTED = _highlight._attention_math_memo
 _HIGHLIGHT_SIGNATURE = inspect.signature(_HIGHLIGHT)
+_HIGHLIGHTED = _highlight._attention_math_memo
+_SIGNATURES = _rendering._attention_math_memo
+
+_RUFF_CONFIGS = ("pyproject.toml", "ruff.toml", ".ruff.toml")
 
 
-def _lookup(memo: dict, key: object, compute):
+def _lookup(memo: dict, key: object, compute, keep=lambda value: True):
     """``compute()``, or the value stored under ``key`` by this build or the previous one."""
     for generation in ("used", "old"):
         if key in memo[generation]:
@@ -69,6 +64,8 @@ def _lookup(memo: dict, key: object, compute):
             break
     else:
         value = compute()
+        if not keep(value):
+            return value
     memo["used"][key] = value
     return value
 
@@ -98,70 +95,66 @@ class MemoParser:
         self.data = [copy.copy(section) for section in _lookup(_SECTIONS, key, parse)]
 
 
+def _memo_highlight(self, *args, **kwargs):
+    call = _HIGHLIGHT_SIGNATURE.bind(self, *args, **kwargs)
+    call.apply_defaults()
+    if call.arguments["inline"] or call.arguments["title"] or self.auto_title:
+        return _HIGHLIGHT(self, *args, **kwargs)
+    # the highlighter's class, every setting (but its Markdown instance) and every argument
+    settings = repr(sorted((k, v) for k, v in vars(self).items() if k != "md"))
+    arguments = repr([(k, v) for k, v in call.arguments.items() if k != "self"])
+    key = (type(self).__module__, type(self).__qualname__, settings, arguments)
+    return _lookup(
+        _HIGHLIGHTED,
+        key,
+        lambda: _HIGHLIGHT(self, *args, **kwargs),
+        keep=lambda html: isinstance(html, str),
+    )
+
+
+def _ruff_configs() -> str:
+    """The text of every file ruff could read its settings from, here and in the parents."""
+    texts = []
+    for directory in (Path.cwd(), *Path.cwd().parents):
+        for name in _RUFF_CONFIGS:
+            path = directory / name
+            if path.is_file():
+                texts.append(f"{path}\0{path.read_text(encoding='utf-8', errors='replace')}")
+    return "\0".join(texts)
+
+
 def _memo_formatter():
     formatter = _rendering._attention_math_get_formatter()
 
     def format_code(code: str, line_length: int) -> str:
-        return _lookup(_SIGNATURES, (code, line_length), lambda: formatter(code, line_length))
+        return _lookup(
+            _SIGNATURES,
+            (code, line_length, _SIGNATURES["configs"]),
+            lambda: formatter(code, line_length),
+            keep=lambda out: out != code,  # the formatter failed and gave the code back
+        )
 
     return format_code
 
 
-def _memo_highlight(self, *args, **kwargs):
-    call = _HIGHLIGHT_SIGNATURE.bind(self, *args, **kwargs)
-    call.apply_defaults()
-    if call.arguments["title"] or self.auto_title:
-        return _HIGHLIGHT(self, *args, **kwargs)  # the title goes to the page's stash
-    # every setting of the highlighter (but its Markdown instance) and every argument
-    settings = repr(sorted((k, v) for k, v in vars(self).items() if k != "md"))
-    arguments = repr([(k, v) for k, v in call.arguments.items() if k != "self"])
-    return _lookup(_HIGHLIGHTED, (settings, arguments), lambda: _HIGHLIGHT(self, *args, **kwargs))
-
-
-class MemoryBytecodeCache(jinja2.BytecodeCache):
-    """Jinja's bytecode cache in a dict; Jinja rejects an entry whose source has changed."""
-
-    def __init__(self, store: dict[str, bytes]) -> None:
-        self.store = store
-
-    def load_bytecode(self, bucket: _bccache.Bucket) -> None:
-        if bucket.key in self.store:
-            bucket.bytecode_from_string(self.store[bucket.key])
-
-    def dump_bytecode(self, bucket: _bccache.Bucket) -> None:
-        self.store[bucket.key] = bucket.bytecode_to_string()
-
-
-def _bytecode_cache(kind: str) -> MemoryBytecodeCache:
-    # one store per kind of environment: the compiled code depends on its options
-    return MemoryBytecodeCache(_bccache._attention_math_memo.setdefault(kind, {}))
-
-
-def on_env(env, config, files):
-    env.bytecode_cache = _bytecode_cache("theme")
-    if "mkdocstrings" in config.plugins:
-        handler = config.plugins["mkdocstrings"].handlers.get_handler("python")
-        handler.env.bytecode_cache = _bytecode_cache("mkdocstrings-python")
-    return env
-
-
 def on_pre_build(config):
     _search.Parser = MemoParser
-    _rendering._get_formatter = _memo_formatter
     _highlight.Highlight.highlight = _memo_highlight
-    for memo in (_SECTIONS, _SIGNATURES, _HIGHLIGHTED):
+    _rendering._get_formatter = _memo_formatter
+    _SIGNATURES["configs"] = _ruff_configs()
+    for memo in (_SECTIONS, _HIGHLIGHTED, _SIGNATURES):
         # what the last build used stays available; anything older is dropped
         memo["old"], memo["used"], memo["hits"] = memo["used"], {}, 0
 
 
 def on_post_build(config):
     log.info(
-        "memo: reused %d of %d pages' search sections, %d of %d signatures, "
-        "%d of %d highlighted blocks",
+        "memo: reused %d of %d pages' search sections, %d of %d highlighted blocks, "
+        "%d of %d signatures",
         _SECTIONS["hits"],
         len(_SECTIONS["used"]),
-        _SIGNATURES["hits"],
-        len(_SIGNATURES["used"]),
         _HIGHLIGHTED["hits"],
         len(_HIGHLIGHTED["used"]),
+        _SIGNATURES["hits"],
+        len(_SIGNATURES["used"]),
     )

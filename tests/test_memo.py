@@ -2,9 +2,9 @@
 
 A tiny site is built several times in one process, as ``mkdocs serve`` does, with edits
 in between to each input a memo depends on: a page's text (search sections), a code block
-(highlighting), a function's signature (its ruff formatting) and a theme template (Jinja's
-compiled code). Every rebuild must equal a fresh build of the same files, byte for byte,
-and the unchanged rebuild must actually have used the memos.
+(highlighting), a function's signature and ruff's configuration (the signature's
+formatting), and a theme template. Every rebuild must equal a fresh build of the same
+files, byte for byte, and the unchanged rebuild must actually have used the memos.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ HOOK = ROOT / "hooks" / "memo.py"
 PAGE = """\
 # Probe
 
-Searchable word: WORD_{n}.
+Searchable word: WORD_{n}. Inline: `#!python same_{n}` one, `#!python same_{n}` two.
 
 ```python
 value = "CODE_{n}"
@@ -37,6 +37,8 @@ MODULE = '''\
 def f(first_long_argument_{n}: int = 1, second_long_argument: str = "x", third: float = 2.0):
     """A function whose signature is longer than the line length, so ruff formats it."""
 '''
+
+RUFF = '[tool.ruff.format]\nquote-style = "{quotes}"\n'
 
 TEMPLATE = '{{% extends "base.html" %}}{{% block footer %}}FOOTER_{n}{{% endblock %}}'
 
@@ -63,9 +65,13 @@ print(json.dumps(hits))
 
 WRITE = f"""\
 from pathlib import Path
+# version "1s" is version 1 with only ruff's quote style changed
+quotes = "single" if n == "2" or n.endswith("s") else "double"
+n = n.removesuffix("s")
 Path(root, "docs", "index.md").write_text({PAGE!r}.format(n=n))
 Path(root, "src", "memo_pkg", "__init__.py").write_text({MODULE!r}.format(n=n))
 Path(root, "overrides", "main.html").write_text({TEMPLATE!r}.format(n=n))
+Path(root, "pyproject.toml").write_text({RUFF!r}.format(quotes=quotes))
 """
 
 
@@ -91,7 +97,10 @@ def _site(tmp_path: Path) -> Path:
                         show_root_heading: true
                         show_source: false
                         show_signature_annotations: true
-            markdown_extensions: [pymdownx.highlight, pymdownx.superfences]
+            markdown_extensions:
+              - pymdownx.highlight
+              - pymdownx.inlinehilite
+              - pymdownx.superfences
             hooks: [{HOOK.as_posix()}]
             """
         ),
@@ -103,7 +112,10 @@ def _site(tmp_path: Path) -> Path:
 def _build(site: Path, out: Path, versions: list[str]) -> list[list[int]]:
     env = os.environ | {"SOURCE_DATE_EPOCH": "0", "NO_MKDOCS_2_WARNING": "1"}
     cmd = [sys.executable, "-c", DRIVER, str(site), str(out), *versions]
-    proc = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True, timeout=300)
+    # run in the site, where ruff finds the site's pyproject.toml
+    proc = subprocess.run(
+        cmd, cwd=site, env=env, check=True, capture_output=True, text=True, timeout=300
+    )
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -115,11 +127,12 @@ def _files(directory: Path) -> dict[str, bytes]:
 @pytest.mark.docs
 def test_rebuilds_equal_fresh_builds_and_use_the_memos(tmp_path: Path) -> None:
     site = _site(tmp_path / "site")
-    hits = _build(site, tmp_path / "serve", ["1", "1", "2", "1"])
+    versions = ["1", "1", "2", "1", "1s"]
+    hits = _build(site, tmp_path / "serve", versions)
     # nothing to reuse at first; an unchanged rebuild reuses the page, signature and code
     assert hits[0][:3] == [0, 0, 0] and hits[0][3] >= 1, hits  # [3]: signatures formatted
     assert all(h > 0 for h in hits[1]), hits
-    for i, n in enumerate(["1", "1", "2", "1"]):
+    for i, n in enumerate(versions):
         fresh = tmp_path / f"fresh{i}"
         _build(site, fresh, [n])
         assert _files(tmp_path / "serve" / str(i)) == _files(fresh / "0"), f"build {i}"
@@ -129,6 +142,13 @@ def test_rebuilds_equal_fresh_builds_and_use_the_memos(tmp_path: Path) -> None:
     assert "CODE_2" in page and "CODE_1" not in page
     assert "first_long_argument_2" in page and "first_long_argument_1" not in page
     assert "FOOTER_2" in page and "FOOTER_1" not in page
+    single, double = """class="s1">'x'""", 'class="s2">"x"'  # ruff's quote style
+    assert single in page and double not in page
+    # the same inline code twice: two separate elements, the text between them once
+    assert page.count(" one, ") == 1 and page.count("same_2") == 2
     # and back: version 1 again gives version 1's site
     back = (tmp_path / "serve" / "3" / "index.html").read_text(encoding="utf-8")
     assert "FOOTER_1" in back and "first_long_argument_1" in back
+    assert double in back
+    requoted = (tmp_path / "serve" / "4" / "index.html").read_text(encoding="utf-8")
+    assert single in requoted and double not in requoted

@@ -193,6 +193,45 @@ def test_overflow_in_a_later_key_tile_raises(workers):
         tiled.tiled_attention(q, k, q, np.float32(1), block=(16, 16), workers=workers)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("pad", [-1e4, -1e9, "min"])
+def test_padding_in_the_first_tiles_keeps_full_accuracy(dtype, pad):
+    # Left padding with a large finite additive mask: a row's first key tiles hold only
+    # padded keys, so its first shift is near the pad value. Correcting a tile computed
+    # against that shift would round the scores at its magnitude (1e9 in float32: to 64).
+    rng = np.random.default_rng(12)
+    n = 64
+    q, k, v = (rng.standard_normal((n, 8)).astype(dtype) for _ in range(3))
+    mask = np.zeros((n, n), dtype=dtype)
+    mask[:, :20] = np.finfo(dtype).min if pad == "min" else pad
+    for block in ((16, 16), (64, 8)):
+        got = attention(q, k, v, mask, block_size=block)
+        assert _close(got, attention(q, k, v, mask), v, bound_eps=8)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_values_near_the_top_of_the_range_do_not_overflow(dtype):
+    # o = Σ P v is summed before the one division: with |v| near the largest float it
+    # would overflow to inf (or inf − inf = NaN) unless such columns are scaled first.
+    big = np.finfo(dtype).max / 4
+    rng = np.random.default_rng(13)
+    q = np.ones((4, 1), dtype=dtype)
+    k = np.zeros((32, 1), dtype=dtype)
+    k[9] = 9.3  # a later tile's score rises by more than the lazy margin
+    v = np.empty((32, 3), dtype=dtype)
+    v[:, 0] = big  # the output is big, up to rounding
+    v[:, 1] = np.where(np.arange(32) < 16, big, -big)
+    v[:, 2] = rng.standard_normal(32)  # an ordinary column next to them keeps its accuracy
+    want = attention(q, k, v, scale=1.0)
+    for block in ((4, 8), (2, 16), (4, 32)):
+        got = attention(q, k, v, scale=1.0, block_size=block)
+        assert np.isfinite(got).all()
+        eps = np.finfo(dtype).eps
+        assert np.abs(got[:, :2] - want[:, :2]).max() <= 32 * eps * big
+        assert np.abs(got[:, 0] - big).max() <= 32 * eps * big
+        assert np.abs(got[:, 2] - want[:, 2]).max() <= 32 * eps * np.abs(v[:, 2]).max()
+
+
 def test_threads_do_not_change_the_result():
     rng = np.random.default_rng(8)
     q, k, v = (rng.standard_normal((100, 8)).astype(np.float32) for _ in range(3))

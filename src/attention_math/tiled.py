@@ -65,8 +65,9 @@ _THREADS_MIN_SCORES = 2**20
 #: state is rescaled): P ≤ e^8 ≈ 3000 cannot overflow ℓ, and most tiles skip the rescale.
 _LAZY = 8.0
 
-#: Once every row has a base, a tile skips the max pass when its row sums stay below this
-#: times its width (see ``_visit_key_tiles``); otherwise it is redone with the max pass.
+#: Once every row has a base, a tile skips the max pass when its row sums stay below this,
+#: so that every P ≤ e^{_LAZY} as after a max pass (see ``_visit_key_tiles``); otherwise
+#: it is redone with the max pass.
 _FAST_SUM = float(np.exp(_LAZY))
 
 _OVERFLOW = (
@@ -174,6 +175,33 @@ def _one_head(q, k, v, scale, mask, is_causal, block, out, workers) -> None:
     v1t = np.empty((d_v + 1, n_k), dtype=q.dtype)  # [V | 1]ᵀ: the 2nd GEMM also sums rows
     v1t[:d_v] = v.T
     v1t[d_v] = 1
+    back = _shrink_large_columns(v1t[:d_v], n_k)
+    _query_blocks(q, k1, v1t, scale, mask, is_causal, bq, bk, out, workers)
+    if back is not None:
+        out *= back  # exact: powers of two; |out| ≤ max |v| per column, so no overflow
+
+
+def _shrink_large_columns(vt: NDArray[np.floating], n_k: int) -> NDArray[np.floating] | None:
+    """Scale, in place, each row of ``vt`` (a column of v) too large for the unnormalised sums.
+
+    With every P ≤ e^{_LAZY}, ``o = Σ P v`` stays below ``n_k · e^{_LAZY} · max |v|``; a
+    column whose values would let that overflow is multiplied by a power of two (exact) and
+    the factor to undo it is returned (``None`` when no column needs it).
+    """
+    if vt.size == 0:
+        return None
+    limit = float(np.finfo(vt.dtype).max) / (4.0 * n_k * np.exp(_LAZY))
+    vmax = np.maximum(vt.max(axis=1), -vt.min(axis=1))  # max |v| per column, no copy of v
+    if not (vmax > limit).any():
+        return None
+    exps = np.where(vmax > limit, np.ceil(np.log2(vmax / limit)), 0.0)
+    vt *= np.exp2(-exps).astype(vt.dtype)[:, None]
+    return np.exp2(exps).astype(vt.dtype)
+
+
+def _query_blocks(q, k1, v1t, scale, mask, is_causal, bq, bk, out, workers) -> None:
+    """Every query block of one head, on ``workers`` threads."""
+    n_q, d_k, d_v = q.shape[0], q.shape[1], v1t.shape[0] - 1
     starts = range(0, n_q, bq)
     if workers <= 1 or len(starts) == 1:
         bufs = _Buffers(bq, bk, d_k, d_v, q.dtype)
@@ -283,13 +311,13 @@ def _visit_key_tiles(q, k1, v1t, scale, mask, is_causal, i0, i1, bk, b: _Buffers
         _shifted_scores(k1[j0:j1], qst, mtile, is_causal, i0, i1, j0, j1, st)
         if ready:
             # Fast path, no max pass: exponentiate against the old base and keep the tile
-            # if its row sums stay below e^{_LAZY} · (tile width), the bound the max pass
-            # guarantees, so ℓ cannot overflow either way. The base is a score the row
+            # if its row sums stay below e^{_LAZY}, so that every P ≤ e^{_LAZY} as after
+            # a max pass and nothing downstream can overflow. The base is a score the row
             # attained, so the row's final ℓ ≥ 1 and what underflows here is negligible.
             # A NaN or +inf score fails the test too and is reported by the slow path.
             np.exp(st, out=st)
             np.matmul(v1t[:, j0:j1], st, out=pvt)  # [P V | P 1]ᵀ
-            if (pvt[d_v] <= _FAST_SUM * (j1 - j0)).all():
+            if (pvt[d_v] <= _FAST_SUM).all():
                 acc += pvt
                 continue
             _shifted_scores(k1[j0:j1], qst, mtile, is_causal, i0, i1, j0, j1, st)  # redo
@@ -305,10 +333,17 @@ def _visit_key_tiles(q, k1, v1t, scale, mask, is_causal, i0, i1, bk, b: _Buffers
             shift = np.where(np.isneginf(mn), dtype.type(0), mn)
             np.subtract(mm, shift, out=al)
             np.exp(al, out=al)  # e^{m − m'} rescales the old state (0 on the first tile)
-            st -= shift + neg_base  # S − m' (the GEMM already took the old base off)
             acc *= al
             mm[...] = mn
-            np.negative(shift, out=neg_base)
+            if neg_base.any():
+                # The GEMM subtracted an old base, and S − base was rounded at that base's
+                # magnitude (a row whose first keys carry a −1e9 padding mask has a base
+                # near −1e9): compute S − m' afresh rather than correct the rounded tile.
+                np.negative(shift, out=neg_base)
+                _shifted_scores(k1[j0:j1], qst, mtile, is_causal, i0, i1, j0, j1, st)
+            else:
+                st -= shift  # no base yet: the tile holds S itself, so this is S − m'
+                np.negative(shift, out=neg_base)
             ready = not np.isneginf(mm).any()
         # Otherwise no row's max rose by more than _LAZY: keep the old base (the exact
         # result does not depend on the shift), so P ≤ e^{_LAZY} and no rescale pass.
