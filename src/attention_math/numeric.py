@@ -251,7 +251,9 @@ def attention(
     Returns:
         The output ``(..., L_q, d_v)`` (and the weights). float32 stays float32,
         float64 stays float64, integers are promoted to float64. Tiled and untiled
-        results agree to rounding (a few ε normwise per row).
+        results agree to rounding: a few ε normwise per row for scores of order one,
+        growing in proportion to the size of the scores (rounding a score s moves its
+        weight by about ε·|s|, in either path).
 
     Examples:
         >>> import numpy as np
