@@ -149,8 +149,8 @@ def on_pre_build(config):
 
 def on_post_build(config):
     log.info(
-        "memo: reused %d of %d pages' search sections, %d of %d highlighted blocks, "
-        "%d of %d signatures",
+        "memo: calls answered from memory: %d search parses (%d distinct pages), "
+        "%d highlightings (%d distinct blocks), %d signature formats (%d distinct)",
         _SECTIONS["hits"],
         len(_SECTIONS["used"]),
         _HIGHLIGHTED["hits"],
