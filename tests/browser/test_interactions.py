@@ -17,13 +17,14 @@ def test_search_finds_softmax_and_opens_a_result(desktop: Tab) -> None:
     page.keyboard.press("s")  # Material's shortcut focuses the search box
     box = page.locator("input.md-search__input")
     results = page.locator(".md-search-result__item a")
-    # A query typed before the search worker has loaded the index is not answered once it
-    # is; on a loaded machine that takes seconds, so type the query again until answered.
-    for _ in range(12):
+    # Material's search listens to key presses: type the query (fill() alone was answered
+    # only when the page had finished starting up, which on a loaded machine it had not),
+    # and type it again if the first attempt came too early to be seen.
+    for _ in range(6):
         box.fill("")
-        box.fill("softmax")
+        box.press_sequentially("softmax", delay=20)
         try:
-            results.first.wait_for(state="visible", timeout=5000)
+            results.first.wait_for(state="visible", timeout=10_000)
             break
         except PlaywrightTimeoutError:
             continue
