@@ -22,8 +22,8 @@ only when needed. The base is the running max ``m`` but is only moved (and the s
 rescaled) when a tile's row max exceeds it by more than ``_LAZY``: the result does not
 depend on the shift, and ``P ≤ e^{_LAZY}`` cannot overflow (the conditional rescaling of
 FlashAttention-4). Once every row has a base, a tile is exponentiated without its max pass
-and kept if its row sums obey the same bound; otherwise it is recomputed with the max pass
-(a NaN or ``+inf`` score always takes that path, which raises). Extra memory: the tile
+and kept if each row sum is ≤ e^{_LAZY} (so every P is); otherwise it is recomputed with the
+max pass (a NaN or ``+inf`` score always takes that path, which raises). Extra memory: the tile
 (``block_q × block_k``), the per-block state (``(d + 1) × block_q``) and ``[K | 1]``,
 ``[V | 1]ᵀ`` (``L_k × (d + 1)`` each): O(L·d), not O(L²).
 
