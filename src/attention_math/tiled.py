@@ -335,15 +335,15 @@ def _visit_key_tiles(q, k1, v1t, scale, mask, is_causal, i0, i1, bk, b: _Buffers
             np.exp(al, out=al)  # e^{m − m'} rescales the old state (0 on the first tile)
             acc *= al
             mm[...] = mn
-            if neg_base.any():
-                # The GEMM subtracted an old base, and S − base was rounded at that base's
-                # magnitude (a row whose first keys carry a −1e9 padding mask has a base
-                # near −1e9): compute S − m' afresh rather than correct the rounded tile.
-                np.negative(shift, out=neg_base)
+            # If the GEMM subtracted an old base, S − base was rounded at that base's
+            # magnitude (a row whose first keys carry a −1e9 padding mask has a base near
+            # −1e9): compute S − m' afresh rather than correct the rounded tile.
+            recompute = neg_base.any()
+            np.negative(shift, out=neg_base)
+            if recompute:
                 _shifted_scores(k1[j0:j1], qst, mtile, is_causal, i0, i1, j0, j1, st)
             else:
                 st -= shift  # no base yet: the tile holds S itself, so this is S − m'
-                np.negative(shift, out=neg_base)
             ready = not np.isneginf(mm).any()
         # Otherwise no row's max rose by more than _LAZY: keep the old base (the exact
         # result does not depend on the shift), so P ≤ e^{_LAZY} and no rescale pass.
