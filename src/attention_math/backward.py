@@ -19,6 +19,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from attention_math._checks import as_float, check_mask, check_qkv, check_scale
+from attention_math.numeric import _softmax_inplace
+
 __all__ = ["attention_backward"]
 
 
@@ -92,12 +95,12 @@ def attention_backward(
         >>> dq[0]
         array([0., 0.])
     """
-    q, k, v, batch = _check_qkv(q, k, v)
-    d_out = _as_float("d_out", d_out, min_ndim=2)
+    q, k, v, batch = check_qkv(q, k, v)
+    d_out = as_float("d_out", d_out, min_ndim=2)
     scores_shape = (*batch, q.shape[-2], k.shape[-2])
     m = None
     if mask is not None:
-        m, scores_shape = _check_mask(mask, scores_shape)
+        m, scores_shape = check_mask(mask, scores_shape)
     out_shape = (*scores_shape[:-2], q.shape[-2], v.shape[-1])
     if d_out.shape != out_shape:
         raise ValueError(
@@ -108,7 +111,7 @@ def attention_backward(
     work = np.dtype(np.float32) if dtype == np.float16 else dtype  # as in attention()
     shapes = q.shape, k.shape, v.shape
     q, k, v, d_out = (a.astype(work, copy=False) for a in (q, k, v, d_out))
-    s = work.type(_check_scale(scale, q.shape[-1]))
+    s = work.type(check_scale(scale, q.shape[-1]))
 
     # Forward, as attention() computes it.
     p = q @ np.swapaxes(k, -1, -2)  # (..., L_q, L_k)
@@ -146,14 +149,3 @@ def attention_backward(
             )
         grads.append(g)
     return grads[0], grads[1], grads[2]
-
-
-# numeric.py re-exports attention_backward at its end, so these imports come last: importing
-# either module first then finds every name it needs already defined.
-from attention_math.numeric import (  # noqa: E402
-    _as_float,
-    _check_mask,
-    _check_qkv,
-    _check_scale,
-    _softmax_inplace,
-)

@@ -11,6 +11,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from attention_math._checks import as_float, check_weight
+from attention_math.numeric import attention
+
 __all__ = ["multi_head_attention"]
 
 
@@ -37,14 +40,10 @@ def _check_inputs(
     w_o: ArrayLike,
     n_heads: object,
 ) -> tuple[NDArray, ...]:
-    # Imported here, not at the top: numeric re-exports this module at its end, so a
-    # top-level import would be circular when this module is imported first.
-    from attention_math.numeric import _as_float
-
     if isinstance(n_heads, bool) or not isinstance(n_heads, int | np.integer) or n_heads < 1:
         raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
-    x_q = _as_float("x_q", x_q, min_ndim=2)
-    x_kv = _as_float("x_kv", x_kv, min_ndim=2)
+    x_q = as_float("x_q", x_q, min_ndim=2)
+    x_kv = as_float("x_kv", x_kv, min_ndim=2)
     if x_q.shape[-1] != x_kv.shape[-1]:
         raise ValueError(
             f"x_q and x_kv must share d_model (last axis): x_q has shape {x_q.shape}, "
@@ -53,12 +52,7 @@ def _check_inputs(
     d_model = x_q.shape[-1]
     ws = {}
     for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
-        w = _as_float(name, w, min_ndim=2)
-        if w.ndim != 2 or w.shape[0] != d_model:
-            raise ValueError(
-                f"{name} must have shape (d_model, n_heads·d) with d_model = {d_model}, "
-                f"got {w.shape}"
-            )
+        w = check_weight(name, w, d_model, "n_heads·d")
         if w.shape[1] % n_heads:
             raise ValueError(
                 f"{name} has {w.shape[1]} columns, not divisible by n_heads = {n_heads}"
@@ -69,7 +63,7 @@ def _check_inputs(
             f"w_q and w_k must have the same shape (d_model, n_heads·d_k), "
             f"got {ws['w_q'].shape} and {ws['w_k'].shape}"
         )
-    w_o = _as_float("w_o", w_o, min_ndim=2)
+    w_o = as_float("w_o", w_o, min_ndim=2)
     hd_v = ws["w_v"].shape[1]
     if w_o.ndim != 2 or w_o.shape[0] != hd_v:
         raise ValueError(
@@ -91,8 +85,6 @@ def _multi_head(
     trace: list[tuple[str, tuple[int, ...]]] | None = None,
 ) -> NDArray[np.floating]:
     """``multi_head_attention``, optionally recording ``(step, shape)`` of every product."""
-    from attention_math.numeric import attention
-
     x_q, x_kv, w_q, w_k, w_v, w_o = _check_inputs(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads)
     if mask is not None and np.ndim(mask) >= 3:
         # A mask with batch axes (..., L_q, L_k) gets a head axis: (..., 1, L_q, L_k).

@@ -12,44 +12,17 @@ dimensions broadcast like NumPy's ``matmul``.
 from __future__ import annotations
 
 import math
-from numbers import Real
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from attention_math import tiled
+from attention_math._checks import as_float, check_mask, check_qkv, check_scale, check_weight
 
-__all__ = [
-    "attention",
-    "attention_backward",
-    "causal_mask",
-    "compute_qkv",
-    "multi_head_attention",
-    "softmax",
-]
-
-_FLOATS = (np.float16, np.float32, np.float64)
-
-
-def _as_float(name: str, x: ArrayLike, *, min_ndim: int = 1) -> NDArray[np.floating]:
-    """``x`` as a float array; integers become float64; anything else is a TypeError."""
-    a = np.asarray(x)
-    if a.dtype == np.bool_ or not (
-        np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)
-    ):
-        raise TypeError(f"{name} must hold real numbers (int or float), got dtype {a.dtype}")
-    if np.issubdtype(a.dtype, np.integer):
-        a = a.astype(np.float64)
-    elif a.dtype.type not in _FLOATS:  # e.g. longdouble: keep the reference to IEEE formats
-        raise TypeError(f"{name} has dtype {a.dtype}; use float16, float32 or float64")
-    if a.ndim < min_ndim:
-        raise ValueError(f"{name} must have at least {min_ndim} dimensions, got shape {a.shape}")
-    if 0 in a.shape:
-        raise ValueError(f"{name} has an empty dimension: shape {a.shape}")
-    if not np.isfinite(a).all():
-        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])
-        raise ValueError(f"{name} contains NaN or ±inf (first at index {bad}, value {a[bad]})")
-    return a
+# attention_backward and multi_head_attention are reachable here too (see __getattr__ at
+# the end); their home modules, backward and multihead, document them.
+__all__ = ["attention", "causal_mask", "compute_qkv", "softmax"]
 
 
 def softmax(x: ArrayLike, axis: int = -1) -> NDArray[np.floating]:
@@ -139,78 +112,16 @@ def compute_qkv(
         array([[1., 2.],
                [3., 4.]])
     """
-    x = _as_float("x", x, min_ndim=2)
+    x = as_float("x", x, min_ndim=2)
     d_model = x.shape[-1]
     out = []
     for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
-        w = _as_float(name, w, min_ndim=2)
-        if w.ndim != 2 or w.shape[0] != d_model:
-            raise ValueError(
-                f"{name} must have shape (d_model, d) with d_model = {d_model} "
-                f"(from x of shape {x.shape}), got {w.shape}"
-            )
+        w = check_weight(name, w, d_model, "d")
         out.append(x @ w.astype(np.result_type(x, w), copy=False))  # (..., L, d)
     q, k, v = out
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(f"w_q and w_k must give the same d_k, got {q.shape[-1]} and {k.shape[-1]}")
     return q, k, v
-
-
-def _check_scale(scale: object, d_k: int) -> float:
-    if scale is None:
-        return 1.0 / math.sqrt(d_k)
-    if isinstance(scale, bool) or not isinstance(scale, Real):
-        raise TypeError(f"scale must be a real number, got {type(scale).__name__} {scale!r}")
-    s = float(scale)
-    if not math.isfinite(s) or s < 0:
-        raise ValueError(f"scale must be finite and ≥ 0, got {scale!r}")
-    return s
-
-
-def _check_mask(mask: ArrayLike, scores_shape: tuple[int, ...]) -> tuple[np.ndarray, tuple]:
-    """Validate ``mask``; return it with the broadcast shape of the scores it applies to."""
-    m = np.asarray(mask)
-    if m.dtype != np.bool_ and not np.issubdtype(m.dtype, np.floating):
-        raise TypeError(
-            f"mask must be boolean (True = may attend) or float (added to the scores), "
-            f"got dtype {m.dtype}"
-        )
-    if m.dtype != np.bool_ and (np.isnan(m).any() or np.isposinf(m).any()):
-        raise ValueError("an additive mask may hold finite values and -inf only, not NaN or +inf")
-    try:
-        full = np.broadcast_shapes(m.shape, scores_shape)
-    except ValueError:
-        full = None
-    if full is None or full[-2:] != scores_shape[-2:]:
-        raise ValueError(
-            f"mask of shape {m.shape} is not broadcastable to the scores' shape "
-            f"{scores_shape} = (..., L_q, L_k)"
-        )
-    return m, full
-
-
-def _check_qkv(q: ArrayLike, k: ArrayLike, v: ArrayLike) -> tuple[np.ndarray, ...]:
-    """Validate ``q``, ``k``, ``v`` as float arrays of compatible shapes; return them and the
-    broadcast shape of their leading (batch) dimensions."""
-    q = _as_float("q", q, min_ndim=2)
-    k = _as_float("k", k, min_ndim=2)
-    v = _as_float("v", v, min_ndim=2)
-    if q.shape[-1] != k.shape[-1]:
-        raise ValueError(
-            f"q and k must share d_k (last axis): q has shape {q.shape}, k has shape {k.shape}"
-        )
-    if k.shape[-2] != v.shape[-2]:
-        raise ValueError(
-            f"k and v must share L_k (second-to-last axis): k has shape {k.shape}, "
-            f"v has shape {v.shape}"
-        )
-    try:
-        batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-    except ValueError:
-        raise ValueError(
-            f"leading (batch) dimensions do not broadcast: q {q.shape}, k {k.shape}, v {v.shape}"
-        ) from None
-    return q, k, v, batch
 
 
 def attention(
@@ -271,16 +182,16 @@ def attention(
         >>> attention(q, k, v, is_causal=True, block_size=1)[0]  # tile by tile
         array([1., 2.])
     """
-    q, k, v, batch = _check_qkv(q, k, v)
+    q, k, v, batch = check_qkv(q, k, v)
     dtype = np.result_type(q, k, v)
     work = np.dtype(np.float32) if dtype == np.float16 else dtype  # float16 sums lose too much
     q, k, v = (a.astype(work, copy=False) for a in (q, k, v))
-    s = work.type(_check_scale(scale, q.shape[-1]))  # a NumPy scalar: float32 stays float32
+    s = work.type(check_scale(scale, q.shape[-1]))  # a NumPy scalar: float32 stays float32
 
     if not isinstance(is_causal, bool | np.bool_):
         raise TypeError(f"is_causal must be True or False, got {is_causal!r}")
     scores_shape = (*batch, q.shape[-2], k.shape[-2])
-    m, full = (None, scores_shape) if mask is None else _check_mask(mask, scores_shape)
+    m, full = (None, scores_shape) if mask is None else check_mask(mask, scores_shape)
     if block_size is not None:
         block = tiled.block_sizes(block_size)
         if return_weights:
@@ -319,5 +230,16 @@ def attention(
     return out
 
 
-from attention_math.backward import attention_backward  # noqa: E402
-from attention_math.multihead import multi_head_attention  # noqa: E402
+def __getattr__(name: str) -> Any:
+    """``numeric.attention_backward`` and ``numeric.multi_head_attention``, where users look
+    for them, imported on first use: both modules import this one, so an import at the top
+    would make a cycle (PEP 562 module ``__getattr__``)."""
+    if name == "attention_backward":
+        from attention_math.backward import attention_backward
+
+        return attention_backward
+    if name == "multi_head_attention":
+        from attention_math.multihead import multi_head_attention
+
+        return multi_head_attention
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

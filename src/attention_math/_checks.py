@@ -1,0 +1,128 @@
+"""Input checks shared by the NumPy modules (``numeric``, ``backward``, ``multihead``, …).
+
+This module imports nothing of ``attention_math``: every module that validates arrays
+imports from here, so the dependencies between them run one way, with no cycle.
+Each check raises a ``TypeError`` or ``ValueError`` that names the argument and its shape,
+before NumPy has a chance to fail deep inside with a message about something else.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = ["as_float", "check_mask", "check_qkv", "check_scale", "check_weight"]
+
+FLOATS = (np.float16, np.float32, np.float64)
+
+
+def as_float(name: str, x: ArrayLike, *, min_ndim: int = 1) -> NDArray[np.floating]:
+    """``x`` as a float array; integers become float64; anything else is a TypeError.
+
+    Examples:
+        >>> from attention_math._checks import as_float
+        >>> as_float("q", [[1, 2]])
+        array([[1., 2.]])
+        >>> as_float("q", [[1, 2], [3]])
+        Traceback (most recent call last):
+        ...
+        ValueError: q is ragged (rows of different lengths); give a rectangular array
+    """
+    try:
+        a = np.asarray(x)
+    except ValueError:  # NumPy's "inhomogeneous shape" message does not name the argument
+        raise ValueError(
+            f"{name} is ragged (rows of different lengths); give a rectangular array"
+        ) from None
+    if a.dtype == np.bool_ or not (
+        np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)
+    ):
+        raise TypeError(f"{name} must hold real numbers (int or float), got dtype {a.dtype}")
+    if np.issubdtype(a.dtype, np.integer):
+        a = a.astype(np.float64)
+    elif a.dtype.type not in FLOATS:  # e.g. longdouble: keep the reference to IEEE formats
+        raise TypeError(f"{name} has dtype {a.dtype}; use float16, float32 or float64")
+    if a.ndim < min_ndim:
+        raise ValueError(f"{name} must have at least {min_ndim} dimensions, got shape {a.shape}")
+    if 0 in a.shape:
+        raise ValueError(f"{name} has an empty dimension: shape {a.shape}")
+    if not np.isfinite(a).all():
+        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])
+        raise ValueError(f"{name} contains NaN or ±inf (first at index {bad}, value {a[bad]})")
+    return a
+
+
+def check_weight(name: str, w: ArrayLike, d_model: int, columns: str) -> NDArray[np.floating]:
+    """``w`` as a float matrix of shape ``(d_model, ·)``; ``columns`` names the second axis
+    in the error message (``"d_k"``, ``"n_heads·d"``, …)."""
+    a = as_float(name, w, min_ndim=2)
+    if a.ndim != 2 or a.shape[0] != d_model:
+        raise ValueError(
+            f"{name} must have shape (d_model, {columns}) with d_model = {d_model}, got {a.shape}"
+        )
+    return a
+
+
+def check_scale(scale: object, d_k: int) -> float:
+    """The factor on the scores: ``1/√d_k`` for ``None``, else a finite real ``≥ 0``."""
+    if scale is None:
+        return 1.0 / math.sqrt(d_k)
+    if isinstance(scale, bool) or not isinstance(scale, Real):
+        raise TypeError(f"scale must be a real number, got {type(scale).__name__} {scale!r}")
+    s = float(scale)
+    if not math.isfinite(s) or s < 0:
+        raise ValueError(f"scale must be finite and ≥ 0, got {scale!r}")
+    return s
+
+
+def check_mask(
+    mask: ArrayLike, scores_shape: tuple[int, ...]
+) -> tuple[NDArray[np.bool_] | NDArray[np.floating], tuple[int, ...]]:
+    """Validate ``mask``; return it with the broadcast shape of the scores it applies to."""
+    m = np.asarray(mask)
+    if m.dtype != np.bool_ and not np.issubdtype(m.dtype, np.floating):
+        raise TypeError(
+            f"mask must be boolean (True = may attend) or float (added to the scores), "
+            f"got dtype {m.dtype}"
+        )
+    if m.dtype != np.bool_ and (np.isnan(m).any() or np.isposinf(m).any()):
+        raise ValueError("an additive mask may hold finite values and -inf only, not NaN or +inf")
+    try:
+        full: tuple[int, ...] | None = np.broadcast_shapes(m.shape, scores_shape)
+    except ValueError:
+        full = None
+    if full is None or full[-2:] != scores_shape[-2:]:
+        raise ValueError(
+            f"mask of shape {m.shape} is not broadcastable to the scores' shape "
+            f"{scores_shape} = (..., L_q, L_k)"
+        )
+    return m, full
+
+
+def check_qkv(
+    q: ArrayLike, k: ArrayLike, v: ArrayLike
+) -> tuple[NDArray[np.floating], NDArray[np.floating], NDArray[np.floating], tuple[int, ...]]:
+    """Validate ``q``, ``k``, ``v`` as float arrays of compatible shapes; return them and the
+    broadcast shape of their leading (batch) dimensions."""
+    qa = as_float("q", q, min_ndim=2)
+    ka = as_float("k", k, min_ndim=2)
+    va = as_float("v", v, min_ndim=2)
+    if qa.shape[-1] != ka.shape[-1]:
+        raise ValueError(
+            f"q and k must share d_k (last axis): q has shape {qa.shape}, k has shape {ka.shape}"
+        )
+    if ka.shape[-2] != va.shape[-2]:
+        raise ValueError(
+            f"k and v must share L_k (second-to-last axis): k has shape {ka.shape}, "
+            f"v has shape {va.shape}"
+        )
+    try:
+        batch = np.broadcast_shapes(qa.shape[:-2], ka.shape[:-2], va.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"leading (batch) dimensions do not broadcast: q {qa.shape}, k {ka.shape}, v {va.shape}"
+        ) from None
+    return qa, ka, va, batch
