@@ -49,7 +49,8 @@ def test_symbolic_and_checker_run_without_numpy() -> None:
         from attention_math.exercises import catalogue, check
         from attention_math.exercises.cli import cli
 
-        o = symbolic.attention(sp.eye(2), sp.eye(2), [[1, 2], [3, 4]], mask=[[True, False], [True, True]])
+        mask = [[True, False], [True, True]]
+        o = symbolic.attention(sp.eye(2), sp.eye(2), [[1, 2], [3, 4]], mask=mask)
         assert o[0, :] == sp.Matrix([[1, 2]]), o
         for ex in catalogue().values():
             assert check(ex.id, ex.answer).correct, ex.id
