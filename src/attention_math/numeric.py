@@ -37,6 +37,7 @@ __all__ = [
     "compute_qkv",
     "log_softmax",
     "padding_mask",
+    "sliding_window_mask",
     "softmax",
 ]
 
@@ -230,6 +231,32 @@ def padding_mask(valid_lens: ArrayLike, n_k: int) -> NDArray[np.bool_]:
     if lens.ndim == 1:
         lens = lens[:, None]  # (B, 1): one length for every query
     return np.arange(n_k) < lens[..., None]  # (B, 1 or L_q, n_k)
+
+
+def sliding_window_mask(n_q: int, n_k: int | None = None, *, window: int) -> NDArray[np.bool_]:
+    """Boolean causal band ``(n_q, n_k)``: query ``i`` sees keys ``i − window + 1 … i``.
+
+    True = may attend, top-left aligned like `causal_mask`; ``window ≥ n_k`` gives
+    `causal_mask` itself. Each row holds at most ``window`` True entries, so attention
+    under this mask costs O(L·window) instead of O(L²) when only the band is computed.
+
+    Examples:
+        >>> from attention_math.numeric import sliding_window_mask
+        >>> sliding_window_mask(4, window=2).astype(int)
+        array([[1, 0, 0, 0],
+               [1, 1, 0, 0],
+               [0, 1, 1, 0],
+               [0, 0, 1, 1]])
+        >>> sliding_window_mask(3, window=0)
+        Traceback (most recent call last):
+        ...
+        ValueError: window must be a positive integer, got 0
+    """
+    if isinstance(window, bool) or not isinstance(window, int | np.integer) or window < 1:
+        raise ValueError(f"window must be a positive integer, got {window!r}")
+    causal = causal_mask(n_q, n_k)  # (n_q, n_k): j ≤ i
+    too_old = np.tri(*causal.shape, k=-int(window), dtype=bool)  # (n_q, n_k): j ≤ i − window
+    return causal & ~too_old
 
 
 def compute_qkv(
