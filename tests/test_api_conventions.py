@@ -301,3 +301,148 @@ def test_per_head_masks_and_the_annotated_transformer_mask_in_multi_head():
     assert wts.shape == (2, 2, 3, 3) and (wts[~per_head] == 0).all()
     with pytest.raises(ValueError, match=r"mask of shape \(2, 1, 1, 1, 3\)"):
         multi_head_attention(x, x, *w, 2, mask=hf[:, None])  # one axis too many
+
+
+# ---- attention_backward: is_causal and the gradient of a bias ------------------------------
+
+
+@pytest.mark.parametrize("alignment", ["top-left", "bottom-right"])
+def test_backward_is_causal_equals_the_causal_mask(alignment):
+    rng = np.random.default_rng(12)
+    q, k, v = rng.standard_normal((3, 5, 4))
+    d_out = rng.standard_normal((3, 4))
+    got = attention_backward(q[:3], k, v, d_out, is_causal=True, causal_alignment=alignment)
+    want = attention_backward(q[:3], k, v, d_out, causal_mask(3, 5, alignment=alignment))
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_bias_gradient_matches_finite_differences():
+    rng = np.random.default_rng(13)
+    q, k, v = rng.standard_normal((3, 2, 4, 3))
+    bias = rng.standard_normal((1, 4, 4))  # shared by the batch: its gradient is summed
+    bias[0, 0, 3] = -np.inf  # a blocked entry gets gradient 0
+    d_out = rng.standard_normal((2, 4, 3))
+    *_, dbias = attention_backward(q, k, v, d_out, bias, return_dmask=True)
+    assert dbias.shape == (1, 4, 4) and dbias[0, 0, 3] == 0
+    eps = 1e-6
+    for idx in [(0, 0, 0), (0, 1, 2), (0, 3, 3)]:
+        bumped = [bias.copy(), bias.copy()]
+        bumped[0][idx] += eps
+        bumped[1][idx] -= eps
+        loss = [np.sum(attention(q, k, v, b) * d_out) for b in bumped]
+        assert dbias[idx] == pytest.approx((loss[0] - loss[1]) / (2 * eps), rel=1e-6, abs=1e-9)
+
+
+def test_bias_gradient_needs_a_float_mask():
+    with pytest.raises(TypeError, match=r"additive float mask.*boolean"):
+        attention_backward(
+            np.eye(2), np.eye(2), np.eye(2), np.eye(2), np.eye(2, dtype=bool), return_dmask=True
+        )
+    with pytest.raises(TypeError, match="no mask"):
+        attention_backward(np.eye(2), np.eye(2), np.eye(2), np.eye(2), return_dmask=True)
+
+
+# ---- multi_head_attention: PyTorch's arguments, checked without PyTorch --------------------
+
+
+def _mh_case(seed, d_model=4, d_kv=3, d_vin=5):
+    rng = np.random.default_rng(seed)
+    x_q = rng.standard_normal((2, 3, d_model))
+    x_k = rng.standard_normal((2, 4, d_kv))
+    x_v = rng.standard_normal((2, 4, d_vin))
+    w = (
+        rng.standard_normal((d_model, 4)),
+        rng.standard_normal((d_kv, 4)),
+        rng.standard_normal((d_vin, 6)),
+        rng.standard_normal((6, 2)),
+    )
+    b = dict(
+        b_q=rng.standard_normal(4),
+        b_k=rng.standard_normal(4),
+        b_v=rng.standard_normal(6),
+        b_o=rng.standard_normal(2),
+    )
+    return x_q, x_k, x_v, w, b
+
+
+def test_multihead_biases_and_widths_by_hand():
+    x_q, x_k, x_v, (w_q, w_k, w_v, w_o), b = _mh_case(14)
+    out, w = multi_head_attention(
+        x_q,
+        x_k,
+        w_q,
+        w_k,
+        w_v,
+        w_o,
+        2,
+        x_v=x_v,
+        return_weights=True,
+        average_attn_weights=False,
+        **b,
+    )
+    q, k, v = x_q @ w_q + b["b_q"], x_k @ w_k + b["b_k"], x_v @ w_v + b["b_v"]
+    heads = [
+        attention(
+            q[..., 2 * i : 2 * i + 2],
+            k[..., 2 * i : 2 * i + 2],
+            v[..., 3 * i : 3 * i + 3],
+            return_weights=True,
+        )
+        for i in range(2)
+    ]
+    want = np.concatenate([h[0] for h in heads], axis=-1) @ w_o + b["b_o"]
+    np.testing.assert_allclose(out, want, rtol=1e-12)
+    np.testing.assert_allclose(w, np.stack([h[1] for h in heads], axis=1), rtol=1e-12)
+    _, avg = multi_head_attention(
+        x_q, x_k, w_q, w_k, w_v, w_o, 2, x_v=x_v, return_weights=True, **b
+    )
+    np.testing.assert_allclose(avg, w.mean(axis=1))
+
+
+def test_key_padding_mask_is_true_for_padding_and_combines_with_mask():
+    x_q, x_k, x_v, w, b = _mh_case(15)
+    pad = np.array([[False, False, False, True], [False, True, True, True]])
+    blocked_first = np.ones((3, 4), bool)
+    blocked_first[:, 0] = False
+    got = multi_head_attention(
+        x_q, x_k, *w, 2, mask=blocked_first, x_v=x_v, key_padding_mask=pad, **b
+    )
+    want = multi_head_attention(
+        x_q, x_k, *w, 2, mask=blocked_first & ~pad[:, None, :], x_v=x_v, **b
+    )
+    np.testing.assert_array_equal(got, want)
+    additive = np.where(pad, -np.inf, 0.0)
+    got_float = multi_head_attention(
+        x_q, x_k, *w, 2, mask=blocked_first, x_v=x_v, key_padding_mask=additive, **b
+    )
+    np.testing.assert_allclose(got_float, want, rtol=1e-14)
+    with pytest.raises(ValueError, match=r"key_padding_mask must have shape \(\.\.\., L_k\)"):
+        multi_head_attention(x_q, x_k, *w, 2, x_v=x_v, key_padding_mask=pad[0], **b)
+
+
+def test_multihead_is_causal_equals_its_mask():
+    x_q, x_k, x_v, w, b = _mh_case(16)
+    for alignment in ("top-left", "bottom-right"):
+        got = multi_head_attention(
+            x_q, x_k, *w, 2, x_v=x_v, is_causal=True, causal_alignment=alignment, **b
+        )
+        want = multi_head_attention(
+            x_q, x_k, *w, 2, x_v=x_v, mask=causal_mask(3, 4, alignment=alignment), **b
+        )
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        ({"b_q": np.ones(3)}, r"b_q must have shape \(4,\)"),
+        ({"b_o": np.ones((1, 2))}, r"b_o must have shape \(2,\)"),
+        ({"x_v": np.ones((2, 5, 5))}, "x_v and x_kv must share L_k"),
+    ],
+)
+def test_multihead_new_argument_errors(change, match):
+    x_q, x_k, x_v, w, b = _mh_case(17)
+    kw = {"x_v": x_v, **b, **change}
+    with pytest.raises(ValueError, match=match):
+        multi_head_attention(x_q, x_k, *w, 2, **kw)
