@@ -120,7 +120,7 @@ def attention_backward(
         if scores_shape != p.shape:
             p = np.broadcast_to(p, scores_shape).copy()
         if m.dtype == np.bool_:
-            np.copyto(p, -np.inf, where=~m)
+            np.copyto(p, -np.inf, where=np.logical_not(m))
         else:
             p += m.astype(work, copy=False)
     _softmax_inplace(p, axis=-1)  # P; masked entries are exactly 0

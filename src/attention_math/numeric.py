@@ -12,7 +12,7 @@ dimensions broadcast like NumPy's ``matmul``.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -124,6 +124,42 @@ def compute_qkv(
     return q, k, v
 
 
+@overload
+def attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    mask: ArrayLike | None = None,
+    *,
+    scale: float | None = None,
+    return_weights: Literal[False] = False,
+    block_size: int | tuple[int, int] | None = None,
+    is_causal: bool = False,
+) -> NDArray[np.floating]: ...
+@overload
+def attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    mask: ArrayLike | None = None,
+    *,
+    scale: float | None = None,
+    return_weights: Literal[True],
+    block_size: int | tuple[int, int] | None = None,
+    is_causal: bool = False,
+) -> tuple[NDArray[np.floating], NDArray[np.floating]]: ...
+@overload
+def attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    mask: ArrayLike | None = None,
+    *,
+    scale: float | None = None,
+    return_weights: bool = False,
+    block_size: int | tuple[int, int] | None = None,
+    is_causal: bool = False,
+) -> NDArray[np.floating] | tuple[NDArray[np.floating], NDArray[np.floating]]: ...
 def attention(
     q: ArrayLike,
     k: ArrayLike,
@@ -214,12 +250,12 @@ def attention(
         if full != att.shape:  # the mask adds batch dimensions: grow the buffer once
             att = np.broadcast_to(att, full).copy()
         if m.dtype == np.bool_:
-            np.copyto(att, -np.inf, where=~m)
+            np.copyto(att, -np.inf, where=np.logical_not(m))
         else:
             with np.errstate(invalid="ignore"):  # +inf + -inf is NaN: caught below
                 np.add(att, m, out=att, casting="same_kind")  # cast in chunks, no L×L copy
     if is_causal:  # one L×L bool (a quarter of a float32 buffer), not a 2nd float one
-        above = np.tri(*att.shape[-2:], dtype=bool)
+        above = np.tri(*att.shape[-2:], dtype=np.bool_)
         np.logical_not(above, out=above)
         np.copyto(att, -np.inf, where=above)
     _softmax_inplace(att, axis=-1)
