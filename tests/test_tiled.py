@@ -312,7 +312,13 @@ def test_mask_errors_are_unchanged_when_tiled():
 
 
 def test_numeric_module_still_exports_the_same_names():
-    assert set(numeric.__all__) == {"attention", "causal_mask", "compute_qkv", "softmax"}
+    assert set(numeric.__all__) == {
+        "attention",
+        "causal_mask",
+        "compute_qkv",
+        "sliding_window_mask",
+        "softmax",
+    }
     assert all(callable(getattr(numeric, name)) for name in numeric.__all__)
     # reached through numeric's module __getattr__, without an import cycle
     assert callable(numeric.attention_backward)

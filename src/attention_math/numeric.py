@@ -22,7 +22,7 @@ from attention_math._checks import as_float, check_mask, check_qkv, check_scale,
 
 # attention_backward and multi_head_attention are reachable here too (see __getattr__ at
 # the end); their home modules, backward and multihead, document them.
-__all__ = ["attention", "causal_mask", "compute_qkv", "softmax"]
+__all__ = ["attention", "causal_mask", "compute_qkv", "sliding_window_mask", "softmax"]
 
 
 def softmax(x: ArrayLike, axis: int = -1) -> NDArray[np.floating]:
@@ -93,6 +93,33 @@ def causal_mask(n_q: int, n_k: int | None = None) -> NDArray[np.bool_]:
         if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
             raise ValueError(f"{name} must be a positive integer, got {n!r}")
     return np.tri(n_q, n_k, dtype=bool)
+
+
+def sliding_window_mask(n_q: int, n_k: int | None = None, *, window: int) -> NDArray[np.bool_]:
+    """Boolean causal band ``(n_q, n_k)``: query ``i`` sees keys ``i − window + 1 … i``.
+
+    True = may attend, top-left aligned like `causal_mask`; ``window ≥ n_k`` gives
+    `causal_mask` itself. Each row holds at most ``window`` True entries, so attention
+    under this mask costs O(L·window) instead of O(L²) when only the band is computed.
+
+    Examples:
+        >>> from attention_math.numeric import sliding_window_mask
+        >>> sliding_window_mask(4, window=2).astype(int)
+        array([[1, 0, 0, 0],
+               [1, 1, 0, 0],
+               [0, 1, 1, 0],
+               [0, 0, 1, 1]])
+        >>> sliding_window_mask(3, window=0)
+        Traceback (most recent call last):
+        ...
+        ValueError: window must be a positive integer, got 0
+    """
+    if isinstance(window, bool) or not isinstance(window, int | np.integer) or window < 1:
+        raise ValueError(f"window must be a positive integer, got {window!r}")
+    causal = causal_mask(n_q, n_k)  # (n_q, n_k): j ≤ i
+    rows, cols = causal.shape
+    too_old = np.tri(rows, cols, k=-int(window), dtype=np.bool_)  # (n_q, n_k): j ≤ i − window
+    return causal & ~too_old
 
 
 def compute_qkv(
