@@ -73,7 +73,9 @@ def _problem(seed: int, *shape: int) -> tuple[Floats, Floats, Floats]:
     return (rng.standard_normal(shape), rng.standard_normal(shape), rng.standard_normal(shape))
 
 
-def _sdpa(torch: ModuleType, q: Floats, k: Floats, v: Floats, **kw: Any) -> Floats:
+def _sdpa(
+    torch: ModuleType, q: NDArray[Any], k: NDArray[Any], v: NDArray[Any], **kw: Any
+) -> Floats:
     t = [torch.from_numpy(np.ascontiguousarray(a)) for a in (q, k, v)]
     out: Floats = torch.nn.functional.scaled_dot_product_attention(*t, **kw).numpy()
     return out

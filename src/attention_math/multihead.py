@@ -147,7 +147,8 @@ def _head_mask(
         return add
     if m.dtype == np.bool_:
         return np.where(m, add, -np.inf)
-    return m + add
+    both: NDArray[Any] = m + add  # (..., h|1, L_q, L_k): two additive masks add
+    return both
 
 
 def _multi_head(
@@ -194,16 +195,19 @@ def _multi_head(
     note(("V split into heads", v.shape))
     if trace is not None:
         note(("scores Q_h K_hᵀ", (*q.shape[:-1], k.shape[-2])))
-    res = attention(
-        q,
-        k,
-        v,
-        mask=m,
-        is_causal=is_causal,
-        causal_alignment=causal_alignment,
-        return_weights=return_weights,
-    )
-    heads, w = res if return_weights else (res, None)  # (..., h, L_q, d_v), (..., h, L_q, L_k)
+    w: Floats | None = None
+    if return_weights:  # (..., h, L_q, d_v), (..., h, L_q, L_k)
+        heads, w = attention(
+            q,
+            k,
+            v,
+            mask=m,
+            is_causal=is_causal,
+            causal_alignment=causal_alignment,
+            return_weights=True,
+        )
+    else:
+        heads = attention(q, k, v, mask=m, is_causal=is_causal, causal_alignment=causal_alignment)
     note(("heads softmax(·) V_h", heads.shape))
     concat = _merge_heads(heads)  # (..., L_q, h·d_v)
     note(("Concat(head_1, …, head_h)", concat.shape))
