@@ -63,7 +63,8 @@ def exercises() -> list[Exercise]:
             statement=(
                 "One row of weights $p = \\operatorname{softmax}(s)$ has three entries; the "
                 "upstream gradient is $g = \\partial \\ell/\\partial p$. Derive "
-                "$\\partial \\ell/\\partial s$ as a row in `p_1`, `p_2`, `p_3`, `g_1`, `g_2`, `g_3`."
+                "$\\partial \\ell/\\partial s$ as a row in `p_1`, `p_2`, `p_3`, "
+                "`g_1`, `g_2`, `g_3`."
             ),
             answer=sp.Matrix([[ps[j] * (gs[j] - dot) for j in range(3)]]),
             mistakes=(Mistake("missing_term", pr.multiply_elementwise(gr)),),
