@@ -50,21 +50,62 @@ def test_the_rule_finds_an_undefined_symbol_and_accepts_indices_and_labels():
     )
 
 
-def test_every_symbol_on_every_page_is_in_the_glossary(built_site):
-    missing: dict[str, set[str]] = defaultdict(set)
-    for page, texs in page_math(built_site).items():
+def source_of(page: str) -> str:
+    """The Markdown file under docs/ that built ``page`` (``forward/qkv/index.html``)."""
+    stem = page.removesuffix("index.html").removesuffix(".html").rstrip("/")
+    for cand in (f"{stem}.md", f"{stem}/index.md" if stem else "index.md"):
+        if (ROOT / "docs" / cand).is_file():
+            return f"docs/{cand}"
+    return page
+
+
+HOW_TO_ADD = """
+Each symbol above appears in the math of the page(s) named after it. To fix, either
+  - add an entry to SYMBOLS in src/attention_math/notation.py, e.g.
+        Symbol(r"$W_Z$", ("W_Z",), "what it means", r"its shape", "the/page.md", group=_M),
+    (names: each symbol as printed above, in a raw string; any_subscript=True lets it
+    carry any subscript), or
+  - write the page's math with a symbol the glossary already has (see docs/glossary.md).
+A subscript of digits or of the index letters c i j k l m n t is an index and needs no entry;
+wrap a descriptive subscript in \\text{...} to make it a label (P_{\\text{raw}} is a P).
+"""
+
+
+def missing_report(math: dict[str, list[str]]) -> str:
+    """Each undefined symbol, the page source and TeX using it, and how to fix it; "" if none."""
+    missing: dict[str, dict[str, str]] = defaultdict(dict)  # symbol -> {page source: its TeX}
+    for page, texs in math.items():
         for tex in texs:
             for name in undefined(symbols_in_tex(tex)):
-                missing[name].add(page)
-    assert not missing, "symbols the glossary (attention_math.notation.SYMBOLS) lacks:\n" + (
-        "\n".join(f"{n}: {sorted(p)[:4]}" for n, p in sorted(missing.items()))
-    )
+                missing[name].setdefault(source_of(page), " ".join(tex.split())[:90])
+    if not missing:
+        return ""
+    lines = [
+        f"  {name}  on {src}, in: {tex}"
+        for name, where in sorted(missing.items())
+        for src, tex in sorted(where.items())
+    ]
+    head = "symbols in a page's math that the glossary (attention_math.notation.SYMBOLS) lacks:"
+    return "\n".join([head, *lines]) + HOW_TO_ADD
+
+
+def test_the_report_names_symbol_page_and_fix():
+    report = missing_report({"why/multi-head/index.html": [r"O = [H_1, H_2] W_Z + \Omega"]})
+    assert r"W_Z  on docs/why/multi-head.md, in: O = [H_1, H_2] W_Z + \Omega" in report
+    assert r"\Omega  on docs/why/multi-head.md" in report
+    assert "src/attention_math/notation.py" in report
+    assert missing_report({"index.html": [r"O = PV"]}) == ""
+
+
+def test_every_symbol_on_every_page_is_in_the_glossary(built_site):
+    report = missing_report(page_math(built_site))
+    assert not report, report
 
 
 @pytest.mark.parametrize(("pattern", "why"), FORBIDDEN)
 def test_notation_conventions_hold_on_every_page(built_site, pattern, why):
     offenders = [
-        f"{page}: {tex.strip()[:80]}"
+        f"{source_of(page)}: {tex.strip()[:80]}"
         for page, texs in page_math(built_site).items()
         for tex in texs
         if re.search(pattern, tex)
