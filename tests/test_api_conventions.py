@@ -452,3 +452,35 @@ def test_multihead_new_argument_errors(change, match):
     kw = {"x_v": x_v, **b, **change}
     with pytest.raises(ValueError, match=match):
         multi_head_attention(x_q, x_k, *w, 2, **kw)
+
+
+# ---- hypothesis: the three ways of giving multi_head_attention a mask agree ---------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    lens=st.lists(st.integers(1, 5), min_size=1, max_size=3),
+    n_q=st.integers(1, 4),
+    n_heads=st.sampled_from([1, 2]),
+    seed=st.integers(0, 2**16),
+)
+def test_key_padding_mask_per_head_mask_and_shared_mask_agree(lens, n_q, n_heads, seed):
+    rng = np.random.default_rng(seed)
+    B, n_k = len(lens), 5
+    x_q, x_kv = rng.standard_normal((B, n_q, 4)), rng.standard_normal((B, n_k, 4))
+    w = [rng.standard_normal((4, 4)) for _ in range(4)]
+    attend = padding_mask(lens, n_k)  # (B, 1, L_k), True = may attend
+    pad = ~attend[:, 0]  # (B, L_k): PyTorch's key_padding_mask, True = padding
+    by_kpm = multi_head_attention(x_q, x_kv, *w, n_heads, key_padding_mask=pad)
+    shared = multi_head_attention(x_q, x_kv, *w, n_heads, mask=attend)  # (B, 1, L_k)
+    annotated = multi_head_attention(x_q, x_kv, *w, n_heads, mask=attend[:, None])  # (B,1,1,L_k)
+    per_head = multi_head_attention(
+        x_q, x_kv, *w, n_heads, mask=np.repeat(attend[:, None], n_heads, axis=1)
+    )  # (B, h, 1, L_k)
+    assert by_kpm.shape == (B, n_q, 4)
+    for other in (shared, annotated, per_head):
+        np.testing.assert_allclose(other, by_kpm, rtol=1e-12, atol=1e-14)
+    # and each sequence equals itself cut to its valid keys, with no mask at all
+    for b, n in enumerate(lens):
+        alone = multi_head_attention(x_q[b], x_kv[b, :n], *w, n_heads)
+        np.testing.assert_allclose(by_kpm[b], alone, rtol=1e-10, atol=1e-12)

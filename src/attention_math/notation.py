@@ -544,6 +544,30 @@ TERMS: tuple[Term, ...] = (
         "padding mask", "The mask that stops every token from attending to padding.", "why/masks.md"
     ),
     Term(
+        "key padding mask",
+        "PyTorch's mask with one entry per key, True = padding: the opposite sense of a "
+        "boolean mask here, where True = may attend.",
+        "reference/coming-from-pytorch.md",
+    ),
+    Term(
+        "additive mask",
+        "A float mask added to the scores: −∞ blocks a key, a finite value biases "
+        "it (a learned bias such as ALiBi or T5's).",
+        "reference/coming-from-pytorch.md",
+    ),
+    Term(
+        "causal alignment",
+        "Where the causal diagonal sits when queries and keys differ in number: top-left "
+        "(query i sees keys up to i) or bottom-right (the last query sees every key).",
+        "reference/coming-from-pytorch.md",
+    ),
+    Term(
+        "bfloat16",
+        "A 16-bit float with float32's exponent range and 8 bits of precision; "
+        "computed here in float32.",
+        "reference/coming-from-pytorch.md",
+    ),
+    Term(
         "convex hull",
         "All weighted averages of some points with non-negative weights summing to one: "
         "where each output row lies.",
