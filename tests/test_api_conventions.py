@@ -484,3 +484,29 @@ def test_key_padding_mask_per_head_mask_and_shared_mask_agree(lens, n_q, n_heads
     for b, n in enumerate(lens):
         alone = multi_head_attention(x_q[b], x_kv[b, :n], *w, n_heads)
         np.testing.assert_allclose(by_kpm[b], alone, rtol=1e-10, atol=1e-12)
+
+
+def test_multihead_keeps_bfloat16_and_promotes_mixed_inputs():
+    ml_dtypes = pytest.importorskip("ml_dtypes")  # in the test group
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    x_q, x_k, x_v, w, b = _mh_case(18)
+    args = [a.astype(bf16) for a in (x_q, x_k, *w)]
+    bias = {n: a.astype(bf16) for n, a in b.items()}
+    out, wts = multi_head_attention(*args, 2, x_v=x_v.astype(bf16), return_weights=True, **bias)
+    assert out.dtype == wts.dtype == bf16
+    exact, exact_w = multi_head_attention(
+        *(a.astype(np.float64) for a in args),
+        2,
+        x_v=x_v.astype(bf16).astype(np.float64),
+        return_weights=True,
+        **{n: a.astype(np.float64) for n, a in bias.items()},
+    )
+    eps = 2.0**-7  # bfloat16: 8 significant bits
+    scale = np.abs(exact).max()
+    assert np.abs(out.astype(np.float64) - exact).max() <= 2 * eps * scale
+    assert np.abs(wts.astype(np.float64) - exact_w).max() <= eps
+    # one float32 weight matrix promotes the whole product to float32, as NumPy would
+    mixed = multi_head_attention(
+        args[0], args[1], w[0].astype(np.float32), *args[3:], 2, x_v=x_v.astype(bf16)
+    )
+    assert mixed.dtype == np.float32

@@ -198,6 +198,8 @@ def _multi_head(
         _bias(name, b, w.shape[1])
         for name, b, w in zip(("b_q", "b_k", "b_v", "b_o"), biases, (wq, wk, wv, wo), strict=True)
     )
+    given = [a for a in (xq, xk, xv, wq, wk, wv, wo, b_q, b_k, b_v, b_o) if a is not None]
+    dtype = np.result_type(*given)  # NumPy's promotion; bfloat16 alone stays bfloat16
     batch = np.broadcast_shapes(xq.shape[:-2], xk.shape[:-2], xv.shape[:-2])
     m = _head_mask(
         mask, key_padding_mask, len(batch), n_heads=h, batch_shape=batch, n_k=xk.shape[-2]
@@ -239,11 +241,12 @@ def _multi_head(
     if b_o is not None:
         out += b_o.astype(out.dtype, copy=False)
     note(("output Concat · W_O", out.shape))
+    out = out.astype(dtype, copy=False)  # bfloat16 products come back float32: return bf16
     if w is None:
         return out
     if average_attn_weights:
         w = w.mean(axis=-3)  # (..., L_q, L_k): the mean over the heads, as PyTorch's default
-    return out, w
+    return out, w.astype(dtype, copy=False)
 
 
 def multi_head_attention(
@@ -308,7 +311,9 @@ def multi_head_attention(
             ``(..., h, L_q, L_k)``.
 
     Returns:
-        ``(..., L_q, d_out)``, and the weights with ``return_weights``.
+        ``(..., L_q, d_out)``, and the weights with ``return_weights``, in the dtype NumPy
+        promotes the inputs to: bfloat16 (``ml_dtypes``) throughout stays bfloat16, its
+        products computed in float32.
 
     Examples:
         >>> import numpy as np
