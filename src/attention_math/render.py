@@ -89,7 +89,7 @@ def exact_beside_decimal(
         s = \\frac{\\sqrt{2}}{2} \\approx 0.7071
         $$
         <BLANKLINE>
-        <span class="checked" title="NumPy float64 agrees with the exact value to ... ε ...">✓ ...</span>
+        <span class="checked" title="NumPy float64 agrees with the exact value to ...">✓ ...</span>
         <BLANKLINE>
     """
     check = crosscheck(exact, numeric, bound_eps=bound_eps, label=name)
@@ -109,9 +109,12 @@ def badge(check: CrossCheck) -> str:
         >>> import numpy as np, sympy as sp
         >>> from attention_math.crosscheck import crosscheck
         >>> from attention_math.render import badge
-        >>> print(badge(crosscheck(sp.Rational(1, 2), np.float64(0.5), bound_eps=2)))
-        <span class="checked" title="NumPy float64 agrees with the exact value to 0 ε (bound 2 ε).">✓ float64 = exact ± 0 ε <small>(bound 2 ε)</small></span>
+        >>> text = badge(crosscheck(sp.Rational(1, 2), np.float64(0.5), bound_eps=2))
+        >>> print(text.split(">", 1)[1])
+        ✓ float64 = exact ± 0 ε <small>(bound 2 ε)</small></span>
         <BLANKLINE>
+        >>> 'title="NumPy float64 agrees with the exact value to 0 ε (bound 2 ε)."' in text
+        True
     """
     err, bound = f"{check.error_eps:.2g}", f"{check.bound_eps:g}"
     sentence = f"NumPy {check.dtype} agrees with the exact value to {err} ε (bound {bound} ε)."
