@@ -801,7 +801,7 @@ def terms_list(base: str = "") -> str:
     Examples:
         >>> from attention_math.notation import terms_list
         >>> terms_list().splitlines()[0]
-        'attention'
+        'additive mask'
     """
     out: list[str] = []
     for t in sorted(TERMS, key=lambda t: t.word.lower()):
