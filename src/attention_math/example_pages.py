@@ -87,33 +87,50 @@ def _fmt(values: tuple[float, ...]) -> str:
     return ", ".join(shown) if len(shown) <= 3 else ", ".join(shown[:3]) + f", … ({len(shown)})"
 
 
+def _indent(text: str) -> str:
+    return "\n".join("    " + line if line else "" for line in text.splitlines())
+
+
 def verdicts_md(example_id: str) -> str:
-    """The example's claims as a table: published beside exact, verdict and diagnosis.
+    """The example's claims: the ones that teach in a table, the agreeing ones folded.
+
+    Claims the audit finds wrong or slipped are shown with their verdict, diagnosis and
+    what the diagnosis computes; the claims that agree follow in a collapsed block
+    (pymdownx.details), published beside exact, one click away.
 
     Examples:
         >>> from attention_math.example_pages import verdicts_md
-        >>> print(verdicts_md("the-cat-sleeps").splitlines()[0])
-        | claim | where | published | exact | verdict | diagnosis | the diagnosis computes |
+        >>> text = verdicts_md("the-cat-sleeps")
+        >>> print(text.splitlines()[0])
+        | claim | published | exact | verdict: diagnosis |
+        >>> print(text.split("???", 1)[1].splitlines()[0])
+         success "The other 23 claims agree with the exact values"
     """
-    rows = []
+    taught, agreeing = [], []
     for f in audit([example_id]):
         c = f.claim
         published = ", ".join(c.published)
         if len(c.published) > 3:
             published = ", ".join(c.published[:3]) + f", … ({len(c.published)})"
-        rows.append(
-            [
-                c.id,
-                c.where,
-                published,
-                format_computed(f.computed, c),
-                f"**{f.verdict}**",
-                f.diagnosis or "—",
-                _fmt(f.hypothesis_values),
-            ]
+        claim = f"{c.id}<br><small>{c.where}</small>"
+        exact = format_computed(f.computed, c)
+        if f.verdict == AGREES:
+            agreeing.append([claim, published, exact])
+            continue
+        verdict = f"**{f.verdict}**: {f.diagnosis or 'no diagnosis'}"
+        if f.hypothesis_values:
+            verdict += f" (it computes {_fmt(f.hypothesis_values)})"
+        taught.append([claim, published, exact, verdict])
+    out = []
+    if taught:
+        out.append(table(["claim", "published", "exact", "verdict: diagnosis"], taught))
+    if agreeing:
+        label = "The other" if taught else "All"
+        title = f"{label} {len(agreeing)} claims agree with the exact values"
+        out.append(
+            f'??? success "{title}"\n\n' + _indent(table(["claim", "published", "exact"], agreeing))
         )
-    head = ["claim", "where", "published", "exact", "verdict", "diagnosis"]
-    return table([*head, "the diagnosis computes"], rows)
+    return "\n\n".join(out) + "\n"
 
 
 def summary_md(findings: list[Finding]) -> str:

@@ -15,7 +15,14 @@ from numpy.typing import ArrayLike, NDArray
 
 from attention_math.plots import fluid, style, svg
 
-__all__ = ["pipeline", "running_pipeline"]
+__all__ = [
+    "pipeline",
+    "running_hull",
+    "running_pipeline",
+    "score_spread",
+    "softmax_pair",
+    "value_hull",
+]
 
 XY = tuple[float, float]
 _GREY = "#808080"  # the placeholder svg() turns into the page's text colour
@@ -131,3 +138,146 @@ def running_pipeline(causal: bool = True) -> str:
 
     f = numeric_forward(causal)
     return fluid(pipeline(*(f[n] for n in ("X", "Q", "K", "V", "raw", "S", "P", "O"))))
+
+
+def _hull(points: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The vertices of the convex hull of 2-D ``points``, counter-clockwise (monotone chain)."""
+    pts = sorted({(float(x), float(y)) for x, y in points})
+    if len(pts) < 3:
+        return np.array(pts)
+
+    def half(seq: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        out: list[tuple[float, float]] = []
+        for pt in seq:
+            while (
+                len(out) >= 2
+                and (
+                    (out[-1][0] - out[-2][0]) * (pt[1] - out[-2][1])
+                    - (out[-1][1] - out[-2][1]) * (pt[0] - out[-2][0])
+                )
+                <= 0
+            ):
+                out.pop()
+            out.append(pt)
+        return out
+
+    lower, upper = half(pts), half(pts[::-1])
+    return np.array(lower[:-1] + upper[:-1])
+
+
+def value_hull(v: ArrayLike, outputs: dict[str, ArrayLike], *, title: str) -> str:
+    """Value vectors (``d_v = 2``), their convex hull, and output rows drawn inside it.
+
+    ``outputs`` maps a legend label to an ``L_q × 2`` array of output rows.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.figures import value_hull
+        >>> v = np.array([[0.0, 0], [1, 0], [0, 1]])
+        >>> "<svg" in value_hull(v, {"outputs": [[0.2, 0.2]]}, title="t")
+        True
+    """
+    vals = np.asarray(v, dtype=np.float64)
+    if vals.ndim != 2 or vals.shape[1] != 2:
+        raise ValueError(f"v must be L_k × 2 (points in the plane), got shape {vals.shape}")
+    with style():
+        fig, ax = plt.subplots(figsize=(4.6, 4.0))
+        hull = _hull(vals)
+        ax.fill(
+            hull[:, 0], hull[:, 1], color="#4c72b0", alpha=0.15, label="convex hull of the values"
+        )
+        ax.scatter(vals[:, 0], vals[:, 1], s=40, color="#4c72b0", zorder=3, label="values $v_j$")
+        for j, (x, y) in enumerate(vals, start=1):
+            ax.annotate(f"$v_{j}$", (x, y), textcoords="offset points", xytext=(6, 4))
+        for (label, rows), marker in zip(outputs.items(), ("o", "s", "^", "D"), strict=False):
+            o = np.asarray(rows, dtype=np.float64)
+            if o.ndim != 2 or o.shape[1] != 2:
+                raise ValueError(f"outputs[{label!r}] must be L_q × 2, got shape {o.shape}")
+            ax.scatter(o[:, 0], o[:, 1], s=36, marker=marker, facecolors="none",
+                       edgecolors="#dd8452", linewidths=1.5, zorder=4, label=label)  # fmt: skip
+            for i, (x, y) in enumerate(o, start=1):
+                ax.annotate(f"$o_{i}$", (x, y), textcoords="offset points", xytext=(5, -11),
+                            fontsize=8)  # fmt: skip
+        pad = 0.25 * float(np.ptp(vals)) or 1.0
+        ax.set_xlim(vals[:, 0].min() - pad, vals[:, 0].max() + pad)
+        ax.set_ylim(vals[:, 1].min() - pad, vals[:, 1].max() + pad)
+        ax.set_aspect("equal")
+        ax.set(title=title, xlabel="first coordinate", ylabel="second coordinate")
+        ax.legend(
+            fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, framealpha=0.0
+        )
+        return fluid(svg(fig), max_width="26rem")
+
+
+def running_hull() -> str:
+    """:func:`value_hull` for the running example, without and with the causal mask.
+
+    Examples:
+        >>> from attention_math.figures import running_hull
+        >>> running_hull().startswith("<svg")
+        True
+    """
+    from attention_math.running import numeric_forward
+
+    plain, causal = numeric_forward(), numeric_forward(causal=True)
+    return value_hull(
+        plain["V"],
+        {"outputs, no mask": plain["O"], "outputs, causal mask": causal["O"]},
+        title="every output is a weighted average of the values",
+    )
+
+
+def softmax_pair(mark: float) -> str:
+    """The softmax of two scores ``(a, 0)`` against ``a``: both weights, ``mark`` marked.
+
+    Examples:
+        >>> from attention_math.figures import softmax_pair
+        >>> "<svg" in softmax_pair(0.5)
+        True
+    """
+    from attention_math import numeric
+
+    a = np.linspace(-6.0, 6.0, 241)  # the first score; the second is 0
+    p = numeric.softmax(np.stack([a, np.zeros_like(a)], axis=-1))  # 241 × 2
+    at = numeric.softmax(np.array([mark, 0.0]))  # 2
+    with style():
+        fig, ax = plt.subplots(figsize=(5.6, 3.4))
+        ax.plot(a, p[:, 0], color="#4c72b0", label="weight of score $a$: $\\sigma(a)$")
+        ax.plot(a, p[:, 1], color="#dd8452", ls="--", label="weight of score 0: $1 - \\sigma(a)$")
+        ax.axhline(0.5, color=_GREY, lw=0.6, ls=":")
+        ax.scatter([mark, mark], at, color=_GREY, zorder=3)
+        for y in at:
+            ax.annotate(
+                f"{y:.4f}", (mark, y), textcoords="offset points", xytext=(6, -3), fontsize=8
+            )
+        ax.set(title="softmax of the two scores $(a, 0)$", xlabel="score $a$", ylabel="weight")
+        ax.legend(fontsize=8, framealpha=0.0)
+        return fluid(svg(fig), max_width="32rem")
+
+
+def score_spread(widths: tuple[int, ...] = (4, 256), n: int = 20_000, seed: int = 0) -> str:
+    """Histograms of ``q·k`` for random unit-variance ``q, k`` of each width ``d_k``,
+    unscaled (left) and divided by ``√d_k`` (right).
+
+    Examples:
+        >>> from attention_math.figures import score_spread
+        >>> "<svg" in score_spread((4, 16), n=200)
+        True
+    """
+    rng = np.random.default_rng(seed)
+    with style():
+        fig, (raw, scaled) = plt.subplots(1, 2, figsize=(8.0, 3.2), sharey=True)
+        for d_k, color in zip(widths, ("#4c72b0", "#dd8452", "#55a868"), strict=False):
+            q = rng.standard_normal((n, d_k))  # n × d_k
+            k = rng.standard_normal((n, d_k))  # n × d_k
+            dots = np.einsum("nd,nd->n", q, k)  # n
+            kw = {"bins": 60, "histtype": "step", "density": True, "color": color, "lw": 1.4}
+            raw.hist(dots, label=f"$d_k = {d_k}$, std {dots.std():.2g}", **kw)
+            s = dots / np.sqrt(d_k)  # n
+            scaled.hist(s, label=f"$d_k = {d_k}$, std {s.std():.2g}", **kw)
+        raw.set(title="scores $q \\cdot k$", xlabel="score", ylabel="density")
+        scaled.set(title="scores $q \\cdot k$ / √$d_k$", xlabel="score", ylabel="density")
+        for ax in (raw, scaled):
+            ax.legend(fontsize=8, framealpha=0.0)
+        fig.tight_layout()
+        return fluid(svg(fig))

@@ -121,15 +121,19 @@ def svg(fig: Figure) -> str:
     return _scope_ids(text)
 
 
-def fluid(text: str) -> str:
-    """The SVG ``text`` sized to the width of its box (its viewBox keeps the proportions).
+def fluid(text: str, max_width: str | None = None) -> str:
+    """The SVG ``text`` sized to the width of its box (its viewBox keeps the proportions),
+    at most ``max_width`` (a CSS length) when given.
 
     Examples:
         >>> from attention_math.plots import fluid
         >>> fluid('<svg width="300pt" height="200pt" viewBox="0 0 300 200">')
         '<svg width="100%" viewBox="0 0 300 200">'
+        >>> fluid('<svg width="3pt" height="2pt">', max_width="20rem")
+        '<svg width="100%" style="max-width: 20rem">'
     """
-    return re.sub(r'width="[^"]*pt" height="[^"]*pt"', 'width="100%"', text, count=1)
+    size = 'width="100%"' + (f' style="max-width: {max_width}"' if max_width else "")
+    return re.sub(r'width="[^"]*pt" height="[^"]*pt"', size, text, count=1)
 
 
 def _numbers(n: int) -> list[str]:

@@ -1,0 +1,84 @@
+"""Layout: at 1280 px every equation, table and figure fits the content column; on a
+375 px phone the page never scrolls sideways, and whatever is wider than the screen
+scrolls inside its own box.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from .conftest import Tab, _open_tab
+
+pytestmark = pytest.mark.browser
+
+# The blocks a reader reads as one piece: displayed maths, tables, wide figures.
+BLOCKS = "article div.arithmatex, article .md-typeset__scrollwrap, article .wide-figure"
+
+MEASURE = """(blocks) => ({
+  viewport: window.innerWidth,
+  page: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
+  column: document.querySelector('article').clientWidth,
+  // blocks whose content is wider than the block: they need a scroll bar
+  wide: [...document.querySelectorAll(blocks)]
+    .filter(b => b.offsetParent !== null && b.scrollWidth > b.clientWidth + 1)
+    .map(b => ({what: b.className, content: b.scrollWidth, box: b.clientWidth,
+                overflow: getComputedStyle(b).overflowX,
+                text: b.textContent.replace(/\\s+/g, ' ').trim().slice(0, 60)})),
+})"""
+
+
+@pytest.fixture(scope="session")
+def phone_375(browser, base_url: str) -> Iterator[Tab]:
+    """A 375 px wide touch tab (the narrowest common phone held upright)."""
+    tab = _open_tab(
+        browser,
+        base_url,
+        viewport={"width": 375, "height": 812},
+        device_scale_factor=1,
+        is_mobile=True,
+        has_touch=True,
+    )
+    yield tab
+    tab.page.context.close()
+
+
+def _measure(tab: Tab, pages: list[str]) -> dict[str, dict]:
+    seen = {}
+    for path in pages:
+        tab.goto(path)
+        seen[path] = tab.page.evaluate(MEASURE, BLOCKS)
+    return seen
+
+
+@pytest.fixture(scope="session")
+def desktop_layout(desktop: Tab, site_pages: list[str]) -> dict[str, dict]:
+    return _measure(desktop, site_pages)
+
+
+@pytest.fixture(scope="session")
+def phone_layout(phone_375: Tab, site_pages: list[str]) -> dict[str, dict]:
+    return _measure(phone_375, site_pages)
+
+
+def test_nothing_is_wider_than_the_column_at_1280px(desktop_layout: dict[str, dict]) -> None:
+    assert all(r["column"] > 600 for r in desktop_layout.values()), "no content column?"
+    wide = {p: r["wide"] for p, r in desktop_layout.items() if r["wide"]}
+    assert wide == {}, "at 1280 px these blocks are wider than the content column:\n" + "\n".join(
+        f"{p}: {b['what']} {b['content']} px in {b['box']} px: {b['text']}"
+        for p, blocks in wide.items()
+        for b in blocks
+    )
+
+
+def test_the_page_never_scrolls_sideways_on_a_375px_phone(phone_layout: dict[str, dict]) -> None:
+    bad = {p: r for p, r in phone_layout.items() if r["viewport"] != 375 or r["page"] > 375}
+    assert bad == {}
+
+
+def test_wide_content_scrolls_in_its_own_box_on_a_phone(phone_layout: dict[str, dict]) -> None:
+    wide = [(p, b) for p, r in phone_layout.items() for b in r["wide"]]
+    assert wide, "nothing is wider than a phone: the test would not see a wrong overflow"
+    bad = [(p, b) for p, b in wide if b["overflow"] not in ("auto", "scroll")]
+    assert bad == []
