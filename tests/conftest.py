@@ -6,15 +6,29 @@ import os
 
 import pytest
 
+#: The one message every PyTorch oracle test skips with. The .venv made by uv has no pip of
+#: its own, so the command is uv's.
+TORCH_MISSING = (
+    "PyTorch, the optional test-time oracle, is not installed; install it with: "
+    "python3 -m uv pip install --python .venv/bin/python torch==2.13.0"
+)
+
 
 def require_or_skip(module: str, reason: str):
-    """Import ``module`` or skip with ``reason``; under CI (``CI`` set) a missing module fails."""
+    """Import ``module`` or skip with ``reason``; under CI (``CI`` set) a missing module fails.
+
+    Works in a fixture, a test or at module level (the whole module is skipped)."""
     try:
         return __import__(module)
     except ImportError:
         if os.environ.get("CI"):
             pytest.fail(f"{module} is required in CI: {reason}")
-        pytest.skip(reason)
+        pytest.skip(reason, allow_module_level=True)
+
+
+def require_torch():
+    """``torch``, or a skip saying how to install it (a failure under CI)."""
+    return require_or_skip("torch", TORCH_MISSING)
 
 
 @pytest.fixture(scope="session")

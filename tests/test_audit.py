@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attention_math import audit as audit_mod
-from attention_math.audit import HYPOTHESES, audit, audit_claim, cli, exact_steps, steps
+from attention_math.__main__ import main
+from attention_math.audit import HYPOTHESES, audit, audit_claim, exact_steps, steps
 from attention_math.examples import EXAMPLES, Claim, Example
 
 A, S, W = "agrees", "rounding slip", "wrong"
@@ -148,7 +149,7 @@ def test_verdict_counts() -> None:
     assert (verdicts.count(A), verdicts.count(S), verdicts.count(W)) == (63, 20, 18)
 
 
-def test_cli_subprocess_exits_zero_and_prints_the_table() -> None:
+def test_cli_subprocess_exits_zero_and_prints_the_report() -> None:
     run = subprocess.run(
         [sys.executable, "-m", "attention_math", "audit"],
         capture_output=True,
@@ -157,30 +158,37 @@ def test_cli_subprocess_exits_zero_and_prints_the_table() -> None:
         check=False,
     )
     assert run.returncode == 0, run.stdout + run.stderr
-    head = run.stdout.splitlines()[0].split()
-    assert head == ["example", "claim", "where", "published", "exact", "verdict", "diagnosis"]
-    for example_id in EXAMPLES:
-        assert example_id in run.stdout
+    lines = run.stdout.splitlines()
+    for example_id in EXAMPLES:  # one table per example, under its id and title
+        assert any(line.startswith(f"{example_id}: ") for line in lines), example_id
+    assert lines[1].split() == ["claim", "published", "exact", "verdict", "diagnosis"]
     assert "101 claims: 63 agrees, 20 rounding slip, 18 wrong" in run.stdout
-    assert "CHANGED" not in run.stdout
+    assert "the 18 wrong are errors in the published examples" in " ".join(run.stdout.split())
+    assert max(len(line) for line in lines) <= 100
+    assert run.stderr == ""
 
 
 def test_cli_one_example_and_errors(capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli("audit", ["the-cat-sleeps"]) == 0
+    assert main(["audit", "the-cat-sleeps", "--where"]) == 0
     out = capsys.readouterr().out
     assert "the-cat-sleeps" in out and "identity-2x2" not in out
-    assert cli("audit", ["no-such-example"]) == 2
-    assert "unknown example 'no-such-example'" in capsys.readouterr().out
+    assert out.splitlines()[1].split()[:2] == ["claim", "where"]
+    assert main(["audit", "no-such-example"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "unknown example 'no-such-example'" in captured.err
 
 
-def test_cli_fails_when_a_verdict_flips(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_fails_when_a_verdict_flips(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     ex = EXAMPLES["the-cat-sleeps"]
     # Register 1.537 (the wrong rounding of 1.53650) as if it agreed: the audit must object.
     claims = tuple(
         dataclasses.replace(c, published=("1.537",)) if c.id == "O[2,2]" else c for c in ex.claims
     )
     monkeypatch.setitem(EXAMPLES, ex.id, dataclasses.replace(ex, claims=claims))
-    assert cli("audit", [ex.id]) == 1
+    assert main(["audit", ex.id]) == 1
+    assert "CHANGED the-cat-sleeps O[2,2]" in capsys.readouterr().err
     flipped = [f for f in audit([ex.id]) if not f.as_registered]
     assert [(f.claim.id, f.verdict) for f in flipped] == [("O[2,2]", S)]
 

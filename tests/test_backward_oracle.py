@@ -8,9 +8,9 @@ import pytest
 from attention_math.gradcheck import relative_error
 from attention_math.numeric import attention_backward
 
-torch = pytest.importorskip(
-    "torch", reason="PyTorch is the optional test-time oracle; install torch==2.13.0"
-)
+from .conftest import require_torch
+
+torch = require_torch()
 F = torch.nn.functional
 
 pytestmark = pytest.mark.oracle

@@ -47,7 +47,7 @@ def test_symbolic_and_checker_run_without_numpy() -> None:
         import sympy as sp
         from attention_math import symbolic
         from attention_math.exercises import catalogue, check
-        from attention_math.exercises.cli import cli
+        from attention_math.exercises.cli import check_answer
 
         mask = [[True, False], [True, True]]
         o = symbolic.attention(sp.eye(2), sp.eye(2), [[1, 2], [3, 4]], mask=mask)

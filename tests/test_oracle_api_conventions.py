@@ -18,16 +18,14 @@ from attention_math.numeric import (
     multi_head_attention,
 )
 
-from .conftest import require_or_skip
+from .conftest import require_torch
 
 pytestmark = pytest.mark.oracle
 
 
 @pytest.fixture(scope="module")
 def torch():
-    return require_or_skip(
-        "torch", "PyTorch is the optional test-time oracle: pip install torch==2.13.0"
-    )
+    return require_torch()
 
 
 def _mha(torch, rng, embed, heads, kdim=None, vdim=None, bias=True):

@@ -1,7 +1,7 @@
 """PyTorch as an oracle: ``numeric.attention`` against ``scaled_dot_product_attention``.
 
-PyTorch is a test-time dependency only (``pip install torch==2.13.0``); without it these
-tests skip locally and fail in CI.
+PyTorch is a test-time dependency only (installed as ``conftest.TORCH_MISSING`` says);
+without it these tests skip locally and fail in CI.
 """
 
 from __future__ import annotations
@@ -11,16 +11,14 @@ import pytest
 
 from attention_math.numeric import attention, causal_mask
 
-from .conftest import require_or_skip
+from .conftest import require_torch
 
 pytestmark = pytest.mark.oracle
 
 
 @pytest.fixture(scope="module")
 def torch():
-    return require_or_skip(
-        "torch", "PyTorch is the optional test-time oracle: pip install torch==2.13.0"
-    )
+    return require_torch()
 
 
 def _case(rng, batch, heads, L_q, L_k, d_k, d_v):

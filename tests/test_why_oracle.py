@@ -5,7 +5,9 @@ import pytest
 
 from attention_math import numeric
 
-torch = pytest.importorskip("torch", reason="PyTorch is an optional test-time oracle")
+from .conftest import require_torch
+
+torch = require_torch()
 
 pytestmark = pytest.mark.oracle
 

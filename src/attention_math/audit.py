@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable
+import sys
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -35,17 +36,19 @@ import sympy as sp
 from attention_math import numeric, symbolic
 from attention_math.crosscheck import crosscheck
 from attention_math.examples import AGREES, EXAMPLES, SLIP, WRONG, Claim, Example, exact_entry
+from attention_math.terminal import WIDTH, UsageError, did_you_mean, plain, table, wrap
 
 __all__ = [
     "HYPOTHESES",
     "Finding",
     "audit",
     "audit_claim",
-    "cli",
     "exact_steps",
     "findings_table",
     "format_computed",
     "numeric_steps",
+    "report",
+    "run_audit",
     "steps",
 ]
 
@@ -531,32 +534,87 @@ def findings_table(
     )
 
 
-def cli(command: str, argv: list[str]) -> int:
-    """``python -m attention_math audit [EXAMPLE …]``: print the table; 0 iff all as registered.
+def report(findings: Sequence[Finding], *, where: bool = False) -> str:
+    """The findings as plain text for a terminal: one table per example, at most 100 columns
+    wide (long cells wrap), then the counts.
 
     Examples:
-        >>> from attention_math.audit import cli
-        >>> cli("audit", ["--help"])
-        usage: python -m attention_math audit [EXAMPLE ...]
-        examples: identity-2x2, five-words, causal-768, lets-go, the-cat-sleeps
+        >>> from attention_math.audit import audit, report
+        >>> print(report(audit(["identity-2x2"])[:2]))
+        identity-2x2: The 2×2 identity example
+          claim   published  exact     verdict        diagnosis
+          1/√2    0.7071     0.707107  agrees         —
+          P[1,1]  0.6699     0.669762  rounding slip  last digit off by one
+        <BLANKLINE>
+        2 claims: 1 agrees, 1 rounding slip, 0 wrong
+    """
+    head = ["claim", *(["where"] if where else []), "published", "exact", "verdict", "diagnosis"]
+    blocks = []
+    for example_id in dict.fromkeys(f.example for f in findings):
+        rows = []
+        for f in (f for f in findings if f.example == example_id):
+            verdict = (
+                f.verdict if f.as_registered else f"{f.verdict} (registered: {f.claim.verdict})"
+            )
+            rows.append(
+                [
+                    f.claim.id,
+                    *([f.claim.where] if where else []),
+                    _abbrev(list(f.claim.published)),
+                    format_computed(f.computed, f.claim),
+                    verdict,
+                    f.diagnosis or "—",
+                ]
+            )
+        body = table(head, rows, width=WIDTH - 2)
+        title = plain(EXAMPLES[example_id].title)
+        blocks.append(f"{example_id}: {title}\n" + "\n".join("  " + ln for ln in body.splitlines()))
+    counts = {v: sum(f.verdict == v for f in findings) for v in (AGREES, SLIP, WRONG)}
+    total = f"{len(findings)} claims: " + ", ".join(f"{n} {v}" for v, n in counts.items())
+    return "\n\n".join([*blocks, total])
+
+
+def run_audit(examples: Sequence[str] = (), *, where: bool = False) -> int:
+    """``python -m attention_math audit [EXAMPLE …]``: print the report; return 0 when every
+    verdict is the one registered in `attention_math.examples`, 1 when one changed (each
+    change is named on stderr).
+
+    Raises:
+        UsageError: an unknown example id.
+
+    Examples:
+        >>> from attention_math.audit import run_audit
+        >>> run_audit(["identity-2x2"])
+        identity-2x2: The 2×2 identity example
+        ...
+        23 claims: 7 agrees, 16 rounding slip, 0 wrong
+        Every verdict is the one registered in attention_math.examples (exit status 0).
         0
     """
-    if any(a in ("-h", "--help") for a in argv):
-        print(f"usage: python -m attention_math {command} [EXAMPLE ...]")
-        print("examples: " + ", ".join(EXAMPLES))
-        return 0
-    try:
-        findings = audit(argv or None)
-    except ValueError as exc:
-        print(f"error: {exc}")
-        return 2
-    print(findings_table(findings, markdown=False))
+    unknown = [e for e in examples if e not in EXAMPLES]
+    if unknown:
+        hint = did_you_mean(unknown[0], list(EXAMPLES))
+        raise UsageError(f"unknown example {unknown[0]!r}{hint} (known: {', '.join(EXAMPLES)})")
+    findings = audit(list(examples) or None)
+    print(report(findings, where=where))
     bad = [f for f in findings if not f.as_registered]
-    counts = {v: sum(f.verdict == v for f in findings) for v in (AGREES, SLIP, WRONG)}
-    print(f"\n{len(findings)} claims: " + ", ".join(f"{n} {v}" for v, n in counts.items()))
+    if not bad:
+        wrong = sum(f.verdict == WRONG for f in findings)
+        print(
+            wrap(
+                "Every verdict is the one registered in attention_math.examples"
+                + (
+                    f": the {wrong} wrong are errors in the published examples, not in this "
+                    "package (exit status 0)."
+                    if wrong
+                    else " (exit status 0)."
+                )
+            )
+        )
     for f in bad:
         print(
             f"CHANGED {f.example} {f.claim.id}: computed {f.verdict!r} / {f.diagnosis!r}, "
-            f"registered {f.claim.verdict!r} / {f.claim.diagnosis!r}"
+            f"registered {f.claim.verdict!r} / {f.claim.diagnosis!r}",
+            file=sys.stderr,
         )
     return 1 if bad else 0

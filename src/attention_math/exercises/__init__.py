@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from attention_math.exercises.catalogue import catalogue
 from attention_math.exercises.checker import ROUNDING_TOLERANCE, diagnose
-from attention_math.exercises.cli import cli
 from attention_math.exercises.convert import to_sympy
 from attention_math.exercises.model import CHAPTERS, DIAGNOSES, Exercise, Mistake, Result
 from attention_math.exercises.pages import solved, statement
@@ -36,7 +35,6 @@ __all__ = [
     "Result",
     "catalogue",
     "check",
-    "cli",
     "get",
     "parse_answer",
     "solved",

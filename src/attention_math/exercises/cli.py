@@ -1,80 +1,104 @@
-"""``python -m attention_math exercises [ID]`` and ``python -m attention_math check ID ANSWER``."""
+"""The ``exercises`` and ``check`` commands of ``python -m attention_math`` (parsed there).
+
+Statements are written for the site in LaTeX; here they are printed as plain text with
+Unicode maths (`attention_math.terminal.plain`), wrapped to the terminal's 100 columns.
+"""
 
 from __future__ import annotations
+
+import sys
 
 import sympy as sp
 
 from attention_math.exercises.catalogue import catalogue
 from attention_math.exercises.checker import diagnose
 from attention_math.exercises.convert import to_sympy
-from attention_math.exercises.model import CHAPTERS
+from attention_math.exercises.model import CHAPTERS, Exercise
+from attention_math.terminal import UsageError, did_you_mean, plain, wrap
 
-__all__ = ["cli"]
+__all__ = ["check_answer", "list_exercises", "show_exercise"]
 
-_USAGE_CHECK = 'usage: python -m attention_math check ID "answer"'
+_HINT = "list them with: python -m attention_math exercises"
 
 
-def _list() -> str:
+def _get(exercise_id: str) -> Exercise:
+    exercises = catalogue()
+    if exercise_id not in exercises:
+        hint = did_you_mean(exercise_id, list(exercises))
+        raise UsageError(f"unknown exercise {exercise_id!r}{hint or ';'} {_HINT}")
+    return exercises[exercise_id]
+
+
+def list_exercises() -> str:
+    """The exercises by chapter, one ``id  title`` a line.
+
+    Examples:
+        >>> from attention_math.exercises.cli import list_exercises
+        >>> print(list_exercises().splitlines()[0])
+        The forward pass:
+    """
     lines = []
     for chapter, title in CHAPTERS.items():
         lines.append(f"{title}:")
-        lines += [f"  {e.id:<24} {e.title}" for e in catalogue().values() if e.chapter == chapter]
+        lines += [
+            f"  {e.id:<24} {plain(e.title)}" for e in catalogue().values() if e.chapter == chapter
+        ]
     return "\n".join(lines)
 
 
-def _show(exercise_id: str) -> str:
-    ex = catalogue()[exercise_id]
-    lines = [f"{ex.id}: {ex.title}", "", ex.statement]
+def show_exercise(exercise_id: str) -> str:
+    """One exercise as plain text: title, statement, inputs (in the syntax an answer is typed
+    in), symbols, and what kind of answer is expected.
+
+    Examples:
+        >>> from attention_math.exercises.cli import show_exercise
+        >>> print(show_exercise("scaling-factor"))
+        scaling-factor: The factor for d_k = 64
+        <BLANKLINE>
+        By what number are the scores multiplied when dₖ = 64?
+        answer: a single value, exact
+        check it with: python -m attention_math check scaling-factor "ANSWER"
+    """
+    ex = _get(exercise_id)
+    lines = [f"{ex.id}: {plain(ex.title)}", "", wrap(plain(ex.statement))]
     # nested lists: the same syntax an answer is typed in
-    lines += [f"  {name} = {sp.sstr(sp.Matrix(v).tolist())}" for name, v in ex.inputs.items()]
+    lines += [
+        wrap(f"{plain(f'${name}$')} = {sp.sstr(sp.Matrix(v).tolist())}", indent="  ")
+        for name, v in ex.inputs.items()
+    ]
     if ex.symbols:
         lines.append(f"symbols: {', '.join(ex.symbols)}")
     how = "exact" if ex.tolerance is None else f"within {ex.tolerance:g}"
     lines.append(f"answer: {'a single value' if ex.shape == () else 'a matrix'}, {how}")
+    lines.append(f'check it with: python -m attention_math check {ex.id} "ANSWER"')
     return "\n".join(lines)
 
 
-def cli(command: str, argv: list[str]) -> int:
-    """Run ``exercises`` (list, or show one) or ``check``; return the exit status.
+def check_answer(exercise_id: str, text: str) -> int:
+    """Print the checker's verdict on ``text``; return 0 if it is right, 1 if it is wrong.
 
-    ``exercises`` lists the exercises by chapter; ``exercises ID`` prints one with its inputs.
-    ``check`` exits 0 for a correct answer, 1 for a wrong one, 2 for a usage error, an
-    unknown id or an answer that cannot be read.
+    Raises:
+        UsageError: an unknown id, or an answer that cannot be read.
 
     Examples:
-        >>> from attention_math.exercises import cli
-        >>> cli("check", ["scaling-factor", "1/sqrt(64)"])
+        >>> from attention_math.exercises.cli import check_answer
+        >>> check_answer("scaling-factor", "1/sqrt(64)")
         scaling-factor: correct (exactly).
         0
-        >>> cli("check", ["scaling-factor", "1"])
+        >>> check_answer("scaling-factor", "1")
         scaling-factor: not right: the scale factor is missing: ...
         1
     """
-    exercises = catalogue()
-    if command == "exercises":
-        if not argv:
-            print(_list())
-            return 0
-        if len(argv) == 1 and argv[0] in exercises:
-            print(_show(argv[0]))
-            return 0
-        print(f"unknown exercise {' '.join(argv)!r}; run: python -m attention_math exercises")
-        return 2
-    if command != "check":
-        print(f"unknown command {command!r}")
-        return 2
-    if len(argv) != 2:
-        print(_USAGE_CHECK)
-        return 2
-    exercise_id, text = argv
-    if exercise_id not in exercises:
-        print(f"unknown exercise {exercise_id!r}; run: python -m attention_math exercises")
-        return 2
-    ex = exercises[exercise_id]
+    ex = _get(exercise_id)
     try:
-        result = diagnose(ex, to_sympy(text, ex.symbols))
-    except (ValueError, TypeError) as exc:
-        print(f"cannot read the answer: {exc}")
-        return 2
-    print(result.message)
+        got = to_sympy(text, ex.symbols)
+    except (ValueError, TypeError) as exc:  # each message starts by naming the answer
+        msg = str(exc)
+        raise UsageError(
+            "cannot read the answer: " + msg.removeprefix("answer: ")
+            if msg.startswith("answer: ")
+            else msg
+        ) from None
+    result = diagnose(ex, got)
+    print(wrap(result.message), file=sys.stdout)
     return 0 if result.correct else 1

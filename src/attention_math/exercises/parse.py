@@ -215,7 +215,7 @@ def parse_answer(text: str, symbols: Mapping[str, sp.Basic] | None = None) -> sp
         raise ParseError(f"answer: {len(text)} characters is longer than {MAX_LENGTH}")
     src = _normalise(text).strip()
     if not src:
-        raise ParseError("answer: the answer is empty")
+        raise ParseError("answer: it is empty")
     try:
         tree = ast.parse(src, mode="eval")  # parses only; nothing is executed
     except SyntaxError as exc:
