@@ -345,7 +345,7 @@ NOTEBOOK_768 = Example(
         _c("shape K", "In [None]: np.random.rand(L, d_k)", "shape:k", (), "(L, d_k)", AGREES),
         _c("shape V", "In [None]: np.random.rand(L, d_v)", "shape:v", (), "(L, d_v)", AGREES),
         _c("shape M", "In [27]: np.tril(np.ones((L,L)))", "shape:mask", (), "(L, L)", AGREES),
-        _c("√d_k", "step 3: 'square root of the dimension (768)'", "shape:k", (1,), "768", AGREES),
+        _c("d_k", "step 3: 'square root of the dimension (768)'", "shape:k", (1,), "768", AGREES),
     ),
 )
 
@@ -485,7 +485,7 @@ CAT_SLEEPS = Example(
         ),
         _c("embedding size", "'4-dimensional embeddings'", "shape:x", (1,), "4", AGREES),
         _c(
-            "shape S",
+            "shape X (the source's S)",
             "comment '3 tokens, each with 3 features'",
             "shape:x",
             (),
