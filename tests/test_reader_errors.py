@@ -241,3 +241,40 @@ def test_equations_are_numbered_in_reading_order(built_site: Path) -> None:
             if int(tag) not in first_seen:
                 first_seen.append(int(tag))
     assert first_seen and first_seen == sorted(first_seen), first_seen
+
+
+# --- sources cited by title, file names kept as package data ------------------------------
+
+
+def test_every_example_has_a_titled_source() -> None:
+    from attention_math.examples import EXAMPLES, SOURCES
+
+    assert {ex.seed for ex in EXAMPLES.values()} == set(SOURCES)
+    assert SOURCES["001_6252953421927e15.txt"].author == "Dinesh Lal"
+    for ex in EXAMPLES.values():
+        assert ex.source.title and ex.source.cite().startswith("“")
+
+
+FILE_NAME = re.compile(r"\d{3}_[0-9a-f]{16}\.txt")
+SEED_AS_DOCUMENT = re.compile(r"\b[Ss]eed (document|file|\d{3})|\bthe seed\b|\bseed's\b")
+
+
+@pytest.mark.docs
+def test_pages_cite_sources_by_title_never_by_file_name(built_site: Path) -> None:
+    from attention_math.examples import EXAMPLES
+
+    offenders = []
+    for html_file in sorted(built_site.rglob("*.html")):
+        text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html_file.read_text(encoding="utf-8")))
+        rel = html_file.relative_to(built_site)
+        offenders += [f"{rel}: {m.group()}" for m in FILE_NAME.finditer(text)]
+        offenders += [f"{rel}: {m.group()}" for m in SEED_AS_DOCUMENT.finditer(text)]
+    assert not offenders, offenders
+    for ex in EXAMPLES.values():
+        text = page(built_site, f"examples/{ex.id}")
+        assert ex.source.cite() in text, (ex.id, ex.source.cite())
+    audit = page(built_site, "audit")
+    for ex in EXAMPLES.values():
+        assert ex.source.cite() in audit
+    for needed in ("What a reader can check", "Out of scope: conceptual claims", "weights"):
+        assert needed in audit, needed

@@ -1,4 +1,5 @@
-"""The 768-dimensional causal notebook (seed 002): which softmax produced its numbers.
+"""The 768-dimensional causal notebook ("Self-Attention Mechanism for One Head"): which
+softmax produced its numbers.
 
 The notebook calls ``scipy.special.softmax(scaled + M)`` without ``axis``, and SciPy then
 normalises over *all* entries of the matrix, not over each row. This module shows that from

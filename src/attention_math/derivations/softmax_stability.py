@@ -112,7 +112,7 @@ def shifted_bounds(n: int = 3) -> tuple[sp.Expr, sp.Expr]:
 
 
 def naive_softmax(s: ArrayLike) -> NDArray[np.floating]:
-    """The formula of the seed documents, unshifted: ``exp(s) / Σ exp(s)`` along axis 1.
+    """The formula of two of the source documents, unshifted: ``exp(s) / Σ exp(s)`` along axis 1.
 
     Shown only to fail: ``exp`` overflows to ``inf`` and ``inf / inf`` is NaN.
 
