@@ -109,8 +109,8 @@ class Source:
         """The title in quotation marks, with the author when the document names one.
 
         Examples:
-            >>> from attention_math.examples import SOURCES
-            >>> SOURCES["001_6252953421927e15.txt"].cite()
+            >>> from attention_math.examples import FIVE_WORDS
+            >>> FIVE_WORDS.source.cite()
             '“Understanding the math behind self attention mechanism” by Dinesh Lal'
         """
         return f"“{self.title}”" + (f" by {self.author}" if self.author else "")
