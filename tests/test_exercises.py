@@ -172,7 +172,7 @@ def test_numpy_slips_are_diagnosed():
             "identity-sigma",
             "[[3 - 2*sigmoid(1/sqrt(2)), 4 - 2*sigmoid(2^(-1/2))], [1 + 2*sigma, 2 + 2*sigma]]",
         ),
-        ("grad-dk", "[[1/2, 1/2, 0, 0], [-1/2, -1/2, 1, 1]]"),
+        ("grad-dk", "[[1/4, 2/8, -1/2, -2/4], [-1/4, -1/4, 1/2, 1/2]]"),
     ],
 )
 def test_equivalent_forms_are_accepted(exercise_id, answer):

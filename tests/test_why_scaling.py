@@ -99,3 +99,30 @@ def test_sample_dots_matches_exact_variance(rho):
 def test_sample_dots_rejects_bad_rho():
     with pytest.raises(ValueError, match="rho"):
         scaling.sample_dots(4, 10, np.random.default_rng(0), rho=1.5)
+
+
+def test_a_key_mean_only_shifts_the_row_and_a_query_mean_widens_it():
+    from attention_math.derivations.mean_shift import row_moments
+    from attention_math.derivations.scaling import mu_k, mu_q, sigma_k, sigma_q
+
+    m = row_moments()
+    # given q, the key mean is in the (row-constant) mean and absent from the spread
+    assert mu_k in m.mean_given_q.free_symbols
+    assert mu_k not in m.variance_given_q.free_symbols
+    assert mu_k not in m.expected_variance.free_symbols
+    assert sp.expand(m.expected_variance - d_k * sigma_k**2 * (sigma_q**2 + mu_q**2)) == 0
+    # averaging the conditional variance over q and adding the variance of the conditional mean
+    # gives back the unconditional variance (law of total variance), uncorrelated entries
+    total = dot_moments(rho=(0, 0)).variance
+    var_of_mean = mu_k**2 * d_k * sigma_q**2  # Var(μ_k Σ q_l) with independent q_l
+    assert sp.expand(total - m.expected_variance - var_of_mean) == 0
+
+
+def test_key_mean_leaves_weights_query_mean_sharpens_them():
+    from attention_math.derivations.mean_shift import mean_shift
+
+    r = mean_shift(np.random.default_rng(1), shift=1.0, rows=500)
+    assert r.weight_change_key < 64  # rounding only
+    assert r.spread["key mean"] == pytest.approx(r.spread["none"], rel=1e-9)
+    assert r.spread["query mean"] == pytest.approx(2 * r.spread["none"], rel=0.1)
+    assert r.largest_weight["query mean"] > 1.2 * r.largest_weight["none"]

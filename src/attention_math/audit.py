@@ -1,4 +1,4 @@
-"""The audit: every published number of every seed example, recomputed and judged.
+"""The audit: every published number of every source example, recomputed and judged.
 
 Each example is computed exactly (SymPy) and in float64 (NumPy); every step is
 cross-checked. Each [`Claim`][attention_math.examples.Claim] then gets a verdict, with ``u``
@@ -495,8 +495,10 @@ def findings_table(
 ) -> str:
     """The findings as a Markdown table (or plain text with ``markdown=False``).
 
-    ``link`` is a URL prefix: when given, the example column links to ``{link}{id}.md``;
-    ``where=False`` drops the column saying where in the seed the claim appears.
+    ``link`` is the URL of the example pages' folder relative to the page that prints the
+    table (``"../examples/"`` from ``/audit/``): the example column links to ``{link}{id}/``,
+    the built page, since links inside printed Markdown are not rewritten by MkDocs;
+    ``where=False`` drops the column saying where in its source the claim appears.
 
     Examples:
         >>> from attention_math.audit import audit, findings_table
@@ -508,7 +510,7 @@ def findings_table(
     head = ["example", "claim", "where", "published", "exact", "verdict", "diagnosis"]
     rows = []
     for f in findings:
-        ex = f"[{f.example}]({link}{f.example}.md)" if link else f.example
+        ex = f"[{f.example}]({link}{f.example}/)" if link else f.example
         verdict = f.verdict if f.as_registered else f"{f.verdict} (registered: {f.claim.verdict})"
         rows.append(
             [

@@ -1,4 +1,5 @@
-"""The 768-dimensional causal notebook (seed 002): which softmax produced its numbers.
+"""The 768-dimensional causal notebook ("Self-Attention Mechanism for One Head"): which
+softmax produced its numbers.
 
 The notebook calls ``scipy.special.softmax(scaled + M)`` without ``axis``, and SciPy then
 normalises over *all* entries of the matrix, not over each row. This module shows that from
@@ -21,7 +22,13 @@ from attention_math import numeric, symbolic
 from attention_math.crosscheck import crosscheck
 from attention_math.examples import NOTEBOOK_768, Example
 
-__all__ = ["Reproduction", "implied_weights", "normalisations", "reproduce"]
+__all__ = [
+    "Reproduction",
+    "implied_weights",
+    "normalisations",
+    "reproduce",
+    "whole_matrix_weight",
+]
 
 
 def normalisations(ex: Example = NOTEBOOK_768) -> dict[str, sp.Matrix]:
@@ -52,6 +59,52 @@ def normalisations(ex: Example = NOTEBOOK_768) -> dict[str, sp.Matrix]:
         "whole matrix": e / total,
         "per column": symbolic.softmax(z, axis=0),
     }
+
+
+def _expand(term: sp.Expr, limits: tuple[tuple[sp.Symbol, sp.Expr, sp.Expr], ...]) -> sp.Expr:
+    """The finite sum of ``term`` over ``limits`` (innermost first, as in ``Sum.limits``)."""
+    if not limits:
+        return term
+    *inner, (var, lo, hi) = limits
+    return sp.Add(
+        *(
+            _expand(
+                term.subs(var, k), tuple((w, a.subs(var, k), b.subs(var, k)) for w, a, b in inner)
+            )
+            for k in range(int(lo), int(hi) + 1)
+        )
+    )
+
+
+def whole_matrix_weight(ex: Example = NOTEBOOK_768) -> tuple[sp.Expr, sp.Expr]:
+    r"""The formula of the first weight under the whole-matrix softmax, and its exact value.
+
+    The denominator sums ``e^{S_ij}`` over every entry the causal mask keeps, *all* rows
+    ``i`` and ``j ≤ i``; a per-row denominator would sum over ``j ≤ 1`` only and give 1.
+    The value substitutes the printed scaled scores and is checked against
+    `normalisations` (a mismatch raises).
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.causal768 import whole_matrix_weight
+        >>> formula, value = whole_matrix_weight()
+        >>> print(sp.latex(formula))
+        \frac{e^{{S}_{1,1}}}{\sum_{\substack{1 \leq j \leq i\\1 \leq i \leq 3}} e^{{S}_{i,j}}}
+        >>> round(float(value), 4)
+        0.1737
+    """
+    s = sp.IndexedBase("S")
+    i, j = sp.symbols("i j", integer=True, positive=True)
+    n = ex.exact("scaled").rows
+    keep = (j, sp.Integer(1), i) if ex.causal else (j, sp.Integer(1), sp.Integer(n))
+    total = sp.Sum(sp.exp(s[i, j]), keep, (i, 1, n))  # every unmasked entry of the matrix
+    formula = sp.exp(s[1, 1]) / total
+    scores = ex.exact("scaled")  # (L, L)
+    entries = {s[a + 1, b + 1]: scores[a, b] for a in range(n) for b in range(n)}
+    value = (sp.exp(s[1, 1]) / _expand(total.function, total.limits)).xreplace(entries)
+    if sp.simplify(value - normalisations(ex)["whole matrix"][0, 0]) != 0:
+        raise ArithmeticError("the whole-matrix formula disagrees with the normalised weights")
+    return formula, value
 
 
 def implied_weights(ex: Example = NOTEBOOK_768) -> tuple[NDArray[np.float64], float]:

@@ -1,8 +1,8 @@
-"""The worked examples of the five seed documents, as data.
+"""The worked examples of the five source documents, as data.
 
 Each `Example` holds the inputs as published (ints, or decimal strings read as exact
-rationals, so the symbolic side is exact), the seed file it comes from and every number
-the seed prints about it, as `Claim` s. A claim carries where it appears, the
+rationals, so the symbolic side is exact), the source document it comes from and every
+number that document prints about it, as `Claim` s. A claim carries where it appears, the
 precision it was printed with, and the verdict and diagnosis registered for it; the
 module [`attention_math.audit`][attention_math.audit] recomputes both and fails when they change.
 
@@ -28,9 +28,11 @@ __all__ = [
     "LETS_GO",
     "LETS_GO_RECOVERY",
     "NOTEBOOK_768",
+    "SOURCES",
     "Claim",
     "Example",
     "Recovery",
+    "Source",
     "exact_entry",
     "recover_weights",
 ]
@@ -59,7 +61,7 @@ def exact_entry(e: object) -> sp.Expr:
 
 @dataclass(frozen=True)
 class Claim:
-    """One number (or one printed row of numbers) that a seed publishes about its example.
+    """One number (or one printed row of numbers) that a source publishes about its example.
 
     ``quantity`` names what the number is: ``"q"``, ``"k"``, ``"v"``, ``"scores"``
     (``QKᵀ``), ``"scaled"``, ``"weights"``, ``"output"``, ``"product"`` (one term
@@ -93,17 +95,71 @@ class Claim:
 
 
 @dataclass(frozen=True)
+class Source:
+    """A published document whose worked example the site audits.
+
+    ``file`` names the copy its numbers were transcribed from; it is package data only, and
+    pages refer to the document by `cite`.
+    """
+
+    file: str
+    title: str
+    author: str = ""  # when the document names one
+    kind: str = ""  # what it is: a slide deck, a notebook, …
+
+    def cite(self) -> str:
+        """The title in quotation marks, with the author when the document names one.
+
+        Examples:
+            >>> from attention_math.examples import FIVE_WORDS
+            >>> FIVE_WORDS.source.cite()
+            '“Understanding the math behind self attention mechanism” by Dinesh Lal'
+        """
+        return f"“{self.title}”" + (f" by {self.author}" if self.author else "")
+
+
+# The five source documents, by the file name of the copy the claims come from.
+SOURCES: dict[str, Source] = {
+    s.file: s
+    for s in (
+        Source(
+            "000_39ab2f0727ddffcb.txt",
+            "Detailed Explanation of Self-Attention Mechanism",
+            kind="a walkthrough of a compute_qkv / self_attention listing",
+        ),
+        Source(
+            "001_6252953421927e15.txt",
+            "Understanding the math behind self attention mechanism",
+            author="Dinesh Lal",
+            kind="a slide deck, part 4 of “Generative AI Deep Dives”",
+        ),
+        Source(
+            "002_d3eb890a75bf915a.txt",
+            "Self-Attention Mechanism for One Head",
+            kind="a Jupyter notebook",
+        ),
+        Source(
+            "003_c9caecb3e102e3f3.txt",
+            "Attention Mechanisms of a Transformer",
+            kind="an illustrated walkthrough of self-attention and masked self-attention",
+        ),
+        Source("004_5e5615d3892a1c49.txt", "The cat sleeps", kind="a short tutorial"),
+    )
+}
+
+
+@dataclass(frozen=True)
 class Example:
     """One published worked example: ``x`` projected by ``w_q``, ``w_k``, ``w_v``.
 
-    When a seed gives no embeddings but prints its scaled scores and values directly (the
+    When a source gives no embeddings but prints its scaled scores and values directly (the
     768-dimensional notebook), ``scaled`` and ``v`` hold them and ``columns`` says which
     columns of ``v`` (and of the output) were printed.
     """
 
     id: str
     title: str
-    seed: str
+    seed: str  # file name of the source document (package data; see `SOURCES`)
     x: Rows = ()
     w_q: Rows = ()
     w_k: Rows = ()
@@ -118,6 +174,17 @@ class Example:
     causal: bool = False
     dims: dict[str, int] = field(default_factory=dict)  # names used in shape statements
     input_tolerance: str = "0"  # half a unit of the inputs' printed last place, when rounded
+
+    @property
+    def source(self) -> Source:
+        """The source document of the example.
+
+        Examples:
+            >>> from attention_math.examples import CAT_SLEEPS
+            >>> CAT_SLEEPS.source.title
+            'The cat sleeps'
+        """
+        return SOURCES[self.seed]
 
     def exact(self, name: str) -> sp.Matrix:
         """Input ``name`` (``"x"``, ``"w_q"``, …) as an exact SymPy matrix.
@@ -143,7 +210,7 @@ class Example:
         return np.array(self.exact(name).evalf(30).tolist(), dtype=dtype or np.float64)
 
     def has(self, name: str) -> bool:
-        """Whether the seed publishes input ``name``.
+        """Whether the source document publishes input ``name``.
 
         Examples:
             >>> from attention_math.examples import LETS_GO
@@ -167,7 +234,7 @@ def _c(
     return Claim(cid, where, quantity, tuple(index), texts, verdict, diagnosis, decimals)
 
 
-# --- seed 000: the 2×2 identity example -------------------------------------------------
+# --- source 000: the 2×2 identity example -------------------------------------------------
 
 _ROUNDED_W = "from the published (rounded) weights"
 _ONE_MINUS = "one minus the other published weight(s) of the row"
@@ -180,7 +247,7 @@ IDENTITY_2X2 = Example(
     w_q=((1, 0), (0, 1)),
     w_k=((1, 0), (0, 1)),
     w_v=((1, 2), (3, 4)),
-    notes="Listing 3 and section 5.1 of the seed: identity input and projections, d_k = 2.",
+    notes="Listing 3 and section 5.1 of the document: identity input and projections, d_k = 2.",
     dims={"seq_len": 2, "d_k": 2, "d_v": 2},
     claims=(
         _c("1/√2", "§5.1 eqs. 20, 21, 25 (e^0.7071)", "scaled", (0, 0), "0.7071", AGREES),
@@ -213,7 +280,7 @@ IDENTITY_2X2 = Example(
     ),
 )
 
-# --- seed 001: "Smart robots perform complex tasks" -------------------------------------
+# --- source 001: "Smart robots perform complex tasks" -------------------------------------
 
 _EXP0 = "exp(0) treated as 0"
 _UNEXPLAINED = "no tested hypothesis reproduces it"
@@ -277,7 +344,7 @@ FIVE_WORDS = Example(
     ),
 )
 
-# --- seed 002: the 768-dimensional causal notebook --------------------------------------
+# --- source 002: the 768-dimensional causal notebook --------------------------------------
 
 _WHOLE = "softmax normalised over the whole matrix"
 _PRINTED_COLUMNS = (*range(10), *range(758, 768))  # pandas elides the middle columns
@@ -357,12 +424,12 @@ NOTEBOOK_768 = Example(
         _c("shape K", "In [None]: np.random.rand(L, d_k)", "shape:k", (), "(L, d_k)", AGREES),
         _c("shape V", "In [None]: np.random.rand(L, d_v)", "shape:v", (), "(L, d_v)", AGREES),
         _c("shape M", "In [27]: np.tril(np.ones((L,L)))", "shape:mask", (), "(L, L)", AGREES),
-        _c("√d_k", "step 3: 'square root of the dimension (768)'", "shape:k", (1,), "768", AGREES),
+        _c("d_k", "step 3: 'square root of the dimension (768)'", "shape:k", (1,), "768", AGREES),
     ),
 )
 
 
-# --- seed 003: "<SOS> let's go", with OCR-damaged query weights -------------------------
+# --- source 003: "<SOS> let's go", with OCR-damaged query weights -------------------------
 
 
 @dataclass(frozen=True)
@@ -442,7 +509,7 @@ LETS_GO = Example(
     ),
 )
 
-# --- seed 004: "The cat sleeps" ----------------------------------------------------------
+# --- source 004: "The cat sleeps" ----------------------------------------------------------
 
 _CAT_W = ("0.324", "0.467", "0.209"), ("0.305", "0.515", "0.180"), ("0.346", "0.432", "0.222")
 _CAT_O = (
@@ -497,7 +564,7 @@ CAT_SLEEPS = Example(
         ),
         _c("embedding size", "'4-dimensional embeddings'", "shape:x", (1,), "4", AGREES),
         _c(
-            "shape S",
+            "shape X (the source's S)",
             "comment '3 tokens, each with 3 features'",
             "shape:x",
             (),

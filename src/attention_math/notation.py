@@ -773,13 +773,18 @@ def _link(page: str, base: str) -> str:
     if not page:
         return ""
     fallback = page.removesuffix(".md").removesuffix("/index").split("/")[-1].replace("-", " ")
-    return f"[{_TITLES.get(page, fallback.capitalize())}]({base}{page})"
+    # the built page's URL: MkDocs does not rewrite .md links inside printed Markdown
+    url = page.removesuffix(".md").removesuffix("index") + (
+        "" if page.endswith("index.md") else "/"
+    )
+    return f"[{_TITLES.get(page, fallback.capitalize())}]({base}{url})"
 
 
 def symbols_table(group: str | None = None, base: str = "") -> str:
     """The notation table as Markdown: every symbol of ``group`` (all when ``None``).
 
-    ``base`` is prepended to the links, the path from the page showing the table to docs/.
+    ``base`` is prepended to the links: the path from the *built* page showing the table to
+    the site's root (``"../"`` from ``/glossary/``), since the links go to built pages.
 
     Examples:
         >>> from attention_math.notation import symbols_table

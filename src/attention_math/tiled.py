@@ -5,24 +5,25 @@ for each query block the keys are visited ``block_k`` at a time, and a running s
 per query row (see :mod:`attention_math.derivations.online_softmax` for the exact proof):
 
 * ``m`` — the largest score seen so far (the softmax shift),
-* ``ℓ`` — the sum of ``exp(s − m)`` over the keys seen so far,
+* ``λ`` — the sum of ``exp(s − m)`` over the keys seen so far,
 * ``o`` — the *unnormalised* output ``Σ exp(s − m) v``.
 
 A new tile with scores ``S`` updates them with ``m' = max(m, rowmax S)``,
-``ℓ' = e^{m − m'} ℓ + Σ e^{S − m'}``, ``o' = e^{m − m'} o + e^{S − m'} V``; the output is
-``o / ℓ``, one division per row at the very end, and ``m + log ℓ`` (the log-sum-exp) is
+``λ' = e^{m − m'} λ + Σ e^{S − m'}``, ``o' = e^{m − m'} o + e^{S − m'} V``; the output is
+``o / λ``, one division per row at the very end, and ``m + log λ`` (the log-sum-exp) is
 what a backward pass would keep.
 
-Speed comes from two BLAS GEMMs per tile, both computed transposed (keys × queries, the
+Speed comes from two matrix products per tile, done by BLAS (GEMM, its general
+matrix-matrix product), both computed transposed (keys × queries, the
 order OpenBLAS runs fastest for these narrow shapes): ``[K | 1] [q·scale | −b]ᵀ`` and
-``[V | 1]ᵀ Pᵀ``. The appended column of ones makes the first GEMM return the scores already
-shifted by the row's current base ``b`` and the second return the row sums ``ℓ`` too, so the
+``[V | 1]ᵀ Pᵀ``. The appended column of ones makes the first product return the scores already
+shifted by the row's current base ``b`` and the second return the row sums ``λ`` too, so the
 elementwise work per score is one ``exp``, in place in one tile buffer, plus a max pass
 only when needed. The base is the running max ``m`` but is only moved (and the state
-rescaled) when a tile's row max exceeds it by more than ``_LAZY``: the result does not
-depend on the shift, and ``P ≤ e^{_LAZY}`` cannot overflow (the conditional rescaling of
-FlashAttention-4). Once every row has a base, a tile is exponentiated without its max pass
-and kept if each row sum is ≤ e^{_LAZY} (so every P is); otherwise it is recomputed with the
+rescaled) when a tile's row max exceeds it by more than a margin ``c`` (the constant
+``_LAZY``): the result does not depend on the shift, and ``P ≤ e^c`` cannot overflow. Once
+every row has a base, a tile is exponentiated without its max pass
+and kept if each row sum is ≤ e^c (so every P is); otherwise it is recomputed with the
 max pass (a NaN or ``+inf`` score always takes that path, which raises). Extra memory: the tile
 (``block_q × block_k``), the per-block state (``(d + 1) × block_q``) and ``[K | 1]``,
 ``[V | 1]ᵀ`` (``L_k × (d + 1)`` each): O(L·d), not O(L²).
@@ -66,7 +67,7 @@ DEFAULT_BLOCK = (256, 1024)
 _THREADS_MIN_SCORES = 2**20
 
 #: A row keeps its softmax shift until a tile's max exceeds it by more than this (then the
-#: state is rescaled): P ≤ e^8 ≈ 3000 cannot overflow ℓ, and most tiles skip the rescale.
+#: state is rescaled): P ≤ e^8 ≈ 3000 cannot overflow λ, and most tiles skip the rescale.
 _LAZY = 8.0
 
 #: Once every row has a base, a tile skips the max pass when its row sums stay below this,

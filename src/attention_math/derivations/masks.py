@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import sympy as sp
 from numpy.typing import ArrayLike, NDArray
 
 # d2l's valid_lens as a mask; public in numeric, re-exported where the masks page used it.
@@ -17,10 +18,12 @@ from attention_math.numeric import padding_mask
 
 __all__ = [
     "FillReport",
+    "Underflow",
     "additive_from_boolean",
     "fill_report",
     "fully_masked_row",
     "padding_mask",
+    "underflow",
 ]
 
 
@@ -50,6 +53,28 @@ class FillReport:
     weight: float  # softmax weight of a blocked key whose score was 0, allowed key score 0
     masked_row: tuple[float, ...]  # numeric.softmax of a fully masked row of scores (1, 2, 3)
     masked_row_textbook: tuple[float, ...]  # the same row through exp(s − max s) / Σ
+    unmasked_row: tuple[float, ...]  # numeric.softmax of (1, 2, 3) with no mask at all
+
+    @property
+    def fully_masked(self) -> str:
+        """What the textbook softmax makes of the fully masked row: one of ``"NaN"``,
+        ``"uniform"`` (the fill rounded the scores away) or ``"as if unmasked"`` (the fill is a
+        constant shift, which the softmax ignores).
+
+        Examples:
+            >>> import numpy as np
+            >>> from attention_math.derivations.masks import fill_report
+            >>> [fill_report(-1e9, t).fully_masked for t in (np.float16, np.float32, np.float64)]
+            ['NaN', 'uniform', 'as if unmasked']
+        """
+        row = np.array(self.masked_row_textbook)  # (3,)
+        if np.isnan(row).any():
+            return "NaN"
+        if np.all(row == row[0]):
+            return "uniform"
+        if np.allclose(row, self.unmasked_row, rtol=1e-6, atol=0):
+            return "as if unmasked"
+        raise ArithmeticError(f"unexpected fully masked row {self.masked_row_textbook}")
 
 
 def fill_report(fill: float, dtype: type) -> FillReport:
@@ -80,8 +105,17 @@ def fill_report(fill: float, dtype: type) -> FillReport:
     row = np.array([[1.0, 2.0, 3.0]], dtype=dtype) + stored  # every key blocked
     masked_row = tuple(float(x) for x in numeric.softmax(row)[0])
     textbook = tuple(float(x) for x in _textbook_softmax(row)[0])
+    scores_only: NDArray[np.floating] = np.array([[1.0, 2.0, 3.0]], dtype=dtype)  # (1, 3): no mask
+    unmasked = tuple(float(x) for x in numeric.softmax(scores_only)[0])
     return FillReport(
-        np.dtype(dtype).name, float(stored), overflows, spacing, weight, masked_row, textbook
+        np.dtype(dtype).name,
+        float(stored),
+        overflows,
+        spacing,
+        weight,
+        masked_row,
+        textbook,
+        unmasked,
     )
 
 
@@ -118,3 +152,46 @@ def fully_masked_row(dtype: type = np.float64) -> dict[str, tuple[float, ...]]:
         "nan": tuple(float(x) for x in nan[0]),
         "uniform": tuple(float(x) for x in uniform),
     }
+
+
+@dataclass(frozen=True)
+class Underflow:
+    """Where the weight ``e^t / (e^0 + e^t + e^2)`` of a key of score ``t`` becomes zero."""
+
+    dtype: str
+    ln_tiny: sp.Expr  # ln of the smallest subnormal: below it the weight is below that float
+    exact: sp.Expr  # t*: the exact weight rounds to zero (to nearest) iff t ≤ t*
+    computed: float  # largest t at which numeric.softmax gives exactly zero
+
+
+def underflow(dtype: type) -> Underflow:
+    """The thresholds of ``t`` below which a blocked key's weight is zero, exactly and computed.
+
+    Round to nearest sends ``w`` to zero iff ``w ≤ τ/2`` (``τ`` the smallest subnormal; a tie
+    goes to the even zero), and ``e^t/(1 + e^2 + e^t) = τ/2`` solves to
+    ``t* = ln(τ/2 · (1 + e²) / (1 − τ/2))``. So ``t < ln τ`` is sufficient, not the threshold. A
+    computed softmax rounds twice (``e^{t − 2}``, then the division), so its threshold, found
+    by bisection, differs slightly.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.derivations.masks import underflow
+        >>> u = underflow(np.float64)
+        >>> float(u.ln_tiny) < float(u.exact)
+        True
+    """
+    from attention_math import numeric
+
+    tau = sp.Rational(float(np.finfo(dtype).smallest_subnormal))  # exact binary value
+    exact = sp.log(tau / 2 * (1 + sp.exp(2)) / (1 - tau / 2))
+
+    def weight(t: float) -> float:
+        return float(numeric.softmax(np.array([0.0, t, 2.0], dtype=dtype))[1])
+
+    lo, hi = float(exact) - 8.0, float(exact) + 8.0  # weight(lo) == 0 < weight(hi)
+    if weight(lo) != 0 or weight(hi) == 0:
+        raise ArithmeticError(f"no zero crossing of the weight near t* in {np.dtype(dtype)}")
+    for _ in range(80):  # bisection on float64 t: 80 halvings of 16 reach its spacing
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if weight(mid) == 0 else (lo, mid)
+    return Underflow(np.dtype(dtype).name, sp.log(tau), exact, lo)

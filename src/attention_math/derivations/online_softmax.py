@@ -10,7 +10,8 @@ the state ``(m, ℓ, o)``:
 Two states merge with ``m = max(m_a, m_b)``, ``ℓ = e^{m_a − m} ℓ_a + e^{m_b − m} ℓ_b``,
 ``o = e^{m_a − m} o_a + e^{m_b − m} o_b``, and the attention output is ``o / ℓ``. The
 functions below build these states from symbols and prove, by simplification to zero,
-that merging is associative and that the merged result is exactly ``softmax(s) · v``.
+that merging is associative and commutative (so any grouping *and* any order of the tiles
+gives the same state) and that the merged result is exactly ``softmax(s) · v``.
 The NumPy engine that runs this update is :mod:`attention_math.tiled`.
 """
 
@@ -25,6 +26,7 @@ import sympy as sp
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
+    "REFERENCES",
     "State",
     "fa1_update",
     "fa2_update",
@@ -33,11 +35,32 @@ __all__ = [
     "logsumexp",
     "merge",
     "merge_is_associative",
+    "merge_is_commutative",
     "merged_equals_softmax",
     "numeric_trace",
     "symbols",
     "tile_state",
 ]
+
+
+#: The published sources of the algorithm (data, printed by the page).
+REFERENCES = {
+    "online softmax": (
+        "Maxim Milakov, Natalia Gimelshein",
+        "Online normalizer calculation for softmax",
+        "arXiv:1805.02867, 2018",
+    ),
+    "FlashAttention": (
+        "Tri Dao, Daniel Y. Fu, Stefano Ermon, Atri Rudra, Christopher Ré",
+        "FlashAttention: Fast and Memory-Efficient Exact Attention with IO-Awareness",
+        "NeurIPS 2022, arXiv:2205.14135",
+    ),
+    "FlashAttention-2": (
+        "Tri Dao",
+        "FlashAttention-2: Faster Attention with Better Parallelism and Work Partitioning",
+        "ICLR 2024, arXiv:2307.08691",
+    ),
+}
 
 
 class State(NamedTuple):
@@ -142,6 +165,25 @@ def merge_is_associative(a: State, b: State, c: State) -> bool:
     left, right = merge(merge(a, b), c), merge(a, merge(b, c))
     return left.m == right.m and all(
         is_zero(x - y) for x, y in zip(left[1:], right[1:], strict=True)
+    )
+
+
+def merge_is_commutative(a: State, b: State) -> bool:
+    """True when ``merge(a, b)`` and ``merge(b, a)`` are identical.
+
+    Associativity alone lets tiles be *grouped* in any way while keeping their order;
+    visiting them in another order also needs this.
+
+    Examples:
+        >>> from attention_math.derivations.online_softmax import (
+        ...     merge_is_commutative, symbols, tile_state)
+        >>> s, v = symbols(3)
+        >>> merge_is_commutative(tile_state(s[:1], v[:1]), tile_state(s[1:], v[1:]))
+        True
+    """
+    ab, ba = merge(a, b), merge(b, a)
+    return bool(sp.simplify(ab.m - ba.m) == 0) and all(
+        is_zero(x - y) for x, y in zip(ab[1:], ba[1:], strict=True)
     )
 
 

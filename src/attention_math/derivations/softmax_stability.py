@@ -23,7 +23,9 @@ __all__ = [
     "BLANCHARD_HIGHAM_HIGHAM",
     "FORMATS",
     "FloatFormat",
+    "InputRounding",
     "division_free_softmax",
+    "input_rounding",
     "measured_errors",
     "naive_softmax",
     "shift_invariance",
@@ -110,7 +112,7 @@ def shifted_bounds(n: int = 3) -> tuple[sp.Expr, sp.Expr]:
 
 
 def naive_softmax(s: ArrayLike) -> NDArray[np.floating]:
-    """The formula of the seed documents, unshifted: ``exp(s) / Σ exp(s)`` along axis 1.
+    """The formula of two of the source documents, unshifted: ``exp(s) / Σ exp(s)`` along axis 1.
 
     Shown only to fail: ``exp`` overflows to ``inf`` and ``inf / inf`` is NaN.
 
@@ -182,3 +184,41 @@ def measured_errors(
                 err = max(abs(mpmath.mpf(float(a)) - b) / b for a, b in zip(p[i], ref, strict=True))
                 worst[name] = max(worst[name], float(err) / u)
     return worst
+
+
+@dataclass(frozen=True)
+class InputRounding:
+    """How the rounding of the scores themselves moves the softmax of one row (float64)."""
+
+    delta_eps: tuple[float, ...]  # fl(z_j) − z_j for each score, in units of ε
+    jacobian: sp.Matrix  # diag(p) − p pᵀ at the exact weights
+    moved_eps: tuple[float, ...]  # J δ: the first-order change of each weight, in ε
+    normwise_eps: float  # max |J δ| / (ε max p): the crosscheck's units
+
+
+def input_rounding(z: sp.Matrix) -> InputRounding:
+    """The error a float64 softmax of the exact row ``z`` inherits from storing ``z``.
+
+    A score ``z_j`` that is not a float is stored as ``fl(z_j) = z_j + δ_j``; to first order
+    the weights move by ``J δ`` with ``J = diag(p) − p pᵀ``, whatever the softmax algorithm.
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.derivations.softmax_stability import input_rounding
+        >>> r = input_rounding(sp.Matrix([[1000, 1000 + sp.log(3)]]))
+        >>> r.jacobian[1, 1], round(r.delta_eps[1]), round(r.normwise_eps)
+        (3/16, 245, 61)
+    """
+    from attention_math.symbolic import softmax
+
+    row = sp.Matrix(z).reshape(1, len(z))  # (1, n)
+    eps = sp.Rational(1, 2**52)  # float64 ε, exactly
+    delta = [sp.Rational(float(sp.N(x, 30))) - x for x in row]  # exact rounding of each score
+    p = softmax(row)  # (1, n), exact
+    jac = sp.diag(*p) - p.T * p  # (n, n)
+    moved = jac * sp.Matrix(delta)  # (n, 1)
+    as_eps = [float(sp.N(m / eps, 30)) for m in moved]
+    normwise = max(abs(m) for m in as_eps) / float(sp.N(max(p), 30))
+    return InputRounding(
+        tuple(float(sp.N(d / eps, 30)) for d in delta), jac, tuple(as_eps), normwise
+    )

@@ -33,7 +33,8 @@ def exercises() -> list[Exercise]:
     a = 1 / sp.sqrt(2)
     in_sigma = out.answer.applyfunc(lambda e: symbolic.in_terms_of_sigmoid(e, a, sigma))
     c = sp.Symbol("c", positive=True)
-    P_c = symbolic.softmax(c * sp.eye(2))
+    S = symbolic.scores(Q, K)  # (2, 2): the example's scaled scores, I/√2
+    P_c = symbolic.softmax(c * S)
     return [
         attention_exercise(
             id="identity-weights",
@@ -77,12 +78,13 @@ def exercises() -> list[Exercise]:
             chapter="examples",
             title="Sharpening the identity example",
             statement=(
-                "Multiply the scores of the identity example by $c$: "
-                "$P(c) = \\operatorname{softmax}(c\\,I)$. What is $\\lim_{c\\to\\infty} P(c)$?"
+                "Multiply the scaled scores $S = QK^\\top/\\sqrt{d_k}$ of the identity example by "
+                "$c$: $P(c) = \\operatorname{softmax}(c\\,S)$. What is "
+                "$\\lim_{c\\to\\infty} P(c)$?"
             ),
             answer=P_c.applyfunc(lambda e: sp.limit(e, c, sp.oo)),
-            inputs={"I": sp.eye(2)},
+            inputs={"S": S},
             mistakes=(Mistake("missing_scale", P_c.subs(c, 0), "That is the limit c → 0."),),
-            numeric=lambda: numeric.softmax(1e3 * np.eye(2)),
+            numeric=lambda: numeric.softmax(1e3 * np.eye(2) / np.sqrt(2)),
         ),
     ]

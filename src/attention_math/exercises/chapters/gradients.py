@@ -5,6 +5,7 @@ from __future__ import annotations
 import sympy as sp
 
 from attention_math._lazy import np
+from attention_math.derivations.gradients import backward
 from attention_math.exercises.build import (
     drop_coinciding,
     float_array,
@@ -24,9 +25,12 @@ def exercises() -> list[Exercise]:
     )
     dO = sp.Matrix([[1, -1], [2, 0]])
     V = sp.Matrix([[1, 0], [0, 1], [1, 1]])
-    dS = sp.Matrix([[1, -1], [0, 2]])
     K = sp.Matrix([[1, 0, 1, 0], [0, 1, 0, 1]])
     Q = sp.Matrix([[1, 1, 0, 0], [0, 0, 1, 1]])
+    # dS is the real gradient of the scores for these Q, K (so every row sums to zero), with
+    # V = I and the upstream gradient dO_s: computed by the backward pass, not typed
+    dO_s = sp.Matrix([[2, 0], [1, 5]])
+    dS = backward(Q, K, sp.eye(2), dO_s)["dS"]
     ps = sp.symbols("p_1:4", positive=True)
     gs = sp.symbols("g_1:4", real=True)
     pr, gr = sp.Matrix([ps]), sp.Matrix([gs])
@@ -99,7 +103,8 @@ def exercises() -> list[Exercise]:
             chapter="gradients",
             title="The gradient with respect to Q",
             statement=(
-                "With $S = QK^\\top/\\sqrt{d_k}$ ($d_k = 4$) and the gradient $dS$ of the scores, "
+                "With $S = QK^\\top/\\sqrt{d_k}$ ($d_k = 4$) and the gradient $dS$ of the scores "
+                "(from the backward pass with $V = I$; like every $dS$, each row sums to zero), "
                 "compute $dQ$ exactly."
             ),
             answer=dS * K / 2,
