@@ -34,31 +34,31 @@ def _softmax_row(z: list[sp.Expr]) -> sp.Matrix:
     return row.applyfunc(sp.simplify)
 
 
-def _sinusoidal_ref() -> object:
+def _sinusoidal_ref() -> np.ndarray:
     from attention_math.positional import sinusoidal  # NumPy: build time only
 
-    return sinusoidal(3, 4, base=100.0)[2]
+    return np.asarray(sinusoidal(3, 4, base=100.0)[2])  # (4,)
 
 
-def _rope_ref() -> object:
+def _rope_ref() -> np.ndarray:
     from attention_math.positional import rope  # NumPy: build time only
 
-    return rope(np.array([[1.0, 0.0, 0.0, 1.0]] * 2), base=100.0)[1]
+    return np.asarray(rope(np.array([[1.0, 0.0, 0.0, 1.0]] * 2), base=100.0)[1])  # (4,)
 
 
-def _slopes_ref() -> object:
+def _slopes_ref() -> np.ndarray:
     from attention_math.positional import alibi_slopes  # NumPy: build time only
 
     return alibi_slopes(4)
 
 
-def _decode_ref() -> object:
+def _decode_ref() -> np.ndarray:
     from attention_math.decoding import KVCache  # NumPy: build time only
 
     cache = KVCache()
     for score, value in ((0.0, 1.0), (np.log(2), 0.0), (np.log(3), 3.0)):
         cache.append(np.array([score]), np.array([value]))  # key = score: the query is 1
-    return cache.attend(np.array([1.0]), scale=1.0)[0]
+    return np.asarray(cache.attend(np.array([1.0]), scale=1.0)[0])  # () : the one output
 
 
 def exercises() -> list[Exercise]:
@@ -134,7 +134,7 @@ def exercises() -> list[Exercise]:
             ),
             answer=sp.simplify(sp.expand_trig(score)),
             mistakes=(Mistake("absolute_position", sp.cos(m + n)),),
-            numeric=lambda: np.float64(np.cos(n - m)),
+            numeric=lambda: np.asarray(np.cos(n - m)),
             kind="scalar",
         ),
         Exercise(
