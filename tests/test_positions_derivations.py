@@ -94,7 +94,7 @@ def test_cache_formulas_for_real_models():
             s["h_kv"]: llama.n_kv_heads,
             s["d_head"]: llama.d_head,
             s["L"]: 4096,
-            s["b"]: 2,
+            s["n_bytes"]: 2,
         }
     )
     assert size == 2**31  # 2 GiB in float16: the well-known figure
@@ -142,8 +142,8 @@ def test_gqa_tying_exact_and_numpy_matches_exact():
     f = [np.array(a, dtype=float) for a in (x, w_q, w_k, w_v)]
     got = grouped_query_attention(f[0], f[0], f[1], f[2], f[3], np.eye(4), 4, 2)
     crosscheck(exact, got)
-    ratio = sp.simplify(gqa.cache_per_token().subs(gqa.g, gqa.h) / gqa.cache_per_token())
-    assert ratio == gqa.h / gqa.g
+    ratio = sp.simplify(gqa.cache_per_token().subs(gqa.h_kv, gqa.h) / gqa.cache_per_token())
+    assert ratio == gqa.h / gqa.h_kv
 
 
 def test_layer_norm_fixes_the_norm_and_the_score_scale():

@@ -142,7 +142,7 @@ def cache_figure(max_tokens: int = 8192, bytes_per_entry: int = 2) -> str:
                     s["n_layers"]: model.n_layers,
                     s["h_kv"]: model.n_kv_heads,
                     s["d_head"]: model.d_head,
-                    s["b"]: bytes_per_entry,
+                    s["n_bytes"]: bytes_per_entry,
                     s["L"]: 1,
                 }
             )

@@ -39,7 +39,7 @@ __all__ = [
     "symbols",
 ]
 
-n_layers, h_kv, d_head, b, t = sp.symbols("n_layers h_kv d_head b t", positive=True)
+n_layers, h_kv, d_head, n_bytes, t = sp.symbols("n_layers h_kv d_head n_bytes t", positive=True)
 
 
 def symbols() -> dict[str, sp.Symbol]:
@@ -48,9 +48,9 @@ def symbols() -> dict[str, sp.Symbol]:
     Examples:
         >>> from attention_math.derivations.decoding import symbols
         >>> sorted(symbols())
-        ['L', 'b', 'd_head', 'd_model', 'h', 'h_kv', 'n_layers', 't']
+        ['L', 'd_head', 'd_model', 'h', 'h_kv', 'n_bytes', 'n_layers', 't']
     """
-    return {str(s): s for s in (n_layers, h_kv, d_head, b, t, cost.L, cost.h, cost.d_model)}
+    return {str(s): s for s in (n_layers, h_kv, d_head, n_bytes, t, cost.L, cost.h, cost.d_model)}
 
 
 def _attention(q: sp.Matrix, k: sp.Matrix, v: sp.Matrix, mask: object = None) -> sp.Matrix:
@@ -160,8 +160,8 @@ def cache_entries() -> sp.Expr:
 
 
 def cache_bytes() -> sp.Expr:
-    """``cache_entries()`` times ``b`` bytes per entry."""
-    return cache_entries() * b
+    """``cache_entries()`` times ``n_bytes`` bytes per entry."""
+    return cache_entries() * n_bytes
 
 
 def decode_flops() -> sp.Expr:

@@ -1,10 +1,10 @@
 """Grouped-query attention, exactly: multi-head attention with tied key/value projections.
 
-With ``h`` query heads and ``g`` key/value heads, query head ``i`` reads key/value head
-``i // (h/g)``. That is the same function as multi-head attention whose key and value
+With ``h`` query heads and ``h_kv`` key/value heads, query head ``i`` reads key/value head
+``i // (h/h_kv)``. That is the same function as multi-head attention whose key and value
 projections are *tied*: head ``i``'s ``W_K``, ``W_V`` columns are copies of its group's.
 Checked exactly for a small symbolic case; the counts of parameters and of cache entries
-follow, with the cache shrinking by the factor ``h/g``.
+follow, with the cache shrinking by the factor ``h/h_kv``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ __all__ = [
     "tying_holds",
 ]
 
-d_model, h, g, d_head = sp.symbols("d_model h g d_head", positive=True, integer=True)
+d_model, h, h_kv, d_head = sp.symbols("d_model h h_kv d_head", positive=True, integer=True)
 
 
 def symbols() -> dict[str, sp.Symbol]:
@@ -33,9 +33,9 @@ def symbols() -> dict[str, sp.Symbol]:
     Examples:
         >>> from attention_math.derivations.gqa import symbols
         >>> sorted(symbols())
-        ['d_head', 'd_model', 'g', 'h']
+        ['d_head', 'd_model', 'h', 'h_kv']
     """
-    return {str(s): s for s in (d_model, h, g, d_head)}
+    return {str(s): s for s in (d_model, h, h_kv, d_head)}
 
 
 def _head(w: sp.Matrix, i: int, width: int) -> sp.Matrix:
@@ -62,12 +62,12 @@ def gqa_exact(
 def mha_exact(
     x: sp.Matrix, w_q: sp.Matrix, w_k: sp.Matrix, w_v: sp.Matrix, n_heads: int
 ) -> sp.Matrix:
-    """Exact multi-head attention (no output projection): ``gqa_exact`` with ``g = h``."""
+    """Exact multi-head attention (no output projection): ``gqa_exact`` with ``h_kv = h``."""
     return gqa_exact(x, w_q, w_k, w_v, n_heads, n_heads)
 
 
 def tied_columns(w: sp.Matrix, n_heads: int, n_kv_heads: int) -> sp.Matrix:
-    """The ``h``-head projection whose head ``i`` is a copy of kv head ``i // (h/g)``.
+    """The ``h``-head projection whose head ``i`` is a copy of kv head ``i // (h/h_kv)``.
 
     Examples:
         >>> import sympy as sp
@@ -110,17 +110,17 @@ def parameters() -> sp.Expr:
     Examples:
         >>> from attention_math.derivations.gqa import parameters
         >>> parameters()
-        2*d_head*d_model*g + 2*d_head*d_model*h
+        2*d_head*d_model*h + 2*d_head*d_model*h_kv
     """
-    return sp.expand(d_model * h * d_head + 2 * d_model * g * d_head + h * d_head * d_model)
+    return sp.expand(d_model * h * d_head + 2 * d_model * h_kv * d_head + h * d_head * d_model)
 
 
 def cache_per_token() -> sp.Expr:
-    """Cache entries per token and layer: a key and a value for each of the ``g`` kv heads.
+    """Cache entries per token and layer: a key and a value for each of the ``h_kv`` kv heads.
 
     Examples:
         >>> from attention_math.derivations.gqa import cache_per_token
         >>> cache_per_token()
-        2*d_head*g
+        2*d_head*h_kv
     """
-    return 2 * g * d_head
+    return 2 * h_kv * d_head

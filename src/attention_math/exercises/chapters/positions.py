@@ -80,7 +80,7 @@ def exercises() -> list[Exercise]:
 
     n_layers, h_kv, d_head, L = sp.symbols("n_layers h_kv d_head L", positive=True, integer=True)
     n_, w_ = sp.symbols("n w", positive=True, integer=True)
-    h, g = sp.symbols("h g", positive=True, integer=True)
+    h, h_kv = sp.symbols("h h_kv", positive=True, integer=True)
 
     z = [sp.Integer(0), L2]
     soft1 = sp.Matrix([[sp.exp(x_) / (1 + sum(sp.exp(y) for y in z)) for x_ in z]])
@@ -96,9 +96,9 @@ def exercises() -> list[Exercise]:
             title="A sinusoidal encoding",
             statement=(
                 "With $d_{model} = 4$ and base $100$, the frequencies are "
-                "$\\omega_0 = 1$ and $\\omega_1 = 100^{-2/4} = 1/10$. Write the encoding "
-                "$PE(2) = (\\sin 2\\omega_0, \\cos 2\\omega_0, \\sin 2\\omega_1, "
-                "\\cos 2\\omega_1)$ of position $p = 2$ exactly, as a $1 \\times 4$ row."
+                "$\\theta_0 = 1$ and $\\theta_1 = 100^{-2/4} = 1/10$. Write the encoding "
+                "$PE(2) = (\\sin 2\\theta_0, \\cos 2\\theta_0, \\sin 2\\theta_1, "
+                "\\cos 2\\theta_1)$ of position $p = 2$ exactly, as a $1 \\times 4$ row."
             ),
             answer=pe,
             numeric=_sinusoidal_ref,
@@ -208,11 +208,11 @@ def exercises() -> list[Exercise]:
             title="How much GQA saves",
             statement=(
                 "Multi-head attention with `h` heads caches a key and a value per head. "
-                "Grouped-query attention with `g` key/value heads (same head width) caches how "
-                "many times fewer numbers? Use `h` and `g`."
+                "Grouped-query attention with `h_kv` key/value heads (same head width) caches "
+                "how many times fewer numbers? Use `h` and `h_kv`."
             ),
-            answer=h / g,
-            symbols={"h": h, "g": g},
+            answer=h / h_kv,
+            symbols={"h": h, "h_kv": h_kv},
             kind="expression",
         ),
         Exercise(
