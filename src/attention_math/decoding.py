@@ -5,7 +5,7 @@ earlier tokens do not change when a new token arrives (the causal mask hides the
 so they are kept in a cache and only the new token's query, key and value are computed:
 one decode step is one query row attending to the cached keys. With a sliding window of
 ``w`` tokens, the cache is a rolling buffer that keeps the last ``w`` keys and values.
-The exact statements are in `attention_math.derivations.decoding`.
+The exact statements are in [`derivations.decoding`][attention_math.derivations.decoding].
 """
 
 from __future__ import annotations

@@ -64,16 +64,17 @@ class Term:
     page: str = ""
 
 
-_F, _N, _G, _M, _W, _L = (
+_F, _N, _G, _M, _W, _P, _L = (
     "The forward pass",
     "Softmax and floating point",
     "Gradients",
     "Multi-head, cross-attention and positions",
     "Why it works: statistics",
+    "Positions and decoding",
     "Long sequences",
 )
 
-GROUPS: tuple[str, ...] = (_F, _N, _G, _M, _W, _L)
+GROUPS: tuple[str, ...] = (_F, _N, _G, _M, _W, _P, _L)
 
 SYMBOLS: tuple[Symbol, ...] = (
     # the forward pass
@@ -465,6 +466,138 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$\chi^2$", (r"\chi",), "the chi-squared distribution", page="why/scaling.md", group=_W
     ),
+    # positions and decoding
+    Symbol(
+        r"$PE(p)$",
+        ("PE",),
+        r"the sinusoidal encoding of position $p$, added to the input (a row of $E$)",
+        r"$d_{\text{model}}$",
+        "positions/sinusoidal.md",
+        _P,
+    ),
+    Symbol(
+        r"$\theta_i$",
+        (r"\theta",),
+        r"the frequency of pair $i$, $\theta_i = \text{base}^{-2i/d}$ (sinusoidal and RoPE); "
+        r"$\theta$ alone, one frequency",
+        "radians per position",
+        "positions/sinusoidal.md",
+        _P,
+        any_subscript=True,
+    ),
+    Symbol(
+        r"$d$",
+        ("d",),
+        r"the width of the vectors an encoding or a rotation acts on ($d_{\text{model}}$ or "
+        r"$d_k$), even",
+        page="positions/rope.md",
+        group=_P,
+    ),
+    Symbol(
+        r"$x_{i + d/2}$",
+        ("x_i+d/2",),
+        r"the coordinate that RoPE's default layout pairs with $x_i$",
+        page="positions/rope.md",
+        group=_P,
+    ),
+    Symbol(
+        r"$m$, $n$; $R(p)$",
+        ("m", "n", "R"),
+        r"with RoPE: the positions of a query and a key; the block-diagonal rotation by the "
+        r"angles $p\,\theta_i$ ($R(\alpha)$: one $2 \times 2$ rotation by the angle $\alpha$)",
+        r"$d \times d$",
+        "positions/rope.md",
+        _P,
+    ),
+    Symbol(
+        r"$\alpha$, $\delta$",
+        (r"\alpha", r"\delta"),
+        r"an angle of rotation; a shift of position, $p \mapsto p + \delta$",
+        page="positions/sinusoidal.md",
+        group=_P,
+    ),
+    Symbol(
+        r"$m_h$",
+        ("m_h",),
+        r"the ALiBi slope of head $h$: its scores get the bias $-m_h \lvert i - j \rvert$",
+        "scalar",
+        "positions/alibi.md",
+        _P,
+    ),
+    Symbol(
+        r"$w$; $A$",
+        ("w", "A"),
+        r"a sliding window: query $i$ sees keys $i - w + 1, \ldots, i$; the 0/1 matrix of "
+        "allowed (query, key) pairs of a boolean mask",
+        r"$A$: $L \times L$",
+        "positions/sliding-window.md",
+        _P,
+    ),
+    Symbol(
+        r"$h_{kv}$",
+        ("h_kv",),
+        "the number of key/value heads in grouped-query attention ($1$: multi-query "
+        "attention; $h$: multi-head attention)",
+        page="positions/gqa.md",
+        group=_P,
+    ),
+    Symbol(
+        r"$d_{\text{head}}$",
+        ("d_head",),
+        "the width of one head's queries, keys and values",
+        page="positions/kv-cache.md",
+        group=_P,
+    ),
+    Symbol(
+        r"$n_{\text{layers}}$, $n_{\text{bytes}}$",
+        ("n_layers", "n_bytes"),
+        "the number of layers (blocks) of a model; bytes per stored number (2 in 16-bit formats)",
+        page="positions/kv-cache.md",
+        group=_P,
+    ),
+    Symbol(
+        r"$\operatorname{softmax}_1$",
+        ("softmax_1",),
+        r"softmax with an extra zero logit, $e^{z_i} / (1 + \sum_j e^{z_j})$; its weights "
+        "may sum to less than one",
+        "keeps the shape",
+        "positions/sinks.md",
+        _P,
+    ),
+    Symbol(
+        r"$\operatorname{LN}$, $\gamma$",
+        ("LN", r"\gamma"),
+        "LayerNorm: each token shifted to mean $0$ and scaled to variance $1$, then multiplied "
+        r"by the learned gain $\gamma$ (and shifted by a learned bias); $\operatorname{LN}_1$, "
+        r"$\operatorname{LN}_2$: the block's two",
+        r"keeps the shape; $\gamma$: $d_{\text{model}}$",
+        "positions/block.md",
+        _P,
+    ),
+    Symbol(
+        r"$\operatorname{MHA}$, $\operatorname{FFN}$, $\operatorname{act}$",
+        ("MHA", "FFN", "act"),
+        "multi-head attention; the position-wise feed-forward network "
+        r"$\operatorname{act}(x W_1 + b_1) W_2 + b_2$; its activation (ReLU or GELU)",
+        "keeps the shape",
+        "positions/block.md",
+        _P,
+    ),
+    Symbol(
+        r"$W_1, W_2$, $b_1, b_2$",
+        ("W_1", "W_2", "b_1", "b_2"),
+        "the weights and biases of the feed-forward network's two layers",
+        r"$d_{\text{model}} \times d_{\text{ff}}$, $d_{\text{ff}} \times d_{\text{model}}$",
+        "positions/block.md",
+        _P,
+    ),
+    Symbol(
+        r"$\mathbb{R}$",
+        (r"\mathbb{R}",),
+        r"the real numbers ($\mathbb{R}^3$: vectors of three reals)",
+        page="positions/block.md",
+        group=_P,
+    ),
     # long sequences
     Symbol(
         r"$T$, $U$",
@@ -625,6 +758,17 @@ TERMS: tuple[Term, ...] = (
         "gradients/gradient-checking.md",
     ),
     Term("FLOP", "One floating-point addition or multiplication.", "why/cost.md"),
+    Term(
+        "KV cache",
+        "The keys and values of the tokens seen so far, kept by a decoder so that each new "
+        "token computes only its own.",
+        "positions/kv-cache.md",
+    ),
+    Term(
+        "residual stream",
+        r"The $L \times d_{\text{model}}$ array that a transformer's blocks add their outputs to.",
+        "positions/block.md",
+    ),
 )
 
 _GREEK = frozenset(
@@ -766,6 +910,14 @@ _TITLES = {
     "gradients/gradient-checking.md": "Gradient checking",
     "long/online-softmax.md": "The online softmax",
     "audit.md": "Audit",
+    "positions/sinusoidal.md": "Sinusoidal encoding",
+    "positions/rope.md": "RoPE",
+    "positions/alibi.md": "ALiBi",
+    "positions/kv-cache.md": "The KV cache",
+    "positions/sliding-window.md": "Sliding windows",
+    "positions/gqa.md": "Grouped-query attention",
+    "positions/sinks.md": "Attention sinks",
+    "positions/block.md": "The transformer block",
 }
 
 

@@ -9,7 +9,7 @@ positions from outside. Three ways in use:
 * **ALiBi** (Press et al. 2022): a bias ``−m_h·|i − j|`` added to the scores of head ``h``.
 
 The exact statements behind each are in
-`attention_math.derivations.positional`.
+[`derivations.positional`][attention_math.derivations.positional].
 """
 
 from __future__ import annotations

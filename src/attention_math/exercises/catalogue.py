@@ -15,6 +15,7 @@ from attention_math.exercises.chapters import (
     gradients,
     masks,
     multihead,
+    positions,
     scaling,
     softmax,
 )
@@ -22,7 +23,7 @@ from attention_math.exercises.model import Exercise
 
 __all__ = ["catalogue"]
 
-_CHAPTERS = (forward, examples, scaling, masks, softmax, multihead, gradients)
+_CHAPTERS = (forward, examples, scaling, masks, softmax, multihead, gradients, positions)
 
 
 @cache

@@ -22,6 +22,7 @@ CHAPTERS: dict[str, str] = {
     "softmax": "Softmax",
     "multihead": "Multi-head attention",
     "gradients": "Gradients",
+    "positions": "Positions and decoding",
 }
 
 # diagnosis code -> what it means, shown to the learner
@@ -39,6 +40,22 @@ DIAGNOSES: dict[str, str] = {
     "unnormalized": "the exponentials were not divided by their sum",
     "missing_term": "a term is missing: the softmax's Jacobian is diag(p) − p pᵀ, not diag(p)",
     "std_vs_variance": "that is the standard deviation; the question asks for the variance",
+    "rope_layout": (
+        "you paired the coordinates as (x[2i], x[2i+1]) (the interleaved layout); this exercise "
+        "uses the rotate_half layout, which pairs x[i] with x[i + d/2]"
+    ),
+    "rotation_direction": "the rotation goes the wrong way: RoPE turns each pair by +p·θ_i",
+    "absolute_position": (
+        "the rotated score depends on the offset n − m of the positions, not on m + n"
+    ),
+    "bias_direction": (
+        "the weights run the wrong way: ALiBi's bias −m·(i − j) is largest for the nearest key"
+    ),
+    "kv_factor": "a cache holds a key AND a value: two vectors per token, layer and kv head",
+    "receptive_overlap": (
+        "consecutive windows share a token: each layer reaches w − 1 tokens further, not w"
+    ),
+    "softmax_one": "softmax₁ adds 1 (e⁰, the extra zero logit) to the denominator",
 }
 
 

@@ -1,0 +1,303 @@
+"""Positions, exactly: the sinusoidal shift, RoPE's relative property and layouts, ALiBi.
+
+* Sinusoidal: ``PE(p + δ) = M(δ) · PE(p)`` with ``M(δ)`` block-diagonal rotations that do
+  not depend on ``p``.
+* RoPE: ``R(mθ)ᵀ R(nθ) = R((n − m)θ)``, so the score of a rotated query at ``m`` and a
+  rotated key at ``n`` depends on ``n − m`` only; rotations keep norms; the two pair
+  layouts are conjugate by a fixed permutation.
+* ALiBi: the bias depends on ``i − j`` only; with equal content scores, a causal row's
+  weights are ``e^{−m(i−j)}`` over a geometric normaliser.
+
+The NumPy side is [`positional`][attention_math.positional].
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import sympy as sp
+from numpy.typing import NDArray
+
+from attention_math import positional
+
+__all__ = [
+    "alibi_row_normaliser",
+    "alibi_row_weights",
+    "alibi_slopes_exact",
+    "alibi_toeplitz",
+    "conventions_conjugate",
+    "layout_mismatch",
+    "layout_permutation",
+    "pe_vector",
+    "rope_keeps_norms",
+    "rope_matrix",
+    "rope_relative_holds",
+    "rotation",
+    "shift_matrix",
+    "sinusoidal_exact",
+    "sinusoidal_shift_holds",
+]
+
+
+def _trig_zero(e: sp.Expr) -> bool:
+    """True when ``e`` is 0 by the angle-addition formulas (arguments expanded first)."""
+    return bool(sp.expand(sp.expand_trig(sp.expand(e))) == 0)
+
+
+def sinusoidal_exact(n_positions: int, d_model: int, base: int = 10000) -> sp.Matrix:
+    """The sinusoidal encoding with exact entries ``sin(p / base^(2i/d))``, ``cos(·)``.
+
+    Examples:
+        >>> from attention_math.derivations.positional import sinusoidal_exact
+        >>> sinusoidal_exact(2, 4, base=100)
+        Matrix([
+        [     0,      1,         0,         1],
+        [sin(1), cos(1), sin(1/10), cos(1/10)]])
+    """
+    omega = [sp.Integer(base) ** sp.Rational(-2 * i, d_model) for i in range(d_model // 2)]
+    rows = []
+    for p in range(n_positions):
+        row: list[sp.Expr] = []
+        for w in omega:
+            row += [sp.sin(p * w), sp.cos(p * w)]
+        rows.append(row)
+    return sp.Matrix(rows)
+
+
+def pe_vector(p: sp.Expr, omegas: Sequence[sp.Expr]) -> sp.Matrix:
+    """The column ``(sin ω₁p, cos ω₁p, sin ω₂p, cos ω₂p, …)``."""
+    return sp.Matrix([f(w * p) for w in omegas for f in (sp.sin, sp.cos)])
+
+
+def shift_matrix(delta: sp.Expr, omegas: Sequence[sp.Expr]) -> sp.Matrix:
+    """``M(δ)``: one 2×2 block ``[[cos ωδ, sin ωδ], [−sin ωδ, cos ωδ]]`` per frequency.
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.derivations.positional import shift_matrix
+        >>> shift_matrix(sp.Symbol("delta"), [1])
+        Matrix([
+        [ cos(delta), sin(delta)],
+        [-sin(delta), cos(delta)]])
+    """
+    blocks = [
+        sp.Matrix([[sp.cos(w * delta), sp.sin(w * delta)], [-sp.sin(w * delta), sp.cos(w * delta)]])
+        for w in omegas
+    ]
+    return sp.diag(*blocks)
+
+
+def sinusoidal_shift_holds(n_frequencies: int = 2) -> bool:
+    """True when ``M(δ) · PE(p) = PE(p + δ)`` for symbolic ``p``, ``δ`` and frequencies.
+
+    Examples:
+        >>> from attention_math.derivations.positional import sinusoidal_shift_holds
+        >>> sinusoidal_shift_holds(2)
+        True
+    """
+    p, delta = sp.symbols("p delta", real=True)
+    omegas = sp.symbols(f"omega_1:{n_frequencies + 1}", positive=True)
+    diff = shift_matrix(delta, omegas) * pe_vector(p, omegas) - pe_vector(p + delta, omegas)
+    return all(_trig_zero(e) for e in diff)
+
+
+def rotation(angle: sp.Expr) -> sp.Matrix:
+    """The 2×2 rotation ``R(α) = [[cos α, −sin α], [sin α, cos α]]``."""
+    return sp.Matrix([[sp.cos(angle), -sp.sin(angle)], [sp.sin(angle), sp.cos(angle)]])
+
+
+def rope_matrix(position: sp.Expr, thetas: Sequence[sp.Expr], *, interleaved: bool) -> sp.Matrix:
+    """The ``d × d`` matrix of RoPE at ``position`` (``d = 2·len(thetas)``), acting on columns.
+
+    Pair ``i`` is ``(2i, 2i+1)`` when ``interleaved``, else ``(i, i + d/2)``.
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.derivations.positional import rope_matrix
+        >>> rope_matrix(1, [sp.Symbol("a"), sp.Symbol("b")], interleaved=False)
+        Matrix([
+        [cos(a),      0, -sin(a),      0],
+        [     0, cos(b),       0, -sin(b)],
+        [sin(a),      0,  cos(a),      0],
+        [     0, sin(b),       0,  cos(b)]])
+    """
+    half = len(thetas)
+    out = sp.zeros(2 * half, 2 * half)
+    for i, th in enumerate(thetas):
+        a, b = (2 * i, 2 * i + 1) if interleaved else (i, i + half)
+        r = rotation(position * th)
+        out[a, a], out[a, b], out[b, a], out[b, b] = r[0, 0], r[0, 1], r[1, 0], r[1, 1]
+    return out
+
+
+def rope_relative_holds(half_d: int = 2, *, interleaved: bool = False) -> bool:
+    """True when ``R(m)ᵀ R(n) = R(n − m)`` and so ``⟨R(m) q, R(n) k⟩ = qᵀ R(n − m) k`` for
+    symbolic positions ``m, n``, frequencies and vectors ``q, k``.
+
+    Examples:
+        >>> from attention_math.derivations.positional import rope_relative_holds
+        >>> rope_relative_holds(2), rope_relative_holds(2, interleaved=True)
+        (True, True)
+    """
+    m, n = sp.symbols("m n", integer=True)
+    thetas = sp.symbols(f"theta_1:{half_d + 1}", positive=True)
+    d = 2 * half_d
+    q = sp.Matrix(sp.symbols(f"q_1:{d + 1}", real=True))
+    k = sp.Matrix(sp.symbols(f"k_1:{d + 1}", real=True))
+    rm, rn = (rope_matrix(x, thetas, interleaved=interleaved) for x in (m, n))
+    rel = rope_matrix(n - m, thetas, interleaved=interleaved)
+    product_ok = all(_trig_zero(e) for e in rm.T * rn - rel)
+    score = ((rm * q).T * (rn * k))[0, 0] - (q.T * rel * k)[0, 0]
+    return product_ok and _trig_zero(score)
+
+
+def rope_keeps_norms(half_d: int = 2) -> bool:
+    """True when ``R(p)ᵀ R(p) = I`` for symbolic ``p`` and frequencies (so ``‖R q‖ = ‖q‖``,
+    and the variance argument for ``1/√d_k`` is untouched).
+
+    Examples:
+        >>> from attention_math.derivations.positional import rope_keeps_norms
+        >>> rope_keeps_norms(3)
+        True
+    """
+    p = sp.Symbol("p", integer=True)
+    thetas = sp.symbols(f"theta_1:{half_d + 1}", positive=True)
+    r = rope_matrix(p, thetas, interleaved=False)
+    return bool((r.T * r).applyfunc(sp.trigsimp) == sp.eye(2 * half_d))
+
+
+def layout_permutation(d: int) -> sp.Matrix:
+    """The permutation matrix ``Π`` with ``(Π x)[j] = x[perm[j]]``, ``perm = (0, 2, 4, …, 1, 3,
+    5, …)``: it moves interleaved pairs ``(2i, 2i+1)`` to the halves ``(i, i + d/2)``.
+
+    Examples:
+        >>> from attention_math.derivations.positional import layout_permutation
+        >>> layout_permutation(4)
+        Matrix([
+        [1, 0, 0, 0],
+        [0, 0, 1, 0],
+        [0, 1, 0, 0],
+        [0, 0, 0, 1]])
+    """
+    perm = [*range(0, d, 2), *range(1, d, 2)]
+    out = sp.zeros(d, d)
+    for j, src in enumerate(perm):
+        out[j, src] = 1
+    return out
+
+
+def conventions_conjugate(half_d: int = 2) -> bool:
+    """True when ``R_halves(p) = Π R_interleaved(p) Πᵀ`` for symbolic ``p`` and frequencies:
+    the two layouts are one map, read in two orders of the coordinates.
+
+    Examples:
+        >>> from attention_math.derivations.positional import conventions_conjugate
+        >>> conventions_conjugate(3)
+        True
+    """
+    p = sp.Symbol("p", integer=True)
+    thetas = sp.symbols(f"theta_1:{half_d + 1}", positive=True)
+    pi = layout_permutation(2 * half_d)
+    halves = rope_matrix(p, thetas, interleaved=False)
+    inter = rope_matrix(p, thetas, interleaved=True)
+    return bool(halves == pi * inter * pi.T)
+
+
+def layout_mismatch(d: int = 8, length: int = 6, seed: int = 0) -> dict[str, float]:
+    """The classic bug, measured: weights whose ``q``, ``k`` are meant for one layout, run with
+    the other. Returns the largest score error of the wrong layout and of the wrong layout
+    after permuting the columns of ``W_Q`` and ``W_K`` (what checkpoint converters do).
+
+    Examples:
+        >>> from attention_math.derivations.positional import layout_mismatch
+        >>> r = layout_mismatch()
+        >>> r["wrong layout"] > 0.1, r["permuted weights"] < 1e-12
+        (True, True)
+    """
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((length, d))  # (L, d_model), d_model = d
+    w_q, w_k = rng.standard_normal((2, d, d))  # (d_model, d_k)
+
+    def scores(wq: NDArray[np.float64], wk: NDArray[np.float64], inter: bool) -> NDArray[Any]:
+        q = positional.rope(x @ wq, interleaved=inter)  # (L, d)
+        k = positional.rope(x @ wk, interleaved=inter)  # (L, d)
+        return q @ k.T  # (L, L)
+
+    right = scores(w_q, w_k, True)  # trained (and meant) interleaved
+    wrong = scores(w_q, w_k, False)  # loaded into rotate_half code as they are
+    perm = np.array([*range(0, d, 2), *range(1, d, 2)])
+    fixed = scores(w_q[:, perm], w_k[:, perm], False)  # columns permuted first
+    return {
+        "wrong layout": float(np.abs(wrong - right).max()),
+        "permuted weights": float(np.abs(fixed - right).max()),
+    }
+
+
+def alibi_slopes_exact(n_heads: int) -> list[sp.Expr]:
+    """The ALiBi slopes as exact powers of two.
+
+    Examples:
+        >>> from attention_math.derivations.positional import alibi_slopes_exact
+        >>> alibi_slopes_exact(6)
+        [1/4, 1/16, 1/64, 1/256, 1/2, 1/8]
+    """
+    return [
+        sp.Integer(2) ** -sp.Rational(e.numerator, e.denominator)
+        for e in positional.alibi_exponents(n_heads)
+    ]
+
+
+def alibi_toeplitz(n_heads: int, size: int) -> bool:
+    """True when every head's exact bias matrix is constant along diagonals
+    (``B[i+1, j+1] = B[i, j]``: it depends on ``i − j`` only), and equals the NumPy bias.
+
+    Examples:
+        >>> from attention_math.derivations.positional import alibi_toeplitz
+        >>> alibi_toeplitz(4, 5)
+        True
+    """
+    numeric = positional.alibi_bias(n_heads, size)
+    for h, m in enumerate(alibi_slopes_exact(n_heads)):
+        b = sp.Matrix([[-m * abs(i - j) for j in range(size)] for i in range(size)])
+        shifted = all(b[i + 1, j + 1] == b[i, j] for i in range(size - 1) for j in range(size - 1))
+        close = np.allclose(np.array(b, dtype=float), numeric[h], rtol=0, atol=0)
+        if not (shifted and close):
+            return False
+    return True
+
+
+def alibi_row_weights(m: sp.Expr, i: int) -> sp.Matrix:
+    """The causal row ``i`` (keys ``0 … i``) of softmax(bias) with equal content scores:
+    weights ``e^{−m(i−j)} / Σ_k e^{−m k}``, as a row vector.
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.derivations.positional import alibi_row_weights
+        >>> alibi_row_weights(sp.log(2), 2)
+        Matrix([[1/7, 2/7, 4/7]])
+    """
+    e = [sp.exp(-m * (i - j)) for j in range(i + 1)]
+    total = sp.Add(*e)
+    return sp.Matrix([[sp.simplify(x / total) for x in e]])
+
+
+def alibi_row_normaliser(m: sp.Expr, i: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    """``Σ_{k=0}^{i} e^{−mk}`` summed by SymPy, and the closed form
+    ``(1 − e^{−m(i+1)}) / (1 − e^{−m})``.
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.derivations.positional import alibi_row_normaliser
+        >>> m, i = sp.Symbol("m", positive=True), sp.Symbol("i", integer=True, nonnegative=True)
+        >>> summed, closed = alibi_row_normaliser(m, i)
+        >>> sp.simplify(summed - closed)
+        0
+    """
+    k = sp.Symbol("k", integer=True, nonnegative=True)
+    summed = sp.summation(sp.exp(-m * k), (k, 0, i))
+    # SymPy keeps the case e^{-m} = 1 (m = 0) apart; ALiBi slopes are positive
+    summed = summed.subs(sp.Eq(sp.exp(-m), 1), sp.false)
+    closed = (1 - sp.exp(-m * (i + 1))) / (1 - sp.exp(-m))
+    return summed, closed

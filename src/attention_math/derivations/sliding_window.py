@@ -1,0 +1,97 @@
+"""Sliding-window attention, exactly: the receptive field grows by ``w − 1`` per layer.
+
+One layer under `sliding_window_mask` lets token ``i`` read tokens ``i − w + 1 … i``.
+Stacking ``n`` layers composes the masks: token ``i`` is influenced by token ``j`` when
+there is a path ``j → … → i`` through ``n`` allowed steps, i.e. when entry ``(i, j)`` of
+the ``n``-th boolean power of the mask is True. Its last row counts ``n(w − 1) + 1`` tokens
+(while that fits in the sequence). The mask has ``w L − w(w − 1)/2`` allowed entries, so
+a kernel that skips blocked scores does O(L·w) work.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from attention_math.numeric import sliding_window_mask
+
+__all__ = [
+    "band_entries",
+    "band_entries_formula",
+    "reach",
+    "receptive_field",
+    "receptive_field_formula",
+    "receptive_field_holds",
+]
+
+w, n, L = sp.symbols("w n L", positive=True, integer=True)
+
+
+def reach(length: int, window: int, n_layers: int) -> sp.Matrix:
+    """The 0/1 matrix of who-influences-whom after ``n_layers`` layers: the ``n_layers``-th
+    power of the mask in exact integer arithmetic, then every positive count set to 1.
+
+    Examples:
+        >>> from attention_math.derivations.sliding_window import reach
+        >>> reach(4, 2, 2)
+        Matrix([
+        [1, 0, 0, 0],
+        [1, 1, 0, 0],
+        [1, 1, 1, 0],
+        [0, 1, 1, 1]])
+    """
+    a = sp.Matrix(sliding_window_mask(length, window=window).astype(int).tolist())
+    paths = a**n_layers  # entry (i, j): the number of allowed paths from j to i
+    return paths.applyfunc(lambda x: sp.Integer(1) if x > 0 else sp.Integer(0))
+
+
+def receptive_field(length: int, window: int, n_layers: int) -> int:
+    """How many tokens the last token reads after ``n_layers`` layers (counted exactly)."""
+    return int(sum(reach(length, window, n_layers).row(length - 1)))
+
+
+def receptive_field_formula() -> sp.Expr:
+    """``n(w − 1) + 1``: each layer reaches ``w − 1`` tokens further back.
+
+    Examples:
+        >>> from attention_math.derivations.sliding_window import receptive_field_formula
+        >>> receptive_field_formula()
+        n*(w - 1) + 1
+    """
+    return n * (w - 1) + 1
+
+
+def receptive_field_holds(max_layers: int = 4, windows: tuple[int, ...] = (1, 2, 3, 4)) -> bool:
+    """True when the counted receptive field equals ``min(L, n(w − 1) + 1)`` for every
+    ``n ≤ max_layers`` and window, with ``L`` long enough for the formula and one short.
+
+    Examples:
+        >>> from attention_math.derivations.sliding_window import receptive_field_holds
+        >>> receptive_field_holds(3, (2, 3))
+        True
+    """
+    for win in windows:
+        for layers in range(1, max_layers + 1):
+            formula = int(receptive_field_formula().subs({n: layers, w: win}))
+            for length in (formula + 2, max(1, formula - 1)):
+                if receptive_field(length, win, layers) != min(length, formula):
+                    return False
+    return True
+
+
+def band_entries(length: int, window: int) -> int:
+    """The number of allowed (query, key) pairs of the mask, counted."""
+    return int(sliding_window_mask(length, window=window).sum())
+
+
+def band_entries_formula() -> sp.Expr:
+    """``Σ_{i=1}^{L} min(i, w)`` for ``L ≥ w``, summed by SymPy: ``w L − w(w − 1)/2``.
+
+    Examples:
+        >>> from attention_math.derivations.sliding_window import band_entries_formula
+        >>> band_entries_formula()
+        L*w - w**2/2 + w/2
+    """
+    i = sp.Symbol("i", positive=True, integer=True)
+    ramp = sp.summation(i, (i, 1, w))  # rows 1 … w see 1 … w keys
+    flat = sp.summation(w, (i, w + 1, L))  # the rest see w keys each
+    return sp.expand(ramp + flat)

@@ -1,0 +1,231 @@
+"""Exercises: Positions and decoding. Reference answers are computed, never typed.
+
+This module imports no NumPy (the checker also runs without it); the NumPy references are
+looked up when they are called, at build time.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from attention_math import symbolic
+from attention_math._lazy import np, numeric
+from attention_math.exercises.build import drop_coinciding
+from attention_math.exercises.model import Exercise, Mistake
+
+__all__ = ["exercises"]
+
+L2, L3 = sp.log(2), sp.log(3)
+
+
+def _rope(x: sp.Matrix, position: int, thetas: list[sp.Expr], *, interleaved: bool) -> sp.Matrix:
+    """Exact RoPE of a row vector ``x`` at ``position`` (the layouts of ``positional.rope``)."""
+    half = len(thetas)
+    out = list(x)
+    for i, th in enumerate(thetas):
+        a, b = (2 * i, 2 * i + 1) if interleaved else (i, i + half)
+        c, s = sp.cos(position * th), sp.sin(position * th)
+        out[a], out[b] = x[a] * c - x[b] * s, x[b] * c + x[a] * s
+    return sp.Matrix([out])
+
+
+def _softmax_row(z: list[sp.Expr]) -> sp.Matrix:
+    row = symbolic.softmax(sp.Matrix([z]))
+    return row.applyfunc(sp.simplify)
+
+
+def _sinusoidal_ref() -> np.ndarray:
+    from attention_math.positional import sinusoidal  # NumPy: build time only
+
+    return np.asarray(sinusoidal(3, 4, base=100.0)[2])  # (4,)
+
+
+def _rope_ref() -> np.ndarray:
+    from attention_math.positional import rope  # NumPy: build time only
+
+    return np.asarray(rope(np.array([[1.0, 0.0, 0.0, 1.0]] * 2), base=100.0)[1])  # (4,)
+
+
+def _slopes_ref() -> np.ndarray:
+    from attention_math.positional import alibi_slopes  # NumPy: build time only
+
+    return alibi_slopes(4)
+
+
+def _decode_ref() -> np.ndarray:
+    from attention_math.decoding import KVCache  # NumPy: build time only
+
+    cache = KVCache()
+    for score, value in ((0.0, 1.0), (np.log(2), 0.0), (np.log(3), 3.0)):
+        cache.append(np.array([score]), np.array([value]))  # key = score: the query is 1
+    return np.asarray(cache.attend(np.array([1.0]), scale=1.0)[0])  # () : the one output
+
+
+def exercises() -> list[Exercise]:
+    """The exercises of this chapter, in reading order."""
+    thetas = [sp.Integer(1), sp.Rational(1, 10)]  # d = 4, base 100: θ_i = 100^(−2i/4)
+    x = sp.Matrix([[1, 0, 0, 1]])
+    rope_right = _rope(x, 1, thetas, interleaved=False)
+    pe = sp.Matrix([[f(2 * th) for th in thetas for f in (sp.sin, sp.cos)]])
+
+    m, n = 3, 5
+    q = sp.Matrix([[1, 0]])
+    score = (
+        _rope(q, m, [sp.Integer(1)], interleaved=False)
+        * _rope(q, n, [sp.Integer(1)], interleaved=False).T
+    )[0, 0]
+
+    slope = L2
+    alibi = _softmax_row([-slope * (2 - j) for j in range(3)])  # query 2, keys 0, 1, 2
+
+    n_layers, h_kv, d_head, L = sp.symbols("n_layers h_kv d_head L", positive=True, integer=True)
+    n_, w_ = sp.symbols("n w", positive=True, integer=True)
+    h, h_kv = sp.symbols("h h_kv", positive=True, integer=True)
+
+    z = [sp.Integer(0), L2]
+    soft1 = sp.Matrix([[sp.exp(x_) / (1 + sum(sp.exp(y) for y in z)) for x_ in z]])
+
+    scores, values = [sp.Integer(0), L2, L3], sp.Matrix([1, 0, 3])
+    decode = sp.simplify((_softmax_row(scores) * values)[0, 0])  # the cache plus one key
+    unnormalised = sp.simplify((sp.Matrix([[sp.exp(s) for s in scores]]) * values)[0, 0])
+
+    return [
+        Exercise(
+            id="positions-sinusoidal",
+            chapter="positions",
+            title="A sinusoidal encoding",
+            statement=(
+                "With $d_{model} = 4$ and base $100$, the frequencies are "
+                "$\\theta_0 = 1$ and $\\theta_1 = 100^{-2/4} = 1/10$. Write the encoding "
+                "$PE(2) = (\\sin 2\\theta_0, \\cos 2\\theta_0, \\sin 2\\theta_1, "
+                "\\cos 2\\theta_1)$ of position $p = 2$ exactly, as a $1 \\times 4$ row."
+            ),
+            answer=pe,
+            numeric=_sinusoidal_ref,
+        ),
+        Exercise(
+            id="positions-rope",
+            chapter="positions",
+            title="Rotate a query",
+            statement=(
+                "RoPE with $d = 4$, base $100$ ($\\theta_0 = 1$, $\\theta_1 = 1/10$) and the "
+                "`rotate_half` layout: pair $i$ is $(x_i, x_{i+2})$, turned by the angle "
+                "$p\\,\\theta_i$. Rotate $x$ at position $p = 1$ exactly."
+            ),
+            answer=rope_right,
+            inputs={"x": x},
+            mistakes=drop_coinciding(
+                rope_right,
+                [
+                    Mistake("rope_layout", _rope(x, 1, thetas, interleaved=True)),
+                    Mistake("rotation_direction", _rope(x, -1, thetas, interleaved=False)),
+                ],
+            ),
+            numeric=_rope_ref,
+        ),
+        Exercise(
+            id="positions-rope-score",
+            chapter="positions",
+            title="A rotated score",
+            statement=(
+                "With $d = 2$ and $\\theta = 1$, the query $q = (1, 0)$ sits at position "
+                f"$m = {m}$ and the key $k = (1, 0)$ at position $n = {n}$. What is the score "
+                "$\\langle R(m\\theta) q, R(n\\theta) k \\rangle$ (no $1/\\sqrt{d}$)?"
+            ),
+            answer=sp.simplify(sp.expand_trig(score)),
+            mistakes=(Mistake("absolute_position", sp.cos(m + n)),),
+            numeric=lambda: np.asarray(np.cos(n - m)),
+            kind="scalar",
+        ),
+        Exercise(
+            id="positions-alibi-weights",
+            chapter="positions",
+            title="ALiBi weights",
+            statement=(
+                "One ALiBi head with slope $\\log 2$, a causal mask, and equal content scores "
+                "$q \\cdot k_j$ for every key. Query $i = 2$ sees keys $j = 0, 1, 2$ with biases "
+                "$-\\log 2 \\cdot (i - j)$. Compute its weights exactly, as a $1 \\times 3$ row."
+            ),
+            answer=alibi,
+            mistakes=(Mistake("bias_direction", sp.Matrix([list(alibi)[::-1]])),),
+            numeric=lambda: numeric.softmax(-np.log(2) * np.array([2.0, 1.0, 0.0])),
+        ),
+        Exercise(
+            id="positions-alibi-slopes",
+            chapter="positions",
+            title="ALiBi slopes for four heads",
+            statement=(
+                "ALiBi gives head $h = 1, \\ldots, n$ the slope $2^{-8h/n}$ when $n$ is a power "
+                "of two. Write the slopes of $n = 4$ heads as a $1 \\times 4$ row."
+            ),
+            answer=sp.Matrix([[sp.Integer(2) ** sp.Rational(-8 * k, 4) for k in range(1, 5)]]),
+            numeric=_slopes_ref,
+        ),
+        Exercise(
+            id="positions-cache-size",
+            chapter="positions",
+            title="The size of a KV cache",
+            statement=(
+                "A decoder has `n_layers` layers, `h_kv` key/value heads of width `d_head`, and "
+                "has seen `L` tokens. How many numbers does its key/value cache hold?"
+            ),
+            answer=2 * n_layers * h_kv * d_head * L,
+            mistakes=(Mistake("kv_factor", n_layers * h_kv * d_head * L),),
+            symbols={"n_layers": n_layers, "h_kv": h_kv, "d_head": d_head, "L": L},
+            kind="expression",
+        ),
+        Exercise(
+            id="positions-decode-step",
+            chapter="positions",
+            title="One decode step",
+            statement=(
+                "The cache holds two tokens whose scores against the new query are $0$ and "
+                "$\\log 2$ (already scaled) and whose values are $1$ and $0$. The new token has "
+                "score $\\log 3$ and value $3$. What is the output of this decode step?"
+            ),
+            answer=decode,
+            mistakes=(Mistake("unnormalized", unnormalised),),
+            numeric=_decode_ref,
+            kind="scalar",
+        ),
+        Exercise(
+            id="positions-receptive-field",
+            chapter="positions",
+            title="Receptive field of a sliding window",
+            statement=(
+                "Every layer attends within a causal sliding window of `w` tokens (the token "
+                "itself and the $w - 1$ before it). After `n` layers, how many tokens can the "
+                "last token have read (in a long enough sequence)?"
+            ),
+            answer=n_ * (w_ - 1) + 1,
+            mistakes=(Mistake("receptive_overlap", n_ * w_),),
+            symbols={"n": n_, "w": w_},
+            kind="expression",
+        ),
+        Exercise(
+            id="positions-gqa-cache",
+            chapter="positions",
+            title="How much GQA saves",
+            statement=(
+                "Multi-head attention with `h` heads caches a key and a value per head. "
+                "Grouped-query attention with `h_kv` key/value heads (same head width) caches "
+                "how many times fewer numbers? Use `h` and `h_kv`."
+            ),
+            answer=h / h_kv,
+            symbols={"h": h, "h_kv": h_kv},
+            kind="expression",
+        ),
+        Exercise(
+            id="positions-softmax-one",
+            chapter="positions",
+            title="softmax₁",
+            statement=(
+                "$\\operatorname{softmax}_1(z)_i = e^{z_i} / (1 + \\sum_j e^{z_j})$, the softmax "
+                "with an extra zero logit. Compute $\\operatorname{softmax}_1(0, \\log 2)$ "
+                "exactly, as a $1 \\times 2$ row."
+            ),
+            answer=soft1,
+            mistakes=(Mistake("softmax_one", _softmax_row(z)),),
+            numeric=lambda: numeric.softmax(np.array([0.0, np.log(2), 0.0]))[:2],
+        ),
+    ]
