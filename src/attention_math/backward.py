@@ -19,8 +19,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from attention_math import tiled
 from attention_math._checks import as_float, check_mask, check_qkv, check_scale
 from attention_math.numeric import _softmax_inplace
+from attention_math.tiled_backward import tiled_backward
 
 __all__ = ["attention_backward"]
 
@@ -44,6 +46,7 @@ def attention_backward(
     mask: ArrayLike | None = None,
     *,
     scale: float | None = None,
+    block_size: int | tuple[int, int] | None = None,
 ) -> tuple[NDArray[np.floating], NDArray[np.floating], NDArray[np.floating]]:
     """Gradients ``(dq, dk, dv)`` of a scalar loss through scaled dot-product attention.
 
@@ -61,6 +64,11 @@ def attention_backward(
             ``(..., L_q, L_k)``, as in :func:`~attention_math.numeric.attention`. It is a
             constant: no gradient is returned for it.
         scale: factor on the scores; default ``1/√d_k``.
+        block_size: compute tile by tile, as FlashAttention-2's backward
+            (:mod:`attention_math.tiled_backward`): an int, or ``(block_q, block_k)``.
+            The weights are recomputed per tile from the saved log-sum-exp, so the extra
+            memory is O(L·d) plus a few tiles instead of L_q × L_k; the result equals the
+            untiled one to a few ε. ``None`` (default): untiled.
 
     Returns:
         ``(dq, dk, dv)`` with the shapes of ``q``, ``k`` and ``v`` (gradients of broadcast
@@ -70,8 +78,8 @@ def attention_backward(
 
     Raises:
         TypeError: an input is not real-valued, or ``scale`` is not a real number.
-        ValueError: shapes do not fit together, an input holds NaN or ±inf, or the
-            gradients overflow.
+        ValueError: shapes do not fit together, an input holds NaN or ±inf, the
+            gradients overflow, or ``block_size`` is not a positive int or pair.
 
     Examples:
         >>> import numpy as np
@@ -94,7 +102,14 @@ def attention_backward(
         >>> dq, dk, dv = attention_backward(q, k, v, np.ones((2, 2)), mask=mask)
         >>> dq[0]
         array([0., 0.])
+
+        Tile by tile (one query × one key per tile here), the same gradients:
+
+        >>> tiles = attention_backward(q, k, v, np.ones((2, 2)), mask=mask, block_size=1)
+        >>> all(np.allclose(a, b) for a, b in zip(tiles, (dq, dk, dv)))
+        True
     """
+    block = None if block_size is None else tiled.block_sizes(block_size)
     q, k, v, batch = check_qkv(q, k, v)
     d_out = as_float("d_out", d_out, min_ndim=2)
     scores_shape = (*batch, q.shape[-2], k.shape[-2])
@@ -112,6 +127,9 @@ def attention_backward(
     shapes = q.shape, k.shape, v.shape
     q, k, v, d_out = (a.astype(work, copy=False) for a in (q, k, v, d_out))
     s = work.type(check_scale(scale, q.shape[-1]))
+    if block is not None:
+        dq, dk, dv = tiled_backward(q, k, v, d_out, s, m, block=block)
+        return _finish((dq, dk, dv), shapes, dtype)
 
     # Forward, as attention() computes it.
     p = q @ np.swapaxes(k, -1, -2)  # (..., L_q, L_k)
@@ -138,9 +156,17 @@ def attention_backward(
         dq *= s
         dk = np.swapaxes(ds, -1, -2) @ q  # (..., L_k, d_k)
         dk *= s
+    return _finish((dq, dk, dv), shapes, dtype)
 
+
+def _finish(
+    grads_full: tuple[NDArray[np.floating], ...],
+    shapes: tuple[tuple[int, ...], ...],
+    dtype: np.dtype[np.floating],
+) -> tuple[NDArray[np.floating], NDArray[np.floating], NDArray[np.floating]]:
+    """Sum broadcast gradients back to the inputs' shapes, cast, and refuse overflow."""
     grads = []
-    for name, g, shape in zip(("dq", "dk", "dv"), (dq, dk, dv), shapes, strict=True):
+    for name, g, shape in zip(("dq", "dk", "dv"), grads_full, shapes, strict=True):
         with np.errstate(over="ignore"):
             g = _sum_to(g, shape).astype(dtype, copy=False)
         if not np.isfinite(g).all():  # checked after the cast: float16 has a small range

@@ -8,13 +8,15 @@ the reshape and transpose that split the heads are written out step by step.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from attention_math._checks import as_float, check_weight
 from attention_math.numeric import attention
 
-__all__ = ["multi_head_attention"]
+__all__ = ["Circuits", "circuits", "multi_head_attention"]
 
 
 def _split_heads(t: NDArray, n_heads: int) -> NDArray:
@@ -156,3 +158,54 @@ def multi_head_attention(
         ValueError: w_q has 4 columns, not divisible by n_heads = 3
     """
     return _multi_head(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads, mask)
+
+
+class Circuits(NamedTuple):
+    """The two circuits of every head (Elhage et al., 2021)."""
+
+    qk: NDArray[np.floating]  #: ``(h, d_model, d_model)``: ``W_Q^h W_K^hᵀ``, where to look
+    ov: NDArray[np.floating]  #: ``(h, d_model, d_out)``: ``W_V^h W_O^h``, what is moved
+
+
+def circuits(
+    w_q: ArrayLike, w_k: ArrayLike, w_v: ArrayLike, w_o: ArrayLike, n_heads: int
+) -> Circuits:
+    """The QK and OV circuits of each head: ``W_Q^h W_K^hᵀ`` and ``W_V^h W_O^h``.
+
+    Head ``h``'s scores are ``X W_QK^h Xᵀ · scale`` (a bilinear form in the inputs) and its
+    contribution to the output is ``P_h X W_OV^h``; multi-head attention is the *sum* of
+    those contributions over the heads, the same as ``Concat(head_1, …) W_O``. Each circuit
+    is a product through ``d_k`` (or ``d_v``) columns, so its rank is at most ``d_k``
+    (``d_v``), however wide ``d_model`` is.
+
+    Args:
+        w_q, w_k: ``(d_model, h·d_k)``, split into heads as in :func:`multi_head_attention`.
+        w_v: ``(d_model, h·d_v)``.
+        w_o: ``(h·d_v, d_out)``; rows ``i·d_v … (i+1)·d_v − 1`` belong to head ``i``.
+        n_heads: ``h``.
+
+    Returns:
+        ``Circuits(qk, ov)`` with ``qk`` of shape ``(h, d_model, d_model)`` and ``ov`` of
+        shape ``(h, d_model, d_out)``.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.multihead import circuits
+        >>> rng = np.random.default_rng(0)
+        >>> w_q, w_k, w_v, w_o = (rng.standard_normal((4, 4)) for _ in range(4))
+        >>> c = circuits(w_q, w_k, w_v, w_o, n_heads=2)
+        >>> c.qk.shape, c.ov.shape
+        ((2, 4, 4), (2, 4, 4))
+        >>> [int(np.linalg.matrix_rank(m)) for m in c.qk]  # rank ≤ d_k = 2 out of 4
+        [2, 2]
+    """
+    d_model = np.shape(w_q)[0] if np.ndim(w_q) == 2 else 0
+    probe = np.zeros((1, max(d_model, 1)))  # a stand-in x to reuse the weight checks
+    _, _, wq, wk, wv, wo = _check_inputs(probe, probe, w_q, w_k, w_v, w_o, n_heads)
+    dtype = np.result_type(wq, wk, wv, wo)
+    qh, kh, vh = (_split_heads(w.astype(dtype, copy=False), n_heads) for w in (wq, wk, wv))
+    # (h, d_model, d) each
+    oh = wo.astype(dtype, copy=False).reshape(n_heads, -1, wo.shape[1])  # (h, d_v, d_out)
+    qk = qh @ np.swapaxes(kh, -1, -2)  # (h, d_model, d_model)
+    ov = vh @ oh  # (h, d_model, d_out)
+    return Circuits(qk, ov)
