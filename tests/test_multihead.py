@@ -157,14 +157,14 @@ def test_circuits_sum_of_heads_equals_concatenation():
     n_heads, d = 3, 2
     w_q, w_k, w_v = (rng.normal(size=(6, n_heads * d)) for _ in range(3))
     w_o = rng.normal(size=(n_heads * d, 4))
-    c = circuits(w_q, w_k, w_v, w_o, n_heads)
-    assert c.qk.shape == (3, 6, 6) and c.ov.shape == (3, 6, 4)
+    qk, ov = circuits(w_q, w_k, w_v, w_o, n_heads)
+    assert qk.shape == (3, 6, 6) and ov.shape == (3, 6, 4)
     total = np.zeros((5, 4))
     for h in range(n_heads):
-        scores = x @ c.qk[h] @ x.T / np.sqrt(d)  # the QK circuit decides where to look
+        scores = x @ qk[h] @ x.T / np.sqrt(d)  # the QK circuit decides where to look
         p = softmax(scores)  # P_h
-        total += p @ x @ c.ov[h]  # the OV circuit decides what is moved
-        assert np.linalg.matrix_rank(c.qk[h]) <= d and np.linalg.matrix_rank(c.ov[h]) <= d
+        total += p @ x @ ov[h]  # the OV circuit decides what is moved
+        assert np.linalg.matrix_rank(qk[h]) <= d and np.linalg.matrix_rank(ov[h]) <= d
     want = multi_head_attention(x, x, w_q, w_k, w_v, w_o, n_heads)
     assert np.allclose(total, want, rtol=1e-12, atol=1e-12)
 

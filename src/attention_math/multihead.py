@@ -8,15 +8,13 @@ the reshape and transpose that split the heads are written out step by step.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from attention_math._checks import as_float, check_weight
 from attention_math.numeric import attention
 
-__all__ = ["Circuits", "circuits", "multi_head_attention"]
+__all__ = ["circuits", "multi_head_attention"]
 
 
 def _split_heads(t: NDArray, n_heads: int) -> NDArray:
@@ -160,16 +158,9 @@ def multi_head_attention(
     return _multi_head(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads, mask)
 
 
-class Circuits(NamedTuple):
-    """The two circuits of every head (Elhage et al., 2021)."""
-
-    qk: NDArray[np.floating]  #: ``(h, d_model, d_model)``: ``W_Q^h W_K^hᵀ``, where to look
-    ov: NDArray[np.floating]  #: ``(h, d_model, d_out)``: ``W_V^h W_O^h``, what is moved
-
-
 def circuits(
     w_q: ArrayLike, w_k: ArrayLike, w_v: ArrayLike, w_o: ArrayLike, n_heads: int
-) -> Circuits:
+) -> tuple[NDArray[np.floating], NDArray[np.floating]]:
     """The QK and OV circuits of each head: ``W_Q^h W_K^hᵀ`` and ``W_V^h W_O^h``.
 
     Head ``h``'s scores are ``X W_QK^h Xᵀ · scale`` (a bilinear form in the inputs) and its
@@ -179,24 +170,25 @@ def circuits(
     (``d_v``), however wide ``d_model`` is.
 
     Args:
-        w_q, w_k: ``(d_model, h·d_k)``, split into heads as in :func:`multi_head_attention`.
+        w_q: ``(d_model, h·d_k)``, split into heads as in :func:`multi_head_attention`.
+        w_k: ``(d_model, h·d_k)``, split the same way.
         w_v: ``(d_model, h·d_v)``.
         w_o: ``(h·d_v, d_out)``; rows ``i·d_v … (i+1)·d_v − 1`` belong to head ``i``.
         n_heads: ``h``.
 
     Returns:
-        ``Circuits(qk, ov)`` with ``qk`` of shape ``(h, d_model, d_model)`` and ``ov`` of
-        shape ``(h, d_model, d_out)``.
+        ``(qk, ov)``: the QK circuits ``(h, d_model, d_model)`` (where each head looks) and
+        the OV circuits ``(h, d_model, d_out)`` (what each head moves).
 
     Examples:
         >>> import numpy as np
         >>> from attention_math.multihead import circuits
         >>> rng = np.random.default_rng(0)
         >>> w_q, w_k, w_v, w_o = (rng.standard_normal((4, 4)) for _ in range(4))
-        >>> c = circuits(w_q, w_k, w_v, w_o, n_heads=2)
-        >>> c.qk.shape, c.ov.shape
+        >>> qk, ov = circuits(w_q, w_k, w_v, w_o, n_heads=2)
+        >>> qk.shape, ov.shape
         ((2, 4, 4), (2, 4, 4))
-        >>> [int(np.linalg.matrix_rank(m)) for m in c.qk]  # rank ≤ d_k = 2 out of 4
+        >>> [int(np.linalg.matrix_rank(m)) for m in qk]  # rank ≤ d_k = 2 out of 4
         [2, 2]
     """
     d_model = np.shape(w_q)[0] if np.ndim(w_q) == 2 else 0
@@ -208,4 +200,4 @@ def circuits(
     oh = wo.astype(dtype, copy=False).reshape(n_heads, -1, wo.shape[1])  # (h, d_v, d_out)
     qk = qh @ np.swapaxes(kh, -1, -2)  # (h, d_model, d_model)
     ov = vh @ oh  # (h, d_model, d_out)
-    return Circuits(qk, ov)
+    return qk, ov
