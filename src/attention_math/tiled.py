@@ -37,7 +37,11 @@ import contextlib
 import functools
 import os
 import threading
+import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -46,17 +50,30 @@ __all__ = [
     "DEFAULT_BLOCK",
     "SCORES_BUDGET_BYTES",
     "block_sizes",
+    "cache_bytes",
+    "default_block",
     "default_workers",
     "tiled_attention",
+    "tiles_pay",
 ]
 
 #: When ``attention(block_size=None)`` would allocate more than this many bytes for the
-#: L_q × L_k scores (all batch entries together), it switches to the tiled path.
+#: L_q × L_k scores (all batch entries together), it always takes the tiled path; below it,
+#: :func:`tiles_pay` decides by speed.
 SCORES_BUDGET_BYTES = 256 * 2**20
 
-#: (block_q, block_k) used when tiling is automatic (and by the benchmark): the fastest of
-#: the shapes timed by ``benchmarks/attention_bench.py`` (its ``block_sweep`` in the JSON).
+#: (block_q, block_k) when the cache size cannot be read; :func:`default_block` derives the
+#: tile from the machine's L2 cache otherwise.
 DEFAULT_BLOCK = (256, 1024)
+
+#: Query rows per default tile: enough rows that each GEMM reuses a key tile many times.
+_BLOCK_Q = 256
+
+#: The lengths at which the first call with default arguments times the untiled path
+#: against the tiled one (once per dtype and process): the smallest at which tiles win
+#: sets the threshold. Below the first, the untiled path always runs (one small GEMM pair
+#: beats any loop); above the last, tiles always run (they win on time and memory alike).
+_CALIBRATION_LENGTHS = (1024, 2048)
 
 #: Heads with fewer scores than this run on one thread unless ``workers`` says otherwise.
 _THREADS_MIN_SCORES = 2**20
@@ -95,6 +112,105 @@ def block_sizes(block_size: object) -> tuple[int, int]:
     if not ok:
         raise ValueError(f"block_size must be a positive int or a pair of them, got {block_size!r}")
     return int(pair[0]), int(pair[1])
+
+
+def cache_bytes(level: int = 2) -> int | None:
+    """The size in bytes of this machine's data (or unified) cache of ``level`` for one core,
+    read from Linux's sysfs; ``None`` where it cannot be read.
+
+    Examples:
+        >>> from attention_math.tiled import cache_bytes
+        >>> size = cache_bytes(2)
+        >>> size is None or size >= 64 * 1024
+        True
+    """
+    root = Path("/sys/devices/system/cpu/cpu0/cache")
+    try:
+        for index in sorted(root.glob("index*")):
+            kind = (index / "type").read_text().strip()
+            if int((index / "level").read_text()) == level and kind in ("Data", "Unified"):
+                text = (index / "size").read_text().strip().upper()
+                unit = {"K": 2**10, "M": 2**20, "G": 2**30}.get(text[-1:], 1)
+                return int(text.rstrip("KMG")) * unit
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def default_block(dtype: np.dtype[Any]) -> tuple[int, int]:
+    """The tile of the default path: ``_BLOCK_Q`` query rows × as many keys as make the
+    score tile twice the per-core L2 cache (a power of two, 256 to 4096).
+
+    Why twice: the tile is written by one GEMM and read once by ``exp`` and once by the
+    next GEMM while the ``(d + 1)``-row operands stay in L1; the benchmark's block sweep
+    (``benchmarks/attention_bench.py``) finds the best tile at this size on the machine it
+    runs on. Without a readable cache size, :data:`DEFAULT_BLOCK`.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.tiled import default_block
+        >>> bq, bk = default_block(np.dtype(np.float32))
+        >>> bq, 256 <= bk <= 4096, bk & (bk - 1) == 0
+        (256, True, True)
+    """
+    l2 = cache_bytes(2)
+    if l2 is None:
+        return DEFAULT_BLOCK
+    keys = 2 * l2 // (_BLOCK_Q * np.dtype(dtype).itemsize)
+    return _BLOCK_Q, int(min(4096, max(256, 2 ** int(np.log2(max(keys, 1))))))
+
+
+_crossover: dict[str, int] = {}
+
+
+def tiles_pay(
+    scores_shape: tuple[int, ...],
+    dtype: np.dtype[Any],
+    untiled: Callable[[NDArray[Any], NDArray[Any], NDArray[Any]], object],
+) -> bool:
+    """Whether the default path should tile scores of ``scores_shape``: always above
+    :data:`SCORES_BUDGET_BYTES`, never below 1024² scores per head, and in between when
+    tiles were faster on this machine at that size.
+
+    The first call that needs it times ``untiled(q, k, v)`` against :func:`tiled_attention`
+    at the lengths of ``_CALIBRATION_LENGTHS`` (d = 64, best of 3, alternated; about a
+    tenth of a second) and keeps the answer for the rest of the process, per dtype.
+    """
+    n_scores = int(np.prod(scores_shape))
+    if n_scores * np.dtype(dtype).itemsize > SCORES_BUDGET_BYTES:
+        return True
+    per_head = scores_shape[-2] * scores_shape[-1]
+    if per_head < _CALIBRATION_LENGTHS[0] ** 2:
+        return False
+    key = np.dtype(dtype).name
+    if key not in _crossover:
+        _crossover[key] = _calibrate(np.dtype(dtype), untiled)
+    return per_head >= _crossover[key]
+
+
+def _calibrate(
+    dtype: np.dtype[Any],
+    untiled: Callable[[NDArray[Any], NDArray[Any], NDArray[Any]], object],
+) -> int:
+    """The smallest per-head score count of ``_CALIBRATION_LENGTHS`` at which tiles win."""
+    rng = np.random.default_rng(0)
+    block = default_block(dtype)
+    for n in _CALIBRATION_LENGTHS:
+        q, k, v = (rng.standard_normal((n, 64)).astype(dtype) for _ in range(3))
+        scale = dtype.type(0.125)
+        runs = {
+            "untiled": lambda q=q, k=k, v=v: untiled(q, k, v),
+            "tiled": lambda q=q, k=k, v=v, s=scale: tiled_attention(q, k, v, s, block=block),
+        }
+        best = dict.fromkeys(runs, float("inf"))
+        for _ in range(3):
+            for name, run in runs.items():  # alternated: a load spike hits both alike
+                t0 = time.perf_counter()
+                run()
+                best[name] = min(best[name], time.perf_counter() - t0)
+        if best["tiled"] <= best["untiled"]:
+            return n * n
+    return (2 * _CALIBRATION_LENGTHS[-1]) ** 2
 
 
 def tiled_attention(

@@ -13,6 +13,8 @@ Every function returns SymPy objects or booleans computed here; the pages print 
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import numpy as np
 import sympy as sp
 from numpy.typing import NDArray
@@ -88,16 +90,31 @@ def bandwidth_limits(
 
 
 def bilinear_rank(d_model: int = 4, d_k: int = 2) -> tuple[int, int]:
-    """``(rank of W_Q W_Kᵀ, d_k)`` for generic symbolic ``W_Q``, ``W_K`` of shape (d_model, d_k).
+    """``(rank of W_Q W_Kᵀ, d_k)`` for generic symbolic ``W_Q``, ``W_K`` of shape
+    ``(d_model, d_k)``, ``d_k < d_model``: every ``(d_k + 1)``-minor expands to 0 and a
+    ``d_k``-minor does not, so the rank is exactly ``d_k``.
 
     Examples:
         >>> from attention_math.derivations.kernels import bilinear_rank
         >>> bilinear_rank(3, 1)
         (1, 1)
     """
+    if not 0 < d_k < d_model:
+        raise ValueError(f"need 0 < d_k < d_model, got d_k = {d_k}, d_model = {d_model}")
     wq = sp.Matrix(d_model, d_k, lambda r, c: sp.Symbol(f"a_{r}{c}"))
     wk = sp.Matrix(d_model, d_k, lambda r, c: sp.Symbol(f"b_{r}{c}"))
-    return int((wq * wk.T).rank(simplify=True)), d_k
+    w = wq * wk.T  # (d_model, d_model)
+    idx = range(d_model)
+    big = all(
+        sp.expand(w.extract(list(r), list(c)).det()) == 0
+        for r in combinations(idx, d_k + 1)
+        for c in combinations(idx, d_k + 1)
+    )
+    top = list(range(d_k))
+    small = sp.expand(w.extract(top, top).det()) != 0
+    if not (big and small):
+        raise AssertionError("the minors contradict rank d_k")  # the derivation failed
+    return d_k, d_k
 
 
 def bilinear_invariance(d_model: int = 3, d_k: int = 2) -> bool:

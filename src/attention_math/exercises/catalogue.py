@@ -17,12 +17,13 @@ from attention_math.exercises.chapters import (
     multihead,
     scaling,
     softmax,
+    views,
 )
 from attention_math.exercises.model import Exercise
 
 __all__ = ["catalogue"]
 
-_CHAPTERS = (forward, examples, scaling, masks, softmax, multihead, gradients)
+_CHAPTERS = (forward, examples, scaling, masks, softmax, multihead, gradients, views)
 
 
 @cache

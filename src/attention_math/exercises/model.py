@@ -19,6 +19,7 @@ CHAPTERS: dict[str, str] = {
     "softmax": "Softmax",
     "multihead": "Multi-head attention",
     "gradients": "Gradients",
+    "views": "Other views: kernels, linear attention, FlashAttention",
 }
 
 # diagnosis code -> what it means, shown to the learner
@@ -36,6 +37,8 @@ DIAGNOSES: dict[str, str] = {
     "unnormalized": "the exponentials were not divided by their sum",
     "missing_term": "a term is missing: the softmax's Jacobian is diag(p) − p pᵀ, not diag(p)",
     "std_vs_variance": "that is the standard deviation; the question asks for the variance",
+    "missing_mask": "the causal mask is missing: query t may only use keys 1..t",
+    "wrong_factor": "off by a constant factor: check the ½ in the formula",
 }
 
 
