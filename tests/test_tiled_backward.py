@@ -108,3 +108,31 @@ def test_overflowing_scores_raise():
     x = np.full((2, 2), 1e200)
     with pytest.raises(ValueError, match="overflow"):
         attention_backward(x, x, x, np.ones((2, 2)), block_size=1)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    l_q=st.integers(1, 8),
+    l_k=st.integers(1, 8),
+    bq=st.integers(1, 9),
+    bk=st.integers(1, 9),
+    alignment=st.sampled_from(["top-left", "bottom-right"]),
+    with_mask=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_tiled_causal_equals_untiled(l_q, l_k, bq, bk, alignment, with_mask, seed):
+    rng = np.random.default_rng(seed)
+    q, d_out = rng.normal(size=(l_q, 3)), rng.normal(size=(l_q, 2))
+    k, v = rng.normal(size=(l_k, 3)), rng.normal(size=(l_k, 2))
+    mask = rng.random((l_q, l_k)) < 0.7 if with_mask else None
+    kw = {"is_causal": True, "causal_alignment": alignment}
+    full = attention_backward(q, k, v, d_out, mask, **kw)
+    tiled = attention_backward(q, k, v, d_out, mask, block_size=(bq, bk), **kw)
+    for a, b in zip(tiled, full, strict=True):
+        assert np.allclose(a, b, rtol=0, atol=64 * EPS64 * max(1.0, np.max(np.abs(b))))
+
+
+def test_tiled_refuses_the_mask_gradient():
+    x = np.ones((2, 2))
+    with pytest.raises(ValueError, match=r"return_dmask=True .* use block_size=None"):
+        attention_backward(x, x, x, x, np.zeros((2, 2)), return_dmask=True, block_size=1)

@@ -44,14 +44,17 @@ def _scores(
     k: Array,
     scale: np.floating,
     mask: NDArray[np.bool_] | Array | None,
-    is_causal: bool,
+    causal: int | None,
     rows: slice,
     cols: slice,
 ) -> Array | None:
-    """``S = q kᵀ · scale + mask`` for one tile (``rows`` × ``cols``); ``None`` if all masked."""
+    """``S = q kᵀ · scale + mask`` for one tile (``rows`` × ``cols``); ``None`` if all masked.
+
+    ``causal`` is the diagonal's offset (query ``i`` sees keys ``0..i + causal``) or ``None``.
+    """
     i0, i1, j0, j1 = rows.start, rows.stop, cols.start, cols.stop
-    if is_causal and j0 > i1 - 1:
-        return None  # every key of the tile comes after every query: all masked
+    if causal is not None and j0 > i1 - 1 + causal:
+        return None  # every key of the tile comes after every query's diagonal: all masked
     mt = None if mask is None else mask[rows, cols]
     if mt is not None and mt.dtype == np.bool_ and not mt.any():
         return None
@@ -62,8 +65,8 @@ def _scores(
             np.copyto(s, -np.inf, where=np.logical_not(mt))
         else:
             s += mt.astype(s.dtype, copy=False)
-    if is_causal and j1 - 1 > i0:  # the tile crosses the diagonal
-        after = np.arange(j0, j1)[None, :] > np.arange(i0, i1)[:, None]
+    if causal is not None and j1 - 1 > i0 + causal:  # the tile crosses the diagonal
+        after = np.arange(j0, j1)[None, :] > np.arange(i0, i1)[:, None] + causal
         np.copyto(s, -np.inf, where=after)
     return s
 
@@ -75,7 +78,7 @@ def forward_with_lse(
     scale: np.floating,
     mask: NDArray[np.bool_] | Array | None = None,
     *,
-    is_causal: bool = False,
+    causal: int | None = None,
     block: tuple[int, int] = (128, 128),
 ) -> tuple[Array, Array]:
     """The output ``O`` and the row log-sum-exp of one head (2-D inputs), tile by tile.
@@ -104,7 +107,7 @@ def forward_with_lse(
             o = out[rows]  # running Σ e^{s − m} v, a view
             for j0 in range(0, n_k, bk):
                 cols = slice(j0, min(j0 + bk, n_k))
-                s = _scores(q, k, scale, mask, is_causal, rows, cols)
+                s = _scores(q, k, scale, mask, causal, rows, cols)
                 if s is None:
                     continue
                 m_new = np.maximum(m, s.max(axis=1))
@@ -133,7 +136,7 @@ def tiled_backward(
     scale: np.floating,
     mask: NDArray[np.bool_] | Array | None = None,
     *,
-    is_causal: bool = False,
+    causal: int | None = None,
     block: tuple[int, int] = (128, 128),
 ) -> tuple[Array, Array, Array]:
     """``(dq, dk, dv)`` tile by tile, for validated input of one working dtype.
@@ -143,7 +146,9 @@ def tiled_backward(
         d_out: ``(..., L_q, d_v)``, the batch shape of the output.
         scale: the score factor, a NumPy scalar of the working dtype.
         mask: ``None`` or a validated boolean/additive mask broadcastable to the scores.
-        is_causal: query ``i`` sees keys ``0..i`` only; tiles above the diagonal are skipped.
+        causal: ``None``, or the offset of a causal mask's diagonal (query ``i`` sees keys
+            ``0..i + causal``, see :func:`attention_math.numeric.causal_offset`); tiles
+            entirely above the diagonal are skipped.
         block: ``(block_q, block_k)``.
 
     Returns:
@@ -171,10 +176,10 @@ def tiled_backward(
     dk = np.empty((*batch, *k.shape[-2:]), dtype=q.dtype)
     dv = np.empty((*batch, *v.shape[-2:]), dtype=q.dtype)
     qb, kb, vb, gb = (np.broadcast_to(a, (*batch, *a.shape[-2:])) for a in (q, k, v, d_out))
-    bq, bk = min(block[0], n_q), min(block[1], n_k)
+    bq, bk = max(1, min(block[0], n_q)), max(1, min(block[1], n_k))  # ≥ 1: empty inputs
     for idx in np.ndindex(*batch):
         mh = None if mb is None else mb[idx]
-        _one_head(qb[idx], kb[idx], vb[idx], gb[idx], scale, mh, is_causal, (bq, bk),
+        _one_head(qb[idx], kb[idx], vb[idx], gb[idx], scale, mh, causal, (bq, bk),
                   dq[idx], dk[idx], dv[idx])  # fmt: skip
     return dq, dk, dv
 
@@ -186,7 +191,7 @@ def _one_head(
     d_out: Array,
     scale: np.floating,
     mask: NDArray[np.bool_] | Array | None,
-    is_causal: bool,
+    causal: int | None,
     block: tuple[int, int],
     dq: Array,
     dk: Array,
@@ -195,7 +200,7 @@ def _one_head(
     """FlashAttention-2's backward for one head, written into ``dq``, ``dk``, ``dv``."""
     n_q, n_k = q.shape[0], k.shape[0]
     bq, bk = block
-    out, lse = forward_with_lse(q, k, v, scale, mask, is_causal=is_causal, block=block)
+    out, lse = forward_with_lse(q, k, v, scale, mask, causal=causal, block=block)
     d_row = np.sum(d_out * out, axis=1)  # D = rowsum(dO ∘ O), (L_q,)
     del out  # only D is needed from O
     dq.fill(0)
@@ -207,7 +212,7 @@ def _one_head(
             dv_j.fill(0)
             for i0 in range(0, n_q, bq):
                 rows = slice(i0, min(i0 + bq, n_q))
-                p = _scores(q, k, scale, mask, is_causal, rows, cols)  # S, (r, c)
+                p = _scores(q, k, scale, mask, causal, rows, cols)  # S, (r, c)
                 if p is None:
                     continue
                 p -= lse[rows, None]
