@@ -11,12 +11,15 @@
 
 from __future__ import annotations
 
-import numpy as np
-import sympy as sp
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING
 
+import sympy as sp
+
+from attention_math._lazy import np
 from attention_math.derivations.cost import STEPS, L_k, L_q, d_k, d_v, h
-from attention_math.linear import random_features
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = [
     "associativity",
@@ -159,6 +162,8 @@ def monte_carlo_errors(
         >>> bool(errs[0] > errs[1]) and -0.6 < slope < -0.4
         True
     """
+    from attention_math.linear import random_features  # NumPy: imported only when run
+
     rng = np.random.default_rng(seed)
     q = rng.normal(size=8) / 8**0.25  # d = 8, scaled as for exp(q·k/√d)
     k = rng.normal(size=8) / 8**0.25

@@ -3,14 +3,12 @@ the FlashAttention backward). Reference answers are computed, never typed."""
 
 from __future__ import annotations
 
-import numpy as np
 import sympy as sp
 
+from attention_math._lazy import np
 from attention_math.derivations.linear import crossover_length
 from attention_math.exercises.build import float_array
 from attention_math.exercises.model import Exercise, Mistake
-from attention_math.kernels import nadaraya_watson
-from attention_math.linear import linear_attention
 
 __all__ = ["exercises"]
 
@@ -158,8 +156,12 @@ def exercises() -> list[Exercise]:
 
 
 def _nw_numeric() -> np.ndarray:
+    from attention_math.kernels import nadaraya_watson  # NumPy, at build time only
+
     return nadaraya_watson([0.0], [0.0, 1.0, 2.0], np.eye(3), bandwidth=1.0)  # (1, 3)
 
 
 def _linear_numeric(q: sp.Matrix, k: sp.Matrix, v: sp.Matrix) -> np.ndarray:
+    from attention_math.linear import linear_attention  # NumPy, at build time only
+
     return linear_attention(float_array(q), float_array(k), float_array(v), causal=True)
