@@ -1,8 +1,10 @@
 """The default path of ``attention``: tile size from the cache, tiled or not from a one-off
-timing, always tiled above the memory budget; results equal either way."""
+timing kept per machine in a cache file (or switched off), always tiled above the memory
+budget; results equal either way."""
 
 from __future__ import annotations
 
+import json
 import time
 
 import numpy as np
@@ -12,9 +14,16 @@ from attention_math import numeric, tiled
 
 
 @pytest.fixture
-def fresh(monkeypatch):
+def fresh(monkeypatch, tmp_path):
+    """A process that has not calibrated yet, with an empty calibration directory."""
     monkeypatch.setattr(tiled, "_crossover", {})
+    monkeypatch.setenv(tiled.CACHE_DIR_ENV, str(tmp_path / "cache"))
+    monkeypatch.delenv(tiled.CALIBRATE_ENV, raising=False)
     return monkeypatch
+
+
+def _no_timing(*args):
+    raise AssertionError("timed a path that should have been read back")
 
 
 @pytest.mark.parametrize(("l2", "dtype", "want"), [
@@ -86,3 +95,59 @@ def test_default_equals_untiled_across_the_threshold(fresh, causal):
         got = numeric.attention(q, k, v, is_causal=causal)
         ref, _ = numeric.attention(q, k, v, is_causal=causal, return_weights=True)
         assert np.allclose(got, ref, rtol=0, atol=32 * np.finfo(float).eps)
+
+
+def test_calibration_is_saved_and_read_back_by_the_next_process(fresh, tmp_path):
+    fresh.setattr(tiled, "_CALIBRATION_LENGTHS", (32, 64))
+    fresh.setattr(tiled, "_calibrate", lambda dtype, untiled: 48 * 48)
+    assert tiled.tiles_pay((50, 50), np.dtype(np.float32), _no_timing)
+    # only the calibration file, in the calibration directory: no temporary left over
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["cache", tiled.CALIBRATION_FILE]
+    doc = json.loads((tmp_path / "cache" / tiled.CALIBRATION_FILE).read_text())
+    assert doc == {tiled.machine_key(): {"float32": 48 * 48}}
+    fresh.setattr(tiled, "_crossover", {})  # a new process on the same machine
+    fresh.setattr(tiled, "_calibrate", _no_timing)
+    assert not tiled.tiles_pay((40, 40), np.dtype(np.float32), _no_timing)
+    assert tiled.tiles_pay((48, 48), np.dtype(np.float32), _no_timing)
+
+
+def test_another_machine_or_a_damaged_file_calibrates_again(fresh, tmp_path):
+    fresh.setattr(tiled, "_CALIBRATION_LENGTHS", (32, 64))
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for text in ("{not json", "[1, 2]", '{"another machine": {"float64": 1}}'):
+        (cache / tiled.CALIBRATION_FILE).write_text(text)
+        fresh.setattr(tiled, "_crossover", {})
+        fresh.setattr(tiled, "_calibrate", lambda dtype, untiled: 60 * 60)
+        assert not tiled.tiles_pay((50, 50), np.dtype(np.float64), _no_timing)
+        doc = json.loads((cache / tiled.CALIBRATION_FILE).read_text())
+        assert doc[tiled.machine_key()] == {"float64": 60 * 60}
+    assert doc["another machine"] == {"float64": 1}  # the other machine's entry is kept
+
+
+def test_unwritable_or_empty_cache_dir_keeps_it_in_the_process(fresh, tmp_path):
+    fresh.setattr(tiled, "_CALIBRATION_LENGTHS", (32, 64))
+    fresh.setattr(tiled, "_calibrate", lambda dtype, untiled: 48 * 48)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    for where in (str(blocker / "cache"), ""):  # under a file: mkdir fails; "": nowhere
+        fresh.setattr(tiled, "_crossover", {})
+        fresh.setenv(tiled.CACHE_DIR_ENV, where)
+        assert tiled.tiles_pay((50, 50), np.dtype(np.float32), _no_timing)
+        assert tiled._crossover == {"float32": 48 * 48}
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["a-file"]
+
+
+def test_calibration_switched_off_depends_on_the_shape_only(fresh, tmp_path):
+    fresh.setenv(tiled.CALIBRATE_ENV, "0")
+    fresh.setattr(tiled, "_calibrate", _no_timing)
+    n = int(np.sqrt(tiled.UNCALIBRATED_CROSSOVER))
+    assert not tiled.tiles_pay((n - 1, n), np.dtype(np.float32), _no_timing)
+    assert tiled.tiles_pay((n, n), np.dtype(np.float32), _no_timing)
+    assert not (tmp_path / "cache").exists()
+
+
+def test_the_docs_build_never_times_a_path(built_site):
+    # the build's own calibration dir (tests/conftest.py) stays empty: no page calls the
+    # default path at a size where the choice would depend on a timing
+    assert list((built_site.parent / f"{built_site.name}-calibration").iterdir()) == []

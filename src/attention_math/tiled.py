@@ -35,7 +35,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -47,12 +49,19 @@ import numpy as np
 from numpy.typing import NDArray
 
 __all__ = [
+    "CACHE_DIR_ENV",
+    "CALIBRATE_ENV",
+    "CALIBRATION_FILE",
     "DEFAULT_BLOCK",
     "SCORES_BUDGET_BYTES",
+    "UNCALIBRATED_CROSSOVER",
     "block_sizes",
     "cache_bytes",
+    "calibration_dir",
+    "crossover",
     "default_block",
     "default_workers",
+    "machine_key",
     "tiled_attention",
     "tiles_pay",
 ]
@@ -160,6 +169,19 @@ def default_block(dtype: np.dtype[Any]) -> tuple[int, int]:
     return _BLOCK_Q, int(min(4096, max(256, 2 ** int(np.log2(max(keys, 1))))))
 
 
+#: Environment variables of the default path (read at each decision, not at import):
+#: where the calibration is kept (empty: in this process only), and ``0`` to skip the timing.
+CACHE_DIR_ENV = "ATTENTION_MATH_CACHE_DIR"
+CALIBRATE_ENV = "ATTENTION_MATH_CALIBRATE"
+
+#: The calibration file in :func:`calibration_dir`: per machine, per dtype, the per-head
+#: score count from which tiles run.
+CALIBRATION_FILE = "default-path.json"
+
+#: Per-head score count from which tiles run when the timing is switched off
+#: (``ATTENTION_MATH_CALIBRATE=0``): where they won on the machines measured so far.
+UNCALIBRATED_CROSSOVER = 2048**2
+
 _crossover: dict[str, int] = {}
 
 
@@ -169,12 +191,28 @@ def tiles_pay(
     untiled: Callable[[NDArray[Any], NDArray[Any], NDArray[Any]], object],
 ) -> bool:
     """Whether the default path should tile scores of ``scores_shape``: always above
-    :data:`SCORES_BUDGET_BYTES`, never below 1024² scores per head, and in between when
-    tiles were faster on this machine at that size.
+    :data:`SCORES_BUDGET_BYTES`, never below 1024² scores per head, and in between from the
+    per-head score count at which tiles were faster on this machine.
 
-    The first call that needs it times ``untiled(q, k, v)`` against :func:`tiled_attention`
-    at the lengths of ``_CALIBRATION_LENGTHS`` (d = 64, best of 3, alternated; about a
-    tenth of a second) and keeps the answer for the rest of the process, per dtype.
+    That count is measured once per machine and dtype: the first call that needs it times
+    ``untiled(q, k, v)`` against :func:`tiled_attention` at the lengths of
+    ``_CALIBRATION_LENGTHS`` (d = 64, best of 3, alternated; about a tenth of a second) and
+    writes the answer to :data:`CALIBRATION_FILE` in :func:`calibration_dir`, keyed by
+    :func:`machine_key`. Later calls and later processes read it back, so on a given machine
+    the path, and with it every bit of the result, no longer depends on a timing (the two
+    paths agree within a few ε, not bit for bit). Nothing is written anywhere else; if the
+    directory cannot be written, the answer is kept for the process only.
+    ``ATTENTION_MATH_CALIBRATE=0`` skips the timing (tiles from
+    :data:`UNCALIBRATED_CROSSOVER` scores per head): the choice is then a function of the
+    shape alone.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.tiled import tiles_pay
+        >>> tiles_pay((8, 512, 512), np.dtype(np.float32), lambda q, k, v: None)  # small
+        False
+        >>> tiles_pay((64, 4096, 4096), np.dtype(np.float32), lambda q, k, v: None)  # 4 GiB
+        True
     """
     n_scores = int(np.prod(scores_shape))
     if n_scores * np.dtype(dtype).itemsize > SCORES_BUDGET_BYTES:
@@ -182,10 +220,105 @@ def tiles_pay(
     per_head = scores_shape[-2] * scores_shape[-1]
     if per_head < _CALIBRATION_LENGTHS[0] ** 2:
         return False
+    return per_head >= crossover(np.dtype(dtype), untiled)
+
+
+def crossover(
+    dtype: np.dtype[Any],
+    untiled: Callable[[NDArray[Any], NDArray[Any], NDArray[Any]], object],
+) -> int:
+    """The per-head score count from which the default path tiles, for ``dtype`` on this
+    machine: from this process's memo, else the calibration file, else a fresh timing
+    (saved); :data:`UNCALIBRATED_CROSSOVER` if ``ATTENTION_MATH_CALIBRATE=0``."""
+    if os.environ.get(CALIBRATE_ENV, "1").strip() == "0":
+        return UNCALIBRATED_CROSSOVER
     key = np.dtype(dtype).name
     if key not in _crossover:
-        _crossover[key] = _calibrate(np.dtype(dtype), untiled)
-    return per_head >= _crossover[key]
+        saved = _load_calibration().get(key)
+        if saved is None:
+            saved = _calibrate(np.dtype(dtype), untiled)
+            _save_calibration(key, saved)
+        _crossover[key] = saved
+    return _crossover[key]
+
+
+def calibration_dir() -> Path | None:
+    """Where the default path keeps its calibration: ``$ATTENTION_MATH_CACHE_DIR`` if set
+    (``None``, i.e. nowhere, if it is set but empty), else ``attention-math`` under
+    ``$XDG_CACHE_HOME`` or ``~/.cache``.
+
+    Examples:
+        >>> import os
+        >>> from unittest import mock
+        >>> from attention_math.tiled import calibration_dir
+        >>> with mock.patch.dict(os.environ, {"ATTENTION_MATH_CACHE_DIR": ""}):
+        ...     print(calibration_dir())
+        None
+        >>> with mock.patch.dict(os.environ, {"ATTENTION_MATH_CACHE_DIR": "/tmp/am"}):
+        ...     print(calibration_dir())
+        /tmp/am
+    """
+    env = os.environ.get(CACHE_DIR_ENV)
+    if env is not None:
+        return Path(env) if env.strip() else None
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "attention-math"
+
+
+@functools.cache
+def machine_key() -> str:
+    """What the calibration depends on: CPU model, core count, L2 size, NumPy and its BLAS.
+
+    Examples:
+        >>> from attention_math.tiled import machine_key
+        >>> "numpy" in machine_key()
+        True
+    """
+    cpu = "unknown cpu"
+    with contextlib.suppress(OSError, StopIteration):
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            cpu = next(ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name"))
+    blas = "unknown blas"
+    with contextlib.suppress(Exception):  # show_config's layout is not a stable API
+        cfg = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+        blas = f"{cfg.get('name')} {cfg.get('version')}"
+    return f"{cpu}; {os.cpu_count()} cores; L2 {cache_bytes(2)}; numpy {np.__version__}; {blas}"
+
+
+def _load_calibration() -> dict[str, int]:
+    """This machine's entry of the calibration file ({} if there is none or it is unreadable)."""
+    folder = calibration_dir()
+    if folder is None:
+        return {}
+    try:
+        entry = json.loads((folder / CALIBRATION_FILE).read_text(encoding="utf-8"))[machine_key()]
+        return {str(k): int(v) for k, v in entry.items() if int(v) > 0}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def _save_calibration(dtype_name: str, value: int) -> None:
+    """Add ``dtype_name: value`` to this machine's entry, atomically (write, then rename)."""
+    folder = calibration_dir()
+    if folder is None:
+        return
+    path = folder / CALIBRATION_FILE
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            doc = doc if isinstance(doc, dict) else {}
+        except (OSError, ValueError):
+            doc = {}
+        entry = doc.get(machine_key())
+        doc[machine_key()] = {**(entry if isinstance(entry, dict) else {}), dtype_name: value}
+        with tempfile.NamedTemporaryFile(
+            "w", dir=folder, prefix=".default-path-", suffix=".tmp", delete=False
+        ) as f:
+            json.dump(doc, f, indent=1, sort_keys=True)
+        os.replace(f.name, path)
+    except OSError:
+        return  # read-only or full: the answer stays in this process (_crossover)
 
 
 def _calibrate(
