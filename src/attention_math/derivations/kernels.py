@@ -66,10 +66,10 @@ def row_constant_cancels(n: int = 3) -> bool:
 def bandwidth_limits(
     x_query: sp.Rational, x_keys: list[sp.Rational]
 ) -> tuple[list[sp.Expr], list[sp.Expr], list[sp.Expr]]:
-    """Exact Gaussian-kernel weights of one 1-D query as functions of the bandwidth ``h``,
-    and their limits ``h → 0⁺`` and ``h → ∞`` (SymPy's ``limit``).
+    """Exact Gaussian-kernel weights of one 1-D query as functions of the bandwidth ``τ``,
+    and their limits ``τ → 0⁺`` and ``τ → ∞`` (SymPy's ``limit``).
 
-    Returns ``(weights(h), limits at 0, limits at ∞)``.
+    Returns ``(weights(τ), limits at 0, limits at ∞)``.
 
     Examples:
         >>> import sympy as sp
@@ -78,14 +78,14 @@ def bandwidth_limits(
         >>> near, far
         ([1, 0, 0], [1/3, 1/3, 1/3])
     """
-    h = sp.Symbol("h", positive=True)
+    tau = sp.Symbol("tau", positive=True)  # the bandwidth (h counts heads on this site)
     keys = [sp.nsimplify(x) for x in x_keys]
     xq = sp.nsimplify(x_query)
-    scores = [-((xq - x) ** 2) / (2 * h**2) for x in keys]
-    top = max(scores, key=lambda e: e.subs(h, 1))  # shift by the largest score: finite limits
+    scores = [-((xq - x) ** 2) / (2 * tau**2) for x in keys]
+    top = max(scores, key=lambda e: e.subs(tau, 1))  # shift by the largest score: finite limits
     weights = [sp.simplify(sp.exp(s - top) / sum(sp.exp(t - top) for t in scores)) for s in scores]
-    near = [sp.limit(w, h, 0, "+") for w in weights]
-    far = [sp.limit(w, h, sp.oo) for w in weights]
+    near = [sp.limit(w, tau, 0, "+") for w in weights]
+    far = [sp.limit(w, tau, sp.oo) for w in weights]
     return weights, near, far
 
 
@@ -195,8 +195,8 @@ def smoother_figure(bandwidths: tuple[float, ...] = (0.1, 0.5, 3.0)) -> str:
         fig, ax = plt.subplots(figsize=(6.4, 3.4))
         ax.plot(x, y, "o", ms=3, color="#808080", label="observations (keys, values)")
         ax.plot(grid, truth, "--", lw=1, color="#808080", label="true function")
-        for h in bandwidths:
-            ax.plot(grid, nadaraya_watson(grid, x, y, bandwidth=h), lw=1.6, label=f"h = {h:g}")
+        for tau in bandwidths:
+            ax.plot(grid, nadaraya_watson(grid, x, y, bandwidth=tau), lw=1.6, label=f"τ = {tau:g}")
         ax.set_title("Kernel regression = attention of the grid points to the observations")
         ax.set_xlabel("x (query)")
         ax.set_ylabel("y")

@@ -53,7 +53,7 @@ def exercises() -> list[Exercise]:
             chapter="views",
             title="Kernel regression weights",
             statement=(
-                "Samples at $x_i = 0, 1, 2$; Gaussian kernel of bandwidth $h = 1$. Give the "
+                "Samples at $x_i = 0, 1, 2$; Gaussian kernel of bandwidth $\\tau = 1$. Give the "
                 "Nadaraya–Watson weights of the query $x = 0$ over the three samples (a row), "
                 "exactly."
             ),
@@ -68,7 +68,8 @@ def exercises() -> list[Exercise]:
             title="A very wide kernel",
             statement=(
                 "Samples $(x_i, y_i)$ at $x = 0, 1, 2$ with $y = 0, 1, 4$. What does the "
-                "Nadaraya–Watson estimate at $x = 1/4$ tend to as the bandwidth $h \\to \\infty$?"
+                "Nadaraya–Watson estimate at $x = 1/4$ tend to as the bandwidth "
+                "$\\tau \\to \\infty$?"
             ),
             answer=sum(ys) / 3,
             inputs={"x_keys": keys.T, "y_values": ys.T},
@@ -79,7 +80,7 @@ def exercises() -> list[Exercise]:
             chapter="views",
             title="The key bias of the Gaussian kernel",
             statement=(
-                "Gaussian-kernel attention with $h = 1$ equals dot-product attention (scale 1) "
+                "Gaussian-kernel attention with $\\tau = 1$ equals dot-product attention (scale 1) "
                 "plus a bias $b_j$ added to the scores of key $j$. For the keys $K$ (one per "
                 "row), give the row $(b_1, b_2, b_3)$ exactly."
             ),
