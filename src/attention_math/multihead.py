@@ -361,7 +361,7 @@ def circuits(
     """
     d_model = np.shape(w_q)[0] if np.ndim(w_q) == 2 else 0
     probe = np.zeros((1, max(d_model, 1)))  # a stand-in x to reuse the weight checks
-    _, _, wq, wk, wv, wo = _check_inputs(probe, probe, w_q, w_k, w_v, w_o, n_heads)
+    _, _, _, _, wq, wk, wv, wo = _check_inputs(probe, probe, None, w_q, w_k, w_v, w_o, n_heads)
     dtype = np.result_type(wq, wk, wv, wo)
     qh, kh, vh = (_split_heads(w.astype(dtype, copy=False), n_heads) for w in (wq, wk, wv))
     # (h, d_model, d) each
