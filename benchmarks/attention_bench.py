@@ -76,6 +76,8 @@ def runner(impl: str, causal: bool):
         return run
     from attention_math import numeric, tiled
 
+    if impl == "default":  # what a user gets with default arguments
+        return lambda q, k, v: numeric.attention(q, k, v, is_causal=causal)
     if impl == "untiled":
         tiled.SCORES_BUDGET_BYTES = float("inf")  # force the one-L×L-buffer path
         return lambda q, k, v: numeric.attention(q, k, v, is_causal=causal)
@@ -262,6 +264,15 @@ def machine() -> dict:
     info["default_block"] = list(tiled.DEFAULT_BLOCK)
     cfg = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
     info["blas"] = f"{cfg.get('name')} {cfg.get('version')}"
+    try:  # the kernel the BLAS picked for this CPU (OpenBLAS's "architecture")
+        from threadpoolctl import threadpool_info
+
+        blas = [p for p in threadpool_info() if p.get("user_api") == "blas"]
+        info["blas_kernel"] = blas[0].get("architecture") if blas else None
+        info["blas_threads"] = blas[0].get("num_threads") if blas else None
+    except ImportError:
+        info["blas_kernel"] = None
+    info["l2_cache_bytes"] = tiled.cache_bytes(2)
     try:
         import torch
 

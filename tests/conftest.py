@@ -31,6 +31,19 @@ def require_torch():
     return require_or_skip("torch", TORCH_MISSING)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _calibration_in_tmp(tmp_path_factory):
+    """The default path's one-off timing (``tiled.tiles_pay``) is kept in a temporary
+    directory, so tests never write to the user's cache."""
+    old = os.environ.get("ATTENTION_MATH_CACHE_DIR")
+    os.environ["ATTENTION_MATH_CACHE_DIR"] = str(tmp_path_factory.mktemp("calibration"))
+    yield
+    if old is None:
+        del os.environ["ATTENTION_MATH_CACHE_DIR"]
+    else:
+        os.environ["ATTENTION_MATH_CACHE_DIR"] = old
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
     """The site built once per test session with ``mkdocs build --strict``; its directory."""
@@ -40,12 +53,15 @@ def built_site(tmp_path_factory):
 
     root = Path(__file__).resolve().parents[1]
     out = tmp_path_factory.mktemp("site")
+    # its own calibration dir: tests/test_default_path.py checks the build never timed a path
+    cache = out.parent / f"{out.name}-calibration"
+    cache.mkdir()
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
         cwd=root,
         capture_output=True,
         text=True,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "ATTENTION_MATH_CACHE_DIR": str(cache)},
     )
     # not --quiet: it drops warnings before --strict can count them, so a failing block passed
     if proc.returncode != 0 or "WARNING" in proc.stderr:

@@ -147,3 +147,36 @@ def test_float32_inputs_and_mask_shape_error_names_shapes():
     assert out.dtype == np.float32 and out.shape == (3, 4)
     with pytest.raises(ValueError, match=r"\(4, 4\)"):
         numeric.multi_head_attention(x, x, *w, 2, mask=np.ones((4, 4), dtype=bool))
+
+
+def test_circuits_sum_of_heads_equals_concatenation():
+    from attention_math.multihead import circuits, multi_head_attention
+    from attention_math.numeric import softmax
+
+    rng = np.random.default_rng(17)
+    x = rng.normal(size=(5, 6))
+    n_heads, d = 3, 2
+    w_q, w_k, w_v = (rng.normal(size=(6, n_heads * d)) for _ in range(3))
+    w_o = rng.normal(size=(n_heads * d, 4))
+    qk, ov = circuits(w_q, w_k, w_v, w_o, n_heads)
+    assert qk.shape == (3, 6, 6) and ov.shape == (3, 6, 4)
+    total = np.zeros((5, 4))
+    for h in range(n_heads):
+        scores = x @ qk[h] @ x.T / np.sqrt(d)  # the QK circuit decides where to look
+        p = softmax(scores)  # P_h
+        total += p @ x @ ov[h]  # the OV circuit decides what is moved
+        assert np.linalg.matrix_rank(qk[h]) <= d and np.linalg.matrix_rank(ov[h]) <= d
+    want = multi_head_attention(x, x, w_q, w_k, w_v, w_o, n_heads)
+    assert np.allclose(total, want, rtol=1e-12, atol=1e-12)
+
+
+def test_circuits_bad_input():
+    from attention_math.multihead import circuits
+
+    w = np.ones((4, 4))
+    with pytest.raises(ValueError, match="not divisible by n_heads = 3"):
+        circuits(w, w, w, w, 3)
+    with pytest.raises(ValueError, match="w_o must have shape"):
+        circuits(w, w, w, np.ones((3, 4)), 2)
+    with pytest.raises(ValueError, match="n_heads must be a positive integer"):
+        circuits(w, w, w, w, 0)

@@ -21,8 +21,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from attention_math import tiled
 from attention_math._checks import as_float, check_mask, check_qkv, check_scale, work_dtype
 from attention_math.numeric import CausalAlignment, _softmax_inplace, causal_offset
+from attention_math.tiled_backward import tiled_backward
 
 __all__ = ["attention_backward"]
 
@@ -49,6 +51,7 @@ def attention_backward(
     is_causal: bool = False,
     causal_alignment: CausalAlignment = "top-left",
     return_dmask: bool = False,
+    block_size: int | tuple[int, int] | None = None,
 ) -> Any:
     """Gradients ``(dq, dk, dv)`` of a scalar loss through scaled dot-product attention.
 
@@ -73,6 +76,12 @@ def attention_backward(
             scores after scaling, so its gradient is ``dS`` itself, summed back to the
             mask's shape; it is 0 wherever the weight is 0 (blocked entries included).
             A boolean mask has no gradient: asking for one is a ``TypeError``.
+        block_size: compute tile by tile, as FlashAttention-2's backward
+            (:mod:`attention_math.tiled_backward`): an int, or ``(block_q, block_k)``.
+            The weights are recomputed per tile from the saved log-sum-exp, so the extra
+            memory is O(L·d) plus a few tiles instead of L_q × L_k; the result equals the
+            untiled one to a few ε. ``None`` (default): untiled. Cannot be combined with
+            ``return_dmask`` (that gradient *is* L_q × L_k).
 
     Returns:
         ``(dq, dk, dv)``, or ``(dq, dk, dv, dmask)`` with ``return_dmask``, with the shapes
@@ -114,7 +123,14 @@ def attention_backward(
         >>> *_, dbias = attention_backward(q, k, v, np.eye(2), bias, return_dmask=True)
         >>> dbias.sum(axis=-1)  # each row of dS sums to 0
         array([0., 0.])
+
+        Tile by tile (one query × one key per tile here), the same gradients:
+
+        >>> tiles = attention_backward(q, k, v, np.ones((2, 2)), mask=mask, block_size=1)
+        >>> all(np.allclose(a, b) for a, b in zip(tiles, (dq, dk, dv)))
+        True
     """
+    block = None if block_size is None else tiled.block_sizes(block_size)
     q, k, v, batch = check_qkv(q, k, v)
     d_out = as_float("d_out", d_out, min_ndim=2, allow_empty=True)
     for name, flag in (("is_causal", is_causal), ("return_dmask", return_dmask)):
@@ -140,6 +156,15 @@ def attention_backward(
     shapes: tuple[tuple[int, ...], ...] = (q.shape, k.shape, v.shape)
     q, k, v, d_out = (a.astype(work, copy=False) for a in (q, k, v, d_out))
     s = work.type(check_scale(scale, q.shape[-1]))
+    if block is not None:
+        if return_dmask:
+            raise ValueError(
+                "return_dmask=True returns the L_q × L_k gradient of the mask, which the "
+                f"tiled backward never forms: use block_size=None (got {block_size!r})"
+            )
+        causal = offset if is_causal else None
+        dq, dk, dv = tiled_backward(q, k, v, d_out, s, m, causal=causal, block=block)
+        return _finish(["dq", "dk", "dv"], [dq, dk, dv], shapes, dtype)
 
     # Forward, as attention() computes it.
     p = q @ np.swapaxes(k, -1, -2)  # (..., L_q, L_k)
@@ -170,13 +195,23 @@ def attention_backward(
         dk = np.swapaxes(ds, -1, -2) @ q  # (..., L_k, d_k)
         dk *= s
 
-    grads = []
     names, values = ["dq", "dk", "dv"], [dq, dk, dv]
     if return_dmask:
         assert m is not None
         names.append("dmask")
         values.append(ds)  # S = q kᵀ · scale + mask: ∂S/∂mask = 1
         shapes = (*shapes, m.shape)
+    return _finish(names, values, shapes, dtype)
+
+
+def _finish(
+    names: list[str],
+    values: list[NDArray[np.floating]],
+    shapes: tuple[tuple[int, ...], ...],
+    dtype: np.dtype[Any],
+) -> tuple[NDArray[np.floating], ...]:
+    """Sum broadcast gradients back to the inputs' shapes, cast, and refuse overflow."""
+    grads = []
     for name, g, shape in zip(names, values, shapes, strict=True):
         with np.errstate(over="ignore"):
             g = _sum_to(g, shape).astype(dtype, copy=False)

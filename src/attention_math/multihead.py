@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 from attention_math._checks import as_float, check_weight
 from attention_math.numeric import CausalAlignment, attention
 
-__all__ = ["grouped_query_attention", "multi_head_attention"]
+__all__ = ["circuits", "grouped_query_attention", "multi_head_attention"]
 
 Trace = list[tuple[str, tuple[int, ...]]]
 Floats = NDArray[np.floating]
@@ -353,6 +353,51 @@ def multi_head_attention(
         return_weights=return_weights,
         average_attn_weights=average_attn_weights,
     )
+
+
+def circuits(
+    w_q: ArrayLike, w_k: ArrayLike, w_v: ArrayLike, w_o: ArrayLike, n_heads: int
+) -> tuple[NDArray[np.floating], NDArray[np.floating]]:
+    """The QK and OV circuits of each head: ``W_Q^h W_K^hᵀ`` and ``W_V^h W_O^h``.
+
+    Head ``h``'s scores are ``X W_QK^h Xᵀ · scale`` (a bilinear form in the inputs) and its
+    contribution to the output is ``P_h X W_OV^h``; multi-head attention is the *sum* of
+    those contributions over the heads, the same as ``Concat(head_1, …) W_O``. Each circuit
+    is a product through ``d_k`` (or ``d_v``) columns, so its rank is at most ``d_k``
+    (``d_v``), however wide ``d_model`` is.
+
+    Args:
+        w_q: ``(d_model, h·d_k)``, split into heads as in :func:`multi_head_attention`.
+        w_k: ``(d_model, h·d_k)``, split the same way.
+        w_v: ``(d_model, h·d_v)``.
+        w_o: ``(h·d_v, d_out)``; rows ``i·d_v … (i+1)·d_v − 1`` belong to head ``i``.
+        n_heads: ``h``.
+
+    Returns:
+        ``(qk, ov)``: the QK circuits ``(h, d_model, d_model)`` (where each head looks) and
+        the OV circuits ``(h, d_model, d_out)`` (what each head moves).
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.multihead import circuits
+        >>> rng = np.random.default_rng(0)
+        >>> w_q, w_k, w_v, w_o = (rng.standard_normal((4, 4)) for _ in range(4))
+        >>> qk, ov = circuits(w_q, w_k, w_v, w_o, n_heads=2)
+        >>> qk.shape, ov.shape
+        ((2, 4, 4), (2, 4, 4))
+        >>> [int(np.linalg.matrix_rank(m)) for m in qk]  # rank ≤ d_k = 2 out of 4
+        [2, 2]
+    """
+    d_model = np.shape(w_q)[0] if np.ndim(w_q) == 2 else 0
+    probe = np.zeros((1, max(d_model, 1)))  # a stand-in x to reuse the weight checks
+    _, _, _, _, wq, wk, wv, wo = _check_inputs(probe, probe, None, w_q, w_k, w_v, w_o, n_heads)
+    dtype = np.result_type(wq, wk, wv, wo)
+    qh, kh, vh = (_split_heads(w.astype(dtype, copy=False), n_heads) for w in (wq, wk, wv))
+    # (h, d_model, d) each
+    oh = wo.astype(dtype, copy=False).reshape(n_heads, -1, wo.shape[1])  # (h, d_v, d_out)
+    qk = qh @ np.swapaxes(kh, -1, -2)  # (h, d_model, d_model)
+    ov = vh @ oh  # (h, d_model, d_out)
+    return qk, ov
 
 
 def _check_heads(n_heads: object, n_kv_heads: object) -> tuple[int, int]:

@@ -633,6 +633,95 @@ SYMBOLS: tuple[Symbol, ...] = (
         page="long/online-softmax.md",
         group=_L,
     ),
+    # other views of attention: kernels, scoring functions, circuits, linear attention
+    Symbol(
+        r"$W_q, W_k, w_v$",
+        ("W_q", "W_k", "w_v"),
+        r"the weights of Bahdanau's additive score $w_v^\top \tanh(W_q q + W_k k)$, a "
+        "network with one hidden layer",
+        "hidden width × $d_k$, twice; hidden width",
+        "attention-as.md",
+        _F,
+    ),
+    Symbol(
+        r"$A$",
+        ("A",),
+        r"an invertible matrix: $W_Q \to W_Q A$, $W_K \to W_K A^{-\top}$ leaves every score",
+        r"$d_k \times d_k$",
+        "attention-as.md",
+        _M,
+    ),
+    Symbol(
+        r"$P^{(i)}$",
+        (),
+        "the attention weights of head $i$ (a superscript: $P$ itself)",
+        r"$L_q \times L_k$",
+        "attention-as.md",
+        _M,
+    ),
+    Symbol(
+        r"$y$, $y_i$, $\hat y$",
+        ("y",),
+        "in kernel regression, the observed values (the values of attention) and the estimate",
+        page="attention-as.md",
+        group=_W,
+        any_subscript=True,
+    ),
+    Symbol(
+        r"$\kappa$",
+        (r"\kappa",),
+        r"the Gaussian kernel of kernel regression, $\kappa(x - x_i) = e^{-(x - x_i)^2/(2\tau^2)}$",
+        page="attention-as.md",
+        group=_W,
+    ),
+    Symbol(
+        r"$\tau$",
+        (r"\tau",),
+        r"the bandwidth of the kernel (never $h$, which counts heads); $1/\tau^2$ plays the "
+        r"part of $1/\sqrt{d_k}$",
+        "scalar",
+        "attention-as.md",
+        _W,
+    ),
+    Symbol(
+        r"$\mathcal{N}(0, I)$",
+        (r"\mathcal{N}",),
+        "the standard normal distribution",
+        page="long/linear-attention.md",
+        group=_W,
+    ),
+    Symbol(
+        r"$\mathbb{E}_w$",
+        (r"\mathbb{E}_w",),
+        "expectation over the random vector $w$",
+        page="long/linear-attention.md",
+        group=_W,
+    ),
+    Symbol(
+        r"$d$",
+        ("d",),
+        "the width of one head when $d_k = d_v = d$ (in cost and benchmark statements)",
+        page="long/linear-attention.md",
+        group=_L,
+    ),
+    Symbol(
+        r"$\varphi$, $\varphi_w$, $\varphi_W$",
+        (r"\varphi",),
+        r"a feature map, linear attention's replacement for $e^{q\cdot k}$ by "
+        r"$\varphi(q)\cdot\varphi(k)$; $\varphi_w$, $\varphi_W$: Performer's random features "
+        r"for one direction $w$, for the $m$ rows of $W$",
+        r"$m$ features per row",
+        "long/linear-attention.md",
+        _L,
+        any_subscript=True,
+    ),
+    Symbol(
+        r"$\operatorname{elu}$",
+        ("elu",),
+        r"the exponential linear unit, $x$ for $x > 0$ and $e^x - 1$ otherwise",
+        page="long/linear-attention.md",
+        group=_L,
+    ),
 )
 
 TERMS: tuple[Term, ...] = (

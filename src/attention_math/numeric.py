@@ -11,7 +11,6 @@ dimensions broadcast like NumPy's ``matmul``.
 
 from __future__ import annotations
 
-import math
 from typing import Any, Literal, overload
 
 import numpy as np
@@ -396,8 +395,10 @@ def attention(
         block_size: compute tile by tile with the online softmax
             (:mod:`attention_math.tiled`): an int, or ``(block_q, block_k)`` query rows ×
             key columns per tile. Extra memory is O(L·d) plus one tile instead of the
-            L_q × L_k scores. ``None`` (default): untiled, unless the scores would exceed
-            ``tiled.SCORES_BUDGET_BYTES``, then tiled with ``tiled.DEFAULT_BLOCK``.
+            L_q × L_k scores. ``None`` (default): the faster path for this size on this
+            machine (:func:`attention_math.tiled.tiles_pay`: untiled below 1024² scores
+            per head, tiled above ``tiled.SCORES_BUDGET_BYTES`` or where a one-off timing
+            found tiles faster), tiles sized by ``tiled.default_block`` (the L2 cache).
             Cannot be combined with ``return_weights`` (the weights *are* L_q × L_k).
         is_causal: query ``i`` sees keys ``0..i`` only, as ``mask=causal_mask(L_q, L_k)``
             (and combined with ``mask`` if both are given) but without building the
@@ -474,8 +475,8 @@ def attention(
                 "return_weights=True needs the L_q × L_k weights, which the tiled path "
                 f"never forms: use block_size=None (got block_size={block_size!r})"
             )
-    elif not return_weights and math.prod(full) * work.itemsize > tiled.SCORES_BUDGET_BYTES:
-        block = tiled.DEFAULT_BLOCK  # the scores would not fit the budget: tile
+    elif not return_weights and tiled.tiles_pay(full, work, _untiled_reference):
+        block = tiled.default_block(work)  # faster here, or the scores would not fit
     else:
         block = None
 
@@ -537,6 +538,11 @@ def _scores(
     with np.errstate(divide="ignore"):  # a fully masked row: log 0 = -inf, on purpose
         lse = np.log(np.sum(np.exp(att - shift), axis=-1)) + shift[..., 0]  # (..., L_q)
     return att, lse
+
+
+def _untiled_reference(q: NDArray[Any], k: NDArray[Any], v: NDArray[Any]) -> object:
+    """The untiled path, for :func:`attention_math.tiled.tiles_pay` to time against tiles."""
+    return attention(q, k, v, return_weights=True)  # the weights need the untiled path
 
 
 def __getattr__(name: str) -> Any:

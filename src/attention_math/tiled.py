@@ -36,9 +36,14 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
+import tempfile
 import threading
+import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
@@ -48,20 +53,40 @@ _F = NDArray[np.floating]  # a float array (float32 or float64, the working dtyp
 _Mask = NDArray[np.bool_] | NDArray[np.floating] | None  # boolean (True = may attend) or additive
 
 __all__ = [
+    "CACHE_DIR_ENV",
+    "CALIBRATE_ENV",
+    "CALIBRATION_FILE",
     "DEFAULT_BLOCK",
     "SCORES_BUDGET_BYTES",
+    "UNCALIBRATED_CROSSOVER",
     "block_sizes",
+    "cache_bytes",
+    "calibration_dir",
+    "crossover",
+    "default_block",
     "default_workers",
+    "machine_key",
     "tiled_attention",
+    "tiles_pay",
 ]
 
 #: When ``attention(block_size=None)`` would allocate more than this many bytes for the
-#: L_q × L_k scores (all batch entries together), it switches to the tiled path.
+#: L_q × L_k scores (all batch entries together), it always takes the tiled path; below it,
+#: :func:`tiles_pay` decides by speed.
 SCORES_BUDGET_BYTES = 256 * 2**20
 
-#: (block_q, block_k) used when tiling is automatic (and by the benchmark): the fastest of
-#: the shapes timed by ``benchmarks/attention_bench.py`` (its ``block_sweep`` in the JSON).
+#: (block_q, block_k) when the cache size cannot be read; :func:`default_block` derives the
+#: tile from the machine's L2 cache otherwise.
 DEFAULT_BLOCK = (256, 1024)
+
+#: Query rows per default tile: enough rows that each GEMM reuses a key tile many times.
+_BLOCK_Q = 256
+
+#: The lengths at which the first call with default arguments times the untiled path
+#: against the tiled one (once per dtype and process): the smallest at which tiles win
+#: sets the threshold. Below the first, the untiled path always runs (one small GEMM pair
+#: beats any loop); above the last, tiles always run (they win on time and memory alike).
+_CALIBRATION_LENGTHS = (1024, 2048)
 
 #: Heads with fewer scores than this run on one thread unless ``workers`` says otherwise.
 _THREADS_MIN_SCORES = 2**20
@@ -100,6 +125,228 @@ def block_sizes(block_size: object) -> tuple[int, int]:
     if not ok:
         raise ValueError(f"block_size must be a positive int or a pair of them, got {block_size!r}")
     return int(pair[0]), int(pair[1])
+
+
+def cache_bytes(level: int = 2) -> int | None:
+    """The size in bytes of this machine's data (or unified) cache of ``level`` for one core,
+    read from Linux's sysfs; ``None`` where it cannot be read.
+
+    Examples:
+        >>> from attention_math.tiled import cache_bytes
+        >>> size = cache_bytes(2)
+        >>> size is None or size >= 64 * 1024
+        True
+    """
+    root = Path("/sys/devices/system/cpu/cpu0/cache")
+    try:
+        for index in sorted(root.glob("index*")):
+            kind = (index / "type").read_text().strip()
+            if int((index / "level").read_text()) == level and kind in ("Data", "Unified"):
+                text = (index / "size").read_text().strip().upper()
+                unit = {"K": 2**10, "M": 2**20, "G": 2**30}.get(text[-1:], 1)
+                return int(text.rstrip("KMG")) * unit
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def default_block(dtype: np.dtype[Any]) -> tuple[int, int]:
+    """The tile of the default path: ``_BLOCK_Q`` query rows × as many keys as make the
+    score tile twice the per-core L2 cache (a power of two, 256 to 4096).
+
+    Why twice: the tile is written by one GEMM and read once by ``exp`` and once by the
+    next GEMM while the ``(d + 1)``-row operands stay in L1; the benchmark's block sweep
+    (``benchmarks/attention_bench.py``) finds the best tile at this size on the machine it
+    runs on. Without a readable cache size, :data:`DEFAULT_BLOCK`.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.tiled import default_block
+        >>> bq, bk = default_block(np.dtype(np.float32))
+        >>> bq, 256 <= bk <= 4096, bk & (bk - 1) == 0
+        (256, True, True)
+    """
+    l2 = cache_bytes(2)
+    if l2 is None:
+        return DEFAULT_BLOCK
+    keys = 2 * l2 // (_BLOCK_Q * np.dtype(dtype).itemsize)
+    return _BLOCK_Q, int(min(4096, max(256, 2 ** int(np.log2(max(keys, 1))))))
+
+
+#: Environment variables of the default path (read at each decision, not at import):
+#: where the calibration is kept (empty: in this process only), and ``0`` to skip the timing.
+CACHE_DIR_ENV = "ATTENTION_MATH_CACHE_DIR"
+CALIBRATE_ENV = "ATTENTION_MATH_CALIBRATE"
+
+#: The calibration file in :func:`calibration_dir`: per machine, per dtype, the per-head
+#: score count from which tiles run.
+CALIBRATION_FILE = "default-path.json"
+
+#: Per-head score count from which tiles run when the timing is switched off
+#: (``ATTENTION_MATH_CALIBRATE=0``): where they won on the machines measured so far.
+UNCALIBRATED_CROSSOVER = 2048**2
+
+_crossover: dict[str, int] = {}
+
+
+def tiles_pay(
+    scores_shape: tuple[int, ...],
+    dtype: np.dtype[Any],
+    untiled: Callable[[NDArray[Any], NDArray[Any], NDArray[Any]], object],
+) -> bool:
+    """Whether the default path should tile scores of ``scores_shape``: always above
+    :data:`SCORES_BUDGET_BYTES`, never below 1024² scores per head, and in between from the
+    per-head score count at which tiles were faster on this machine.
+
+    That count is measured once per machine and dtype: the first call that needs it times
+    ``untiled(q, k, v)`` against :func:`tiled_attention` at the lengths of
+    ``_CALIBRATION_LENGTHS`` (d = 64, best of 3, alternated; about a tenth of a second) and
+    writes the answer to :data:`CALIBRATION_FILE` in :func:`calibration_dir`, keyed by
+    :func:`machine_key`. Later calls and later processes read it back, so on a given machine
+    the path, and with it every bit of the result, no longer depends on a timing (the two
+    paths agree within a few ε, not bit for bit). Nothing is written anywhere else; if the
+    directory cannot be written, the answer is kept for the process only.
+    ``ATTENTION_MATH_CALIBRATE=0`` skips the timing (tiles from
+    :data:`UNCALIBRATED_CROSSOVER` scores per head): the choice is then a function of the
+    shape alone.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.tiled import tiles_pay
+        >>> tiles_pay((8, 512, 512), np.dtype(np.float32), lambda q, k, v: None)  # small
+        False
+        >>> tiles_pay((64, 4096, 4096), np.dtype(np.float32), lambda q, k, v: None)  # 4 GiB
+        True
+    """
+    n_scores = int(np.prod(scores_shape))
+    if n_scores * np.dtype(dtype).itemsize > SCORES_BUDGET_BYTES:
+        return True
+    per_head = scores_shape[-2] * scores_shape[-1]
+    if per_head < _CALIBRATION_LENGTHS[0] ** 2:
+        return False
+    return per_head >= crossover(np.dtype(dtype), untiled)
+
+
+def crossover(
+    dtype: np.dtype[Any],
+    untiled: Callable[[NDArray[Any], NDArray[Any], NDArray[Any]], object],
+) -> int:
+    """The per-head score count from which the default path tiles, for ``dtype`` on this
+    machine: from this process's memo, else the calibration file, else a fresh timing
+    (saved); :data:`UNCALIBRATED_CROSSOVER` if ``ATTENTION_MATH_CALIBRATE=0``."""
+    if os.environ.get(CALIBRATE_ENV, "1").strip() == "0":
+        return UNCALIBRATED_CROSSOVER
+    key = np.dtype(dtype).name
+    if key not in _crossover:
+        saved = _load_calibration().get(key)
+        if saved is None:
+            saved = _calibrate(np.dtype(dtype), untiled)
+            _save_calibration(key, saved)
+        _crossover[key] = saved
+    return _crossover[key]
+
+
+def calibration_dir() -> Path | None:
+    """Where the default path keeps its calibration: ``$ATTENTION_MATH_CACHE_DIR`` if set
+    (``None``, i.e. nowhere, if it is set but empty), else ``attention-math`` under
+    ``$XDG_CACHE_HOME`` or ``~/.cache``.
+
+    Examples:
+        >>> import os
+        >>> from unittest import mock
+        >>> from attention_math.tiled import calibration_dir
+        >>> with mock.patch.dict(os.environ, {"ATTENTION_MATH_CACHE_DIR": ""}):
+        ...     print(calibration_dir())
+        None
+        >>> with mock.patch.dict(os.environ, {"ATTENTION_MATH_CACHE_DIR": "/tmp/am"}):
+        ...     print(calibration_dir())
+        /tmp/am
+    """
+    env = os.environ.get(CACHE_DIR_ENV)
+    if env is not None:
+        return Path(env) if env.strip() else None
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "attention-math"
+
+
+@functools.cache
+def machine_key() -> str:
+    """What the calibration depends on: CPU model, core count, L2 size, NumPy and its BLAS.
+
+    Examples:
+        >>> from attention_math.tiled import machine_key
+        >>> "numpy" in machine_key()
+        True
+    """
+    cpu = "unknown cpu"
+    with contextlib.suppress(OSError, StopIteration):
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            cpu = next(ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name"))
+    blas = "unknown blas"
+    with contextlib.suppress(Exception):  # show_config's layout is not a stable API
+        cfg = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+        blas = f"{cfg.get('name')} {cfg.get('version')}"
+    return f"{cpu}; {os.cpu_count()} cores; L2 {cache_bytes(2)}; numpy {np.__version__}; {blas}"
+
+
+def _load_calibration() -> dict[str, int]:
+    """This machine's entry of the calibration file ({} if there is none or it is unreadable)."""
+    folder = calibration_dir()
+    if folder is None:
+        return {}
+    try:
+        entry = json.loads((folder / CALIBRATION_FILE).read_text(encoding="utf-8"))[machine_key()]
+        return {str(k): int(v) for k, v in entry.items() if int(v) > 0}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def _save_calibration(dtype_name: str, value: int) -> None:
+    """Add ``dtype_name: value`` to this machine's entry, atomically (write, then rename)."""
+    folder = calibration_dir()
+    if folder is None:
+        return
+    path = folder / CALIBRATION_FILE
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            doc = doc if isinstance(doc, dict) else {}
+        except (OSError, ValueError):
+            doc = {}
+        entry = doc.get(machine_key())
+        doc[machine_key()] = {**(entry if isinstance(entry, dict) else {}), dtype_name: value}
+        with tempfile.NamedTemporaryFile(
+            "w", dir=folder, prefix=".default-path-", suffix=".tmp", delete=False
+        ) as f:
+            json.dump(doc, f, indent=1, sort_keys=True)
+        os.replace(f.name, path)
+    except OSError:
+        return  # read-only or full: the answer stays in this process (_crossover)
+
+
+def _calibrate(
+    dtype: np.dtype[Any],
+    untiled: Callable[[NDArray[Any], NDArray[Any], NDArray[Any]], object],
+) -> int:
+    """The smallest per-head score count of ``_CALIBRATION_LENGTHS`` at which tiles win."""
+    rng = np.random.default_rng(0)
+    block = default_block(dtype)
+    for n in _CALIBRATION_LENGTHS:
+        q, k, v = (rng.standard_normal((n, 64)).astype(dtype) for _ in range(3))  # (n, 64)
+        scale = dtype.type(0.125)
+        best = {"untiled": float("inf"), "tiled": float("inf")}
+        for _ in range(3):
+            for name in best:  # alternated: a load spike hits both alike
+                t0 = time.perf_counter()
+                if name == "tiled":
+                    tiled_attention(q, k, v, scale, block=block)
+                else:
+                    untiled(q, k, v)
+                best[name] = min(best[name], time.perf_counter() - t0)
+        if best["tiled"] <= best["untiled"]:
+            return n * n
+    return (2 * _CALIBRATION_LENGTHS[-1]) ** 2
 
 
 def tiled_attention(

@@ -18,12 +18,23 @@ from attention_math.exercises.chapters import (
     positions,
     scaling,
     softmax,
+    views,
 )
 from attention_math.exercises.model import Exercise
 
 __all__ = ["catalogue"]
 
-_CHAPTERS = (forward, examples, scaling, masks, softmax, multihead, gradients, positions)
+_CHAPTERS = (
+    forward,
+    examples,
+    scaling,
+    masks,
+    softmax,
+    multihead,
+    gradients,
+    positions,
+    views,
+)
 
 
 @cache

@@ -23,6 +23,7 @@ CHAPTERS: dict[str, str] = {
     "multihead": "Multi-head attention",
     "gradients": "Gradients",
     "positions": "Positions and decoding",
+    "views": "Other views: kernels, linear attention, FlashAttention",
 }
 
 # diagnosis code -> what it means, shown to the learner
@@ -56,6 +57,8 @@ DIAGNOSES: dict[str, str] = {
         "consecutive windows share a token: each layer reaches w − 1 tokens further, not w"
     ),
     "softmax_one": "softmax₁ adds 1 (e⁰, the extra zero logit) to the denominator",
+    "missing_mask": "the causal mask is missing: query t may only use keys 1..t",
+    "wrong_factor": "off by a constant factor: check the ½ in the formula",
 }
 
 

@@ -1,0 +1,131 @@
+"""Benchmark: ``numeric.attention`` with default arguments against PyTorch's fused kernel.
+
+Not a test. From the repository root, on any machine:
+
+    uv run --group test python benchmarks/default_path_bench.py            # L = 2048 … 8192
+    uv run --group test python benchmarks/default_path_bench.py --rounds 1 --lengths 2048
+
+What a user gets without choosing anything: ``attention(q, k, v, is_causal=...)``, whose
+path (untiled or tiled) and tile come from this machine (``tiled.tiles_pay`` and
+``tiled.default_block``), against ``scaled_dot_product_attention`` on ``(1, 1, L, 64)``
+tensors. The two alternate in fresh processes, round after round (the machine may be shared:
+a load change then hits both alike), and each ratio is the median of the rounds.
+
+The one-off calibration of ``tiles_pay`` runs first, in a process of its own, into a
+temporary calibration directory (``ATTENTION_MATH_CACHE_DIR``) that every timed process then
+reads, as a user's later processes read theirs; its duration and the thresholds it chose are
+recorded. Results and the machine (CPU model, BLAS and its kernel, L2 size, load average) go
+to ``benchmarks/results/default_path.json``, read by the Performance page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from attention_bench import in_child, machine
+
+RESULTS = Path(__file__).parent / "results" / "default_path.json"
+
+
+def target(n: int) -> float:
+    """The issue's bound on the time ratio default / torch."""
+    return 1.25 if n >= 4096 else 1.5
+
+
+CALIBRATE = """
+import json, time
+import numpy as np
+from attention_math import numeric, tiled
+t0 = time.perf_counter()
+run = numeric._untiled_reference
+found = {d: tiled.crossover(np.dtype(d), run) for d in ("float32", "float64")}
+print(json.dumps(dict(seconds=time.perf_counter() - t0, crossover=found)))
+"""
+
+
+def calibrate() -> dict:
+    """Run the default path's calibration once, in its own process, into the directory that
+    ``ATTENTION_MATH_CACHE_DIR`` names; its time and the per-head score counts it chose."""
+    out = subprocess.run([sys.executable, "-c", CALIBRATE], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"calibration failed: {out.stderr.strip()}")
+    return json.loads(out.stdout)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--lengths", type=int, nargs="+", default=[2048, 4096, 8192])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--out", type=Path, default=RESULTS)
+    args = ap.parse_args(argv)
+    started = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    load_before = os.getloadavg()
+    cache = tempfile.TemporaryDirectory(prefix="attention-math-bench-")
+    os.environ["ATTENTION_MATH_CACHE_DIR"] = cache.name  # inherited by every child
+    os.environ.pop("ATTENTION_MATH_CALIBRATE", None)
+    calibration = calibrate()
+    print(f"calibration: {calibration}", flush=True)
+    rows = []
+    for n in args.lengths:
+        for dtype in ("float32", "float64"):
+            for causal in (False, True):
+                t: dict[str, list[float]] = {"default": [], "torch": []}
+                mem = []
+                for _ in range(args.rounds):
+                    for impl in t:  # alternated
+                        case = dict(impl=impl, dtype=dtype, L=n, causal=causal)
+                        case.update(repeats=5, seconds=3)
+                        r = in_child(case)
+                        if "median_s" in r:
+                            t[impl].append(r["median_s"])
+                            if impl == "default":
+                                mem.append(r["peak_extra_mib"])
+                if not (t["default"] and t["torch"]):
+                    rows.append(dict(L=n, dtype=dtype, causal=causal, skipped="a case failed"))
+                    continue
+                a, b = statistics.median(t["default"]), statistics.median(t["torch"])
+                row = dict(
+                    L=n,
+                    dtype=dtype,
+                    causal=causal,
+                    default_s=a,
+                    torch_s=b,
+                    ratio=a / b,
+                    target=target(n),
+                    met=a / b <= target(n),
+                    peak_extra_mib=max(mem),
+                    load=os.getloadavg()[0],
+                )
+                rows.append(row)
+                print(
+                    f"L={n:5d} {dtype} causal={causal!s:5} default {a:.4f} s torch {b:.4f} s "
+                    f"ratio {a / b:.2f} (target ≤ {target(n)}) peak+{max(mem):.1f} MiB "
+                    f"load {row['load']:.1f}",
+                    flush=True,
+                )
+    doc = {
+        "started_utc": started,
+        "load_before": load_before,
+        "load_after": os.getloadavg(),
+        "machine": machine(),
+        "rounds": args.rounds,
+        "calibration": calibration,
+        "results": rows,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(doc, indent=1) + "\n")
+    cache.cleanup()
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
