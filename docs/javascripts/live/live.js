@@ -20,6 +20,7 @@ function start() {
     clearTimeout(call.timer);
     loaded = loaded || "result" in data;
     "result" in data ? call.resolve(data.result) : call.reject(new Error(data.error));
+    if (data.fatal) stop("Python stopped; it restarts on the next check");
   };
   worker.onerror = (e) => stop(`the checker failed to start: ${e.message || "unknown error"}`);
 }

@@ -49,6 +49,10 @@ self.onmessage = async ({ data: { id, op, args } }) => {
     fn.destroy();
     self.postMessage({ id, result });
   } catch (err) {
-    self.postMessage({ id, error: String(err?.message ?? err) });
+    // A Python exception leaves Python usable; anything else (the stack overflowing inside
+    // the interpreter, say) leaves Pyodide broken: the page then starts a fresh worker.
+    const fatal = !(err && err.type);
+    const message = String(err?.message ?? err);
+    self.postMessage({ id, error: fatal ? `Python stopped (${message}); it restarts on the next check` : message, fatal });
   }
 };
