@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import io
 import json
 import logging
 import os
@@ -114,7 +113,12 @@ def project_wheel() -> Path:
     """``attention_math``'s wheel, built by hatchling from the sources (cached by content)."""
     from hatchling.builders.wheel import WheelBuilder
 
-    sources = sorted((ROOT / "src" / "attention_math").rglob("*.py")) + [ROOT / "pyproject.toml"]
+    package = [
+        p
+        for p in (ROOT / "src" / "attention_math").rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts  # code and any package data
+    ]
+    sources = [*sorted(package), ROOT / "pyproject.toml"]
     h = hashlib.sha256()
     for p in sources:
         h.update(p.relative_to(ROOT).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
@@ -126,6 +130,11 @@ def project_wheel() -> Path:
         built = [Path(p) for p in WheelBuilder(str(ROOT)).build(directory=str(tmp))]
         tmp.replace(out) if not out.exists() else shutil.rmtree(tmp)
         built = sorted(out.glob("*.whl"))
+        # each edit of the sources makes a new wheel: keep the last few, not every one
+        done = [d for d in CACHE.glob("project-*") if "." not in d.name]  # not a *.part
+        stale = sorted(done, key=lambda d: d.stat().st_mtime)[:-3]
+        for old in stale:
+            shutil.rmtree(old, ignore_errors=True)
     return built[0]
 
 
@@ -180,7 +189,7 @@ def _loader(page_url: str) -> str:
     return (
         '<script type="module">document.addEventListener("submit",e=>{'
         'const f=e.target.closest(".exercise-check, .own-example");if(!f)return;'
-        f'e.preventDefault();import(new URL({json.dumps(live)},location.href))'
+        f"e.preventDefault();import(new URL({json.dumps(live)},location.href))"
         ".then(m=>m.submit(f))})</script>"
     )
 
