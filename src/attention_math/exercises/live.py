@@ -54,7 +54,7 @@ def answer_box(exercise_id: str) -> str:
         f'<label for="answer-{i}">Check in the page</label>\n'
         f'<span class="exercise-check__row"><input id="answer-{i}" type="text" name="answer"'
         f' data-exercise-id="{i}" placeholder="{hint}" spellcheck="false"'
-        ' autocapitalize="off" maxlength="5000">\n'
+        ' autocapitalize="off">\n'  # no maxlength: the parser's limit speaks, as on the CLI
         '<button type="submit" class="md-button">Check</button></span>\n'
         '<span class="exercise-check__progress" aria-live="polite"></span>\n'
         '<span class="exercise-check__verdict" role="status" aria-live="polite"></span>\n'
