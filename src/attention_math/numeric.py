@@ -12,7 +12,7 @@ dimensions broadcast like NumPy's ``matmul``.
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -64,8 +64,8 @@ def softmax(x: ArrayLike, axis: int = -1) -> NDArray[np.floating]:
         ...
         ValueError: softmax input has no entries along axis -1 (shape (0,)): nothing to normalise
     """
-    out = _softmax_input("softmax", x, axis)
-    return _softmax_inplace(out, axis)
+    out, dtype = _softmax_input("softmax", x, axis)
+    return _softmax_inplace(out, axis).astype(dtype, copy=False)
 
 
 def log_softmax(x: ArrayLike, axis: int = -1) -> NDArray[np.floating]:
@@ -87,17 +87,22 @@ def log_softmax(x: ArrayLike, axis: int = -1) -> NDArray[np.floating]:
         >>> log_softmax([0.0, -np.inf])
         array([  0., -inf])
     """
-    a = _softmax_input("log_softmax", x, axis)
+    a, dtype = _softmax_input("log_softmax", x, axis)
     m = np.max(a, axis=axis, keepdims=True)
     m[np.isneginf(m)] = 0  # a fully masked slice: shift by 0, the log below gives -inf
     a -= m
-    with np.errstate(divide="ignore"):  # log 0 = -inf for a fully masked slice, on purpose
-        a -= np.log(np.sum(np.exp(a), axis=axis, keepdims=True))
-    return a
+    with np.errstate(divide="ignore"):  # log 0 = -inf for a fully masked slice
+        lse = np.log(np.sum(np.exp(a), axis=axis, keepdims=True))
+    lse[np.isneginf(lse)] = 0  # a fully masked slice stays all -inf (not -inf − -inf = NaN)
+    a -= lse
+    return a.astype(dtype, copy=False)
 
 
-def _softmax_input(name: str, x: ArrayLike, axis: int) -> NDArray[np.floating]:
-    """``x`` as a fresh float array, refused with a message naming ``name`` if unusable."""
+def _softmax_input(
+    name: str, x: ArrayLike, axis: int
+) -> tuple[NDArray[np.floating], np.dtype[Any]]:
+    """``x`` as a fresh float array to compute in, and the dtype to return; refused with a
+    message naming ``name`` if unusable. bfloat16 is computed in float32."""
     a = np.asarray(x)
     if not is_real_dtype(a.dtype):
         raise TypeError(f"{name} input must hold real numbers, got dtype {a.dtype}")
@@ -111,11 +116,12 @@ def _softmax_input(name: str, x: ArrayLike, axis: int) -> NDArray[np.floating]:
         raise ValueError(
             f"{name} input has no entries along axis {axis} (shape {a.shape}): nothing to normalise"
         )
+    dtype = np.dtype(np.float64) if np.issubdtype(a.dtype, np.integer) else a.dtype
     if a.dtype.name == "bfloat16":
         a = a.astype(np.float32)
     if np.isnan(a).any() or np.isposinf(a).any():
         raise ValueError(f"{name} input contains NaN or +inf; only finite values and -inf allowed")
-    return np.array(a, dtype=np.float64 if np.issubdtype(a.dtype, np.integer) else a.dtype)
+    return np.array(a, dtype=np.float64 if np.issubdtype(a.dtype, np.integer) else a.dtype), dtype
 
 
 def _softmax_inplace(s: NDArray[np.floating], axis: int = -1) -> NDArray[np.floating]:
@@ -255,7 +261,8 @@ def sliding_window_mask(n_q: int, n_k: int | None = None, *, window: int) -> NDA
     if isinstance(window, bool) or not isinstance(window, int | np.integer) or window < 1:
         raise ValueError(f"window must be a positive integer, got {window!r}")
     causal = causal_mask(n_q, n_k)  # (n_q, n_k): j ≤ i
-    too_old = np.tri(*causal.shape, k=-int(window), dtype=bool)  # (n_q, n_k): j ≤ i − window
+    rows, cols = causal.shape
+    too_old = np.tri(rows, cols, k=-int(window), dtype=np.bool_)  # (n_q, n_k): j ≤ i − window
     return causal & ~too_old
 
 
@@ -288,6 +295,76 @@ def compute_qkv(
     return q, k, v
 
 
+@overload
+def attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    mask: ArrayLike | None = None,
+    *,
+    scale: float | None = None,
+    return_weights: Literal[False] = False,
+    block_size: int | tuple[int, int] | None = None,
+    is_causal: bool = False,
+    causal_alignment: CausalAlignment = "top-left",
+    return_lse: Literal[False] = False,
+) -> NDArray[np.floating]: ...
+@overload
+def attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    mask: ArrayLike | None = None,
+    *,
+    scale: float | None = None,
+    return_weights: Literal[True],
+    block_size: int | tuple[int, int] | None = None,
+    is_causal: bool = False,
+    causal_alignment: CausalAlignment = "top-left",
+    return_lse: Literal[False] = False,
+) -> tuple[NDArray[np.floating], NDArray[np.floating]]: ...
+@overload
+def attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    mask: ArrayLike | None = None,
+    *,
+    scale: float | None = None,
+    return_weights: Literal[False] = False,
+    block_size: int | tuple[int, int] | None = None,
+    is_causal: bool = False,
+    causal_alignment: CausalAlignment = "top-left",
+    return_lse: Literal[True],
+) -> tuple[NDArray[np.floating], NDArray[np.floating]]: ...
+@overload
+def attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    mask: ArrayLike | None = None,
+    *,
+    scale: float | None = None,
+    return_weights: Literal[True],
+    block_size: int | tuple[int, int] | None = None,
+    is_causal: bool = False,
+    causal_alignment: CausalAlignment = "top-left",
+    return_lse: Literal[True],
+) -> tuple[NDArray[np.floating], NDArray[np.floating], NDArray[np.floating]]: ...
+@overload
+def attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    mask: ArrayLike | None = None,
+    *,
+    scale: float | None = None,
+    return_weights: bool = False,
+    block_size: int | tuple[int, int] | None = None,
+    is_causal: bool = False,
+    causal_alignment: CausalAlignment = "top-left",
+    return_lse: bool = False,
+) -> NDArray[np.floating] | tuple[NDArray[np.floating], ...]: ...
 def attention(
     q: ArrayLike,
     k: ArrayLike,
@@ -402,6 +479,8 @@ def attention(
     else:
         block = None
 
+    att: NDArray[np.floating] | None = None  # (..., L_q, L_k) weights; never formed when tiled
+    lse: NDArray[np.floating] | None = None  # (..., L_q)
     if 0 in full:  # no scores at all: PyTorch returns an empty output, or zeros if no keys
         out = np.zeros((*full[:-2], n_q, v.shape[-1]), dtype=work)  # (..., L_q, d_v)
         att = np.zeros(full, dtype=work)  # (..., L_q, L_k)
@@ -416,6 +495,7 @@ def attention(
 
     results = [out.astype(dtype, copy=False)]
     if return_weights:
+        assert att is not None
         results.append(att.astype(dtype, copy=False))
     if return_lse:
         assert lse is not None
@@ -440,12 +520,12 @@ def _scores(
         if full != att.shape:  # the mask has v's batch dimensions: grow the buffer once
             att = np.broadcast_to(att, full).copy()
         if m.dtype == np.bool_:
-            np.copyto(att, -np.inf, where=~m)
+            np.copyto(att, -np.inf, where=np.logical_not(m))
         else:
             with np.errstate(invalid="ignore"):  # +inf + -inf is NaN: caught below
                 np.add(att, m, out=att, casting="same_kind")  # cast in chunks, no L×L copy
     if causal is not None:  # one L×L bool (a quarter of a float32 buffer), not a 2nd float one
-        above = np.tri(*att.shape[-2:], k=causal, dtype=bool)
+        above = np.tri(att.shape[-2], att.shape[-1], k=causal, dtype=np.bool_)
         np.logical_not(above, out=above)
         np.copyto(att, -np.inf, where=above)
     if not return_lse:
