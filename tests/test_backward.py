@@ -119,15 +119,22 @@ def test_broadcast_inputs_get_summed_gradients():
     np.testing.assert_allclose(dv, dv_t.sum(axis=(0, 1)), rtol=1e-14, atol=1e-15)
 
 
-def test_mask_adds_batch_dimensions():
+def test_batched_mask_over_shared_keys():
     rng = np.random.default_rng(9)
-    q, k, v = rng.normal(size=(3, 2)), rng.normal(size=(4, 2)), rng.normal(size=(4, 2))
-    mask = rng.random((5, 3, 4)) < 0.8  # five masks over one q, k, v
+    q, k, v = rng.normal(size=(5, 3, 2)), rng.normal(size=(4, 2)), rng.normal(size=(4, 2))
+    mask = rng.random((5, 3, 4)) < 0.8  # five masks, five query sets, one k and v
     d_out = rng.normal(size=(5, 3, 2))
     dq, dk, dv = attention_backward(q, k, v, d_out, mask)
-    parts = [attention_backward(q, k, v, d_out[b], mask[b]) for b in range(5)]
-    for g, i in ((dq, 0), (dk, 1), (dv, 2)):
+    parts = [attention_backward(q[b], k, v, d_out[b], mask[b]) for b in range(5)]
+    np.testing.assert_allclose(dq, np.stack([p[0] for p in parts]), rtol=1e-13, atol=1e-15)
+    for g, i in ((dk, 1), (dv, 2)):  # shared k, v: their gradients sum over the batch
         np.testing.assert_allclose(g, sum(p[i] for p in parts), rtol=1e-13, atol=1e-15)
+
+
+def test_mask_may_not_add_batch_dimensions():
+    q = k = v = np.eye(3)
+    with pytest.raises(ValueError, match=r"\(5, 3, 3\).*\(3, 3\)"):
+        attention_backward(q, k, v, np.ones((5, 3, 3)), np.ones((5, 3, 3), bool))
 
 
 @pytest.mark.parametrize(

@@ -57,7 +57,7 @@ def test_padding_mask_blocks_padding_keys():
 
 @pytest.mark.parametrize("lengths", [[4], [1, 5], np.array([1.5])])
 def test_padding_mask_rejects_bad_lengths(lengths):
-    with pytest.raises(ValueError, match="lengths"):
+    with pytest.raises(ValueError, match="valid_lens"):
         masks.padding_mask(lengths, 3)
 
 

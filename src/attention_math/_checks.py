@@ -14,13 +14,69 @@ from numbers import Real
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["as_float", "check_mask", "check_qkv", "check_scale", "check_weight"]
+__all__ = [
+    "as_float",
+    "check_mask",
+    "check_qkv",
+    "check_scale",
+    "check_weight",
+    "is_real_dtype",
+    "work_dtype",
+]
 
 FLOATS = (np.float16, np.float32, np.float64)
 
 
-def as_float(name: str, x: ArrayLike, *, min_ndim: int = 1) -> NDArray[np.floating]:
+def is_real_dtype(dtype: np.dtype) -> bool:
+    """Integer or floating dtype (not bool), bfloat16 from ``ml_dtypes`` included.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math._checks import is_real_dtype
+        >>> is_real_dtype(np.dtype(np.float32)), is_real_dtype(np.dtype(bool))
+        (True, False)
+    """
+    if dtype == np.bool_:
+        return False
+    integer_or_float = np.issubdtype(dtype, np.integer) or np.issubdtype(dtype, np.floating)
+    return bool(integer_or_float) or dtype.name == "bfloat16"
+
+
+def work_dtype(*arrays: NDArray[np.generic]) -> tuple[np.dtype, np.dtype]:
+    """``(result, work)``: the dtype returned and the dtype computed in.
+
+    Mixed dtypes promote as NumPy does (float16 with float32 gives float32); float16 and
+    bfloat16 are computed in float32 (their sums lose too much) and returned in their own
+    format. bfloat16 mixed with another format promotes to float32 (``ml_dtypes`` defines no
+    promotion, and float32 holds every bfloat16 exactly).
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math._checks import work_dtype
+        >>> work_dtype(np.ones(2, np.float16), np.ones(2, np.float32))
+        (dtype('float32'), dtype('float32'))
+        >>> work_dtype(np.ones(2, np.float16))
+        (dtype('float16'), dtype('float32'))
+    """
+    dtypes = {a.dtype for a in arrays}
+    if any(d.name == "bfloat16" for d in dtypes):
+        if len(dtypes) == 1:
+            return dtypes.pop(), np.dtype(np.float32)
+        result = np.result_type(np.float32, *(d for d in dtypes if d.name != "bfloat16"))
+        return result, result
+    result = np.result_type(*arrays)
+    return result, np.dtype(np.float32) if result == np.float16 else result
+
+
+def as_float(
+    name: str, x: ArrayLike, *, min_ndim: int = 1, allow_empty: bool = False
+) -> NDArray[np.floating]:
     """``x`` as a float array; integers become float64; anything else is a TypeError.
+
+    An empty dimension (a zero-length sequence, an empty batch) is refused unless
+    ``allow_empty``: most callers (weights, one-off inputs) have no use for it, while
+    ``attention`` returns PyTorch's empty result for it. ``bfloat16`` (the ``ml_dtypes``
+    dtype, the only way NumPy holds one) is accepted as it is: callers compute in float32.
 
     Examples:
         >>> from attention_math._checks import as_float
@@ -37,20 +93,26 @@ def as_float(name: str, x: ArrayLike, *, min_ndim: int = 1) -> NDArray[np.floati
         raise ValueError(
             f"{name} is ragged (rows of different lengths); give a rectangular array"
         ) from None
-    if a.dtype == np.bool_ or not (
-        np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)
-    ):
+    if not is_real_dtype(a.dtype):
         raise TypeError(f"{name} must hold real numbers (int or float), got dtype {a.dtype}")
     if np.issubdtype(a.dtype, np.integer):
         a = a.astype(np.float64)
+    elif a.dtype.name == "bfloat16":
+        pass  # an ml_dtypes array: its owner installed ml_dtypes, we need not import it
     elif a.dtype.type not in FLOATS:  # e.g. longdouble: keep the reference to IEEE formats
-        raise TypeError(f"{name} has dtype {a.dtype}; use float16, float32 or float64")
+        raise TypeError(
+            f"{name} has dtype {a.dtype}; use float16, float32, float64 or bfloat16 (ml_dtypes)"
+        )
     if a.ndim < min_ndim:
         raise ValueError(f"{name} must have at least {min_ndim} dimensions, got shape {a.shape}")
-    if 0 in a.shape:
+    if 0 in a.shape and not allow_empty:
         raise ValueError(f"{name} has an empty dimension: shape {a.shape}")
-    if not np.isfinite(a).all():
-        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])
+    if a.dtype.name == "bfloat16":  # NumPy's isfinite has no bfloat16 loop: check in float32
+        finite = np.isfinite(a.astype(np.float32))
+    else:
+        finite = np.isfinite(a)
+    if not finite.all():
+        bad = tuple(int(i) for i in np.argwhere(~finite)[0])
         raise ValueError(f"{name} contains NaN or ±inf (first at index {bad}, value {a[bad]})")
     return a
 
@@ -81,7 +143,19 @@ def check_scale(scale: object, d_k: int) -> float:
 def check_mask(
     mask: ArrayLike, scores_shape: tuple[int, ...]
 ) -> tuple[NDArray[np.bool_] | NDArray[np.floating], tuple[int, ...]]:
-    """Validate ``mask``; return it with the broadcast shape of the scores it applies to."""
+    """Validate ``mask``; return it with the shape of the scores it applies to.
+
+    The mask must broadcast to ``scores_shape`` without enlarging it (the batch dimensions
+    of the output are those of ``q``, ``k``, ``v``), as in PyTorch.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math._checks import check_mask
+        >>> check_mask(np.ones((2, 1, 1, 4), bool), (2, 4, 4))
+        Traceback (most recent call last):
+        ...
+        ValueError: mask of shape (2, 1, 1, 4) would enlarge the scores' shape (2, 4, 4) = ...
+    """
     m = np.asarray(mask)
     if m.dtype != np.bool_ and not np.issubdtype(m.dtype, np.floating):
         raise TypeError(
@@ -99,6 +173,14 @@ def check_mask(
             f"mask of shape {m.shape} is not broadcastable to the scores' shape "
             f"{scores_shape} = (..., L_q, L_k)"
         )
+    if full != scores_shape:
+        # PyTorch raises here too: a mask such as (B, 1, 1, L) against (B, L, L) scores would
+        # silently turn B sequences into B × B outputs.
+        raise ValueError(
+            f"mask of shape {m.shape} would enlarge the scores' shape {scores_shape} = "
+            f"(..., L_q, L_k) to {full}: a mask may not add or stretch batch dimensions "
+            "beyond those of q, k and v"
+        )
     return m, full
 
 
@@ -107,9 +189,11 @@ def check_qkv(
 ) -> tuple[NDArray[np.floating], NDArray[np.floating], NDArray[np.floating], tuple[int, ...]]:
     """Validate ``q``, ``k``, ``v`` as float arrays of compatible shapes; return them and the
     broadcast shape of their leading (batch) dimensions."""
-    qa = as_float("q", q, min_ndim=2)
-    ka = as_float("k", k, min_ndim=2)
-    va = as_float("v", v, min_ndim=2)
+    qa = as_float("q", q, min_ndim=2, allow_empty=True)  # L = 0 or B = 0: an empty result
+    ka = as_float("k", k, min_ndim=2, allow_empty=True)
+    va = as_float("v", v, min_ndim=2, allow_empty=True)
+    if qa.shape[-1] == 0:
+        raise ValueError(f"q and k have an empty dimension d_k = 0: q has shape {qa.shape}")
     if qa.shape[-1] != ka.shape[-1]:
         raise ValueError(
             f"q and k must share d_k (last axis): q has shape {qa.shape}, k has shape {ka.shape}"

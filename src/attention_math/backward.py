@@ -16,11 +16,13 @@ own shape, as autograd frameworks do.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from attention_math._checks import as_float, check_mask, check_qkv, check_scale
-from attention_math.numeric import _softmax_inplace
+from attention_math._checks import as_float, check_mask, check_qkv, check_scale, work_dtype
+from attention_math.numeric import CausalAlignment, _softmax_inplace, causal_offset
 
 __all__ = ["attention_backward"]
 
@@ -44,7 +46,10 @@ def attention_backward(
     mask: ArrayLike | None = None,
     *,
     scale: float | None = None,
-) -> tuple[NDArray[np.floating], NDArray[np.floating], NDArray[np.floating]]:
+    is_causal: bool = False,
+    causal_alignment: CausalAlignment = "top-left",
+    return_dmask: bool = False,
+) -> Any:
     """Gradients ``(dq, dk, dv)`` of a scalar loss through scaled dot-product attention.
 
     The forward pass is :func:`attention_math.numeric.attention` with the same ``q``, ``k``,
@@ -58,15 +63,23 @@ def attention_backward(
             ``(..., L_q, d_v)`` with the batch dimensions of ``q``, ``k``, ``v`` and
             ``mask`` broadcast together.
         mask: boolean (True = may attend) or additive float mask broadcastable to
-            ``(..., L_q, L_k)``, as in :func:`~attention_math.numeric.attention`. It is a
-            constant: no gradient is returned for it.
-        scale: factor on the scores; default ``1/√d_k``.
+            ``(..., L_q, L_k)``, as in :func:`~attention_math.numeric.attention`.
+        scale: factor on the scores; default ``1/√d_k`` (finite and ``≥ 0``).
+        is_causal: the forward pass had ``is_causal=True``; combined with ``mask``.
+        causal_alignment: ``"top-left"`` (default) or ``"bottom-right"``, as in
+            :func:`~attention_math.numeric.attention`.
+        return_dmask: also return ``∂ℓ/∂mask`` for an additive float mask (a learned
+            bias, as in ALiBi or T5's relative positions). The mask is added to the
+            scores after scaling, so its gradient is ``dS`` itself, summed back to the
+            mask's shape; it is 0 wherever the weight is 0 (blocked entries included).
+            A boolean mask has no gradient: asking for one is a ``TypeError``.
 
     Returns:
-        ``(dq, dk, dv)`` with the shapes of ``q``, ``k`` and ``v`` (gradients of broadcast
-        inputs are summed back). Their dtype is the common dtype of ``q``, ``k``, ``v`` and
-        ``d_out``: float32 stays float32, float64 stays float64, integers become float64;
-        float16 is computed in float32 and returned as float16.
+        ``(dq, dk, dv)``, or ``(dq, dk, dv, dmask)`` with ``return_dmask``, with the shapes
+        of ``q``, ``k``, ``v`` and ``mask`` (gradients of broadcast inputs are summed back).
+        Their dtype is the common dtype of ``q``, ``k``, ``v`` and ``d_out`` (NumPy's
+        promotion): float32 stays float32, float64 stays float64, integers become float64;
+        float16 and bfloat16 are computed in float32 and returned in their own format.
 
     Raises:
         TypeError: an input is not real-valued, or ``scale`` is not a real number.
@@ -94,21 +107,36 @@ def attention_backward(
         >>> dq, dk, dv = attention_backward(q, k, v, np.ones((2, 2)), mask=mask)
         >>> dq[0]
         array([0., 0.])
+
+        The gradient of an additive bias on the scores:
+
+        >>> bias = np.zeros((2, 2))
+        >>> *_, dbias = attention_backward(q, k, v, np.eye(2), bias, return_dmask=True)
+        >>> dbias.sum(axis=-1)  # each row of dS sums to 0
+        array([0., 0.])
     """
     q, k, v, batch = check_qkv(q, k, v)
-    d_out = as_float("d_out", d_out, min_ndim=2)
+    d_out = as_float("d_out", d_out, min_ndim=2, allow_empty=True)
+    for name, flag in (("is_causal", is_causal), ("return_dmask", return_dmask)):
+        if not isinstance(flag, bool | np.bool_):
+            raise TypeError(f"{name} must be True or False, got {flag!r}")
     scores_shape = (*batch, q.shape[-2], k.shape[-2])
+    offset = causal_offset(q.shape[-2], k.shape[-2], causal_alignment)
     m = None
     if mask is not None:
         m, scores_shape = check_mask(mask, scores_shape)
+    if return_dmask and (m is None or m.dtype == np.bool_):
+        got = "no mask" if m is None else "a boolean mask"
+        raise TypeError(
+            f"return_dmask=True needs an additive float mask (a bias on the scores), got {got}"
+        )
     out_shape = (*scores_shape[:-2], q.shape[-2], v.shape[-1])
     if d_out.shape != out_shape:
         raise ValueError(
             f"d_out must have the forward output's shape (..., L_q, d_v) = {out_shape}, "
             f"got {d_out.shape}"
         )
-    dtype = np.result_type(q, k, v, d_out)
-    work = np.dtype(np.float32) if dtype == np.float16 else dtype  # as in attention()
+    dtype, work = work_dtype(q, k, v, d_out)  # as in attention()
     shapes = q.shape, k.shape, v.shape
     q, k, v, d_out = (a.astype(work, copy=False) for a in (q, k, v, d_out))
     s = work.type(check_scale(scale, q.shape[-1]))
@@ -123,7 +151,10 @@ def attention_backward(
             np.copyto(p, -np.inf, where=~m)
         else:
             p += m.astype(work, copy=False)
-    _softmax_inplace(p, axis=-1)  # P; masked entries are exactly 0
+    if is_causal:
+        np.copyto(p, -np.inf, where=~np.tri(*p.shape[-2:], k=offset, dtype=bool))
+    if p.shape[-1]:  # no keys (L_k = 0): no weights, every gradient is 0
+        _softmax_inplace(p, axis=-1)  # P; masked entries are exactly 0
     # Overflow is reported below as a ValueError naming the gradient, not as a warning.
     with np.errstate(over="ignore", invalid="ignore"):
         out = p @ v  # (..., L_q, d_v)
@@ -140,7 +171,13 @@ def attention_backward(
         dk *= s
 
     grads = []
-    for name, g, shape in zip(("dq", "dk", "dv"), (dq, dk, dv), shapes, strict=True):
+    names, values = ["dq", "dk", "dv"], [dq, dk, dv]
+    if return_dmask:
+        assert m is not None
+        names.append("dmask")
+        values.append(ds)  # S = q kᵀ · scale + mask: ∂S/∂mask = 1
+        shapes = (*shapes, m.shape)
+    for name, g, shape in zip(names, values, shapes, strict=True):
         with np.errstate(over="ignore"):
             g = _sum_to(g, shape).astype(dtype, copy=False)
         if not np.isfinite(g).all():  # checked after the cast: float16 has a small range
@@ -148,4 +185,4 @@ def attention_backward(
                 f"{name} overflows the {dtype.name} range; rescale the inputs or d_out"
             )
         grads.append(g)
-    return grads[0], grads[1], grads[2]
+    return tuple(grads)

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
 import sympy as sp
+
+from attention_math._lazy import np
 
 __all__ = [
     "CAT_SLEEPS",
@@ -129,15 +130,15 @@ class Example:
             raise ValueError(f"example {self.id!r} publishes no {name!r}")
         return sp.Matrix([[exact_entry(e) for e in row] for row in rows])
 
-    def numeric(self, name: str, dtype: type = np.float64) -> np.ndarray:
-        """Input ``name`` as a NumPy array of ``dtype``.
+    def numeric(self, name: str, dtype: type | None = None) -> np.ndarray:
+        """Input ``name`` as a NumPy array of ``dtype`` (float64 unless given).
 
         Examples:
             >>> from attention_math.examples import CAT_SLEEPS
             >>> CAT_SLEEPS.numeric("w_q")[0]
             array([0.2, 0.4, 0.6, 0.8])
         """
-        return np.array(self.exact(name).evalf(30).tolist(), dtype=dtype)
+        return np.array(self.exact(name).evalf(30).tolist(), dtype=dtype or np.float64)
 
     def has(self, name: str) -> bool:
         """Whether the seed publishes input ``name``.

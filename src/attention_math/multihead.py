@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike, NDArray
 from attention_math._checks import as_float, check_weight
 from attention_math.numeric import attention
 
-__all__ = ["multi_head_attention"]
+__all__ = ["grouped_query_attention", "multi_head_attention"]
 
 
 def _split_heads(t: NDArray, n_heads: int) -> NDArray:
@@ -156,3 +156,106 @@ def multi_head_attention(
         ValueError: w_q has 4 columns, not divisible by n_heads = 3
     """
     return _multi_head(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads, mask)
+
+
+def _check_heads(n_heads: object, n_kv_heads: object) -> tuple[int, int]:
+    for name, n in (("n_heads", n_heads), ("n_kv_heads", n_kv_heads)):
+        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+            raise ValueError(f"{name} must be a positive integer, got {n!r}")
+    assert isinstance(n_heads, int | np.integer) and isinstance(n_kv_heads, int | np.integer)
+    if n_heads % n_kv_heads:
+        raise ValueError(
+            f"n_kv_heads = {n_kv_heads} must divide n_heads = {n_heads}: each key/value head "
+            f"serves a whole group of query heads"
+        )
+    return int(n_heads), int(n_kv_heads)
+
+
+def grouped_query_attention(
+    x_q: ArrayLike,
+    x_kv: ArrayLike,
+    w_q: ArrayLike,
+    w_k: ArrayLike,
+    w_v: ArrayLike,
+    w_o: ArrayLike,
+    n_heads: int,
+    n_kv_heads: int,
+    mask: ArrayLike | None = None,
+) -> NDArray[np.floating]:
+    """Grouped-query attention: ``n_heads`` query heads share ``n_kv_heads`` key/value heads.
+
+    Query head ``h`` reads key/value head ``h // (n_heads // n_kv_heads)`` (consecutive query
+    heads form a group), the convention of PyTorch's
+    ``scaled_dot_product_attention(..., enable_gqa=True)``. ``n_kv_heads == 1`` is multi-query
+    attention; ``n_kv_heads == n_heads`` is `multi_head_attention`. The key/value cache of a
+    decoder shrinks by the factor ``n_heads / n_kv_heads``.
+
+    Args:
+        x_q: ``(..., L_q, d_model)``.
+        x_kv: ``(..., L_k, d_model)``.
+        w_q: ``(d_model, n_heads·d_head)``.
+        w_k: ``(d_model, n_kv_heads·d_head)``.
+        w_v: ``(d_model, n_kv_heads·d_v)``.
+        w_o: ``(n_heads·d_v, d_out)``.
+        n_heads: query heads.
+        n_kv_heads: key/value heads, a positive divisor of ``n_heads``.
+        mask: as in `multi_head_attention`: every head gets the same mask.
+
+    Returns:
+        ``(..., L_q, d_out)``.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.multihead import grouped_query_attention
+        >>> rng = np.random.default_rng(0)
+        >>> x = rng.standard_normal((3, 8))
+        >>> w_q, w_o = rng.standard_normal((8, 8)), rng.standard_normal((8, 8))
+        >>> w_k, w_v = rng.standard_normal((8, 2)), rng.standard_normal((8, 2))  # 1 kv head
+        >>> grouped_query_attention(x, x, w_q, w_k, w_v, w_o, n_heads=4, n_kv_heads=1).shape
+        (3, 8)
+        >>> grouped_query_attention(x, x, w_q, w_k, w_v, w_o, n_heads=4, n_kv_heads=3)
+        Traceback (most recent call last):
+        ...
+        ValueError: n_kv_heads = 3 must divide n_heads = 4: each key/value head serves ...
+    """
+    h, g = _check_heads(n_heads, n_kv_heads)
+    xq = as_float("x_q", x_q, min_ndim=2)
+    xkv = as_float("x_kv", x_kv, min_ndim=2)
+    if xq.shape[-1] != xkv.shape[-1]:
+        raise ValueError(
+            f"x_q and x_kv must share d_model (last axis): x_q has shape {xq.shape}, "
+            f"x_kv has shape {xkv.shape}"
+        )
+    d_model = xq.shape[-1]
+    wq = check_weight("w_q", w_q, d_model, "n_heads·d_head")
+    wk = check_weight("w_k", w_k, d_model, "n_kv_heads·d_head")
+    wv = check_weight("w_v", w_v, d_model, "n_kv_heads·d_v")
+    if wq.shape[1] % h:
+        raise ValueError(f"w_q has {wq.shape[1]} columns, not divisible by n_heads = {h}")
+    d_head = wq.shape[1] // h
+    if wk.shape[1] != g * d_head:
+        raise ValueError(
+            f"w_k must have n_kv_heads·d_head = {g}·{d_head} = {g * d_head} columns "
+            f"(d_head = {d_head} from w_q), got {wk.shape[1]}"
+        )
+    if wv.shape[1] % g:
+        raise ValueError(f"w_v has {wv.shape[1]} columns, not divisible by n_kv_heads = {g}")
+    wo = as_float("w_o", w_o, min_ndim=2)
+    if wo.ndim != 2 or wo.shape[0] != h * (wv.shape[1] // g):
+        raise ValueError(
+            f"w_o must have shape (n_heads·d_v, d_out) with n_heads·d_v = "
+            f"{h}·{wv.shape[1] // g} = {h * (wv.shape[1] // g)}, got {wo.shape}"
+        )
+    if mask is not None and np.ndim(mask) >= 3:
+        mask = np.expand_dims(np.asarray(mask), -3)  # (..., 1, L_q, L_k): same for every head
+
+    q = _split_heads(xq @ wq, h)  # (..., h, L_q, d_head)
+    k = _split_heads(xkv @ wk, g)  # (..., g, L_k, d_head)
+    v = _split_heads(xkv @ wv, g)  # (..., g, L_k, d_v)
+    k = np.repeat(k, h // g, axis=-3)  # (..., h, L_k, d_head): head i reads kv head i // (h/g)
+    v = np.repeat(v, h // g, axis=-3)  # (..., h, L_k, d_v)
+    heads = attention(q, k, v, mask=mask)  # (..., h, L_q, d_v)
+    assert isinstance(heads, np.ndarray)
+    concat = _merge_heads(heads)  # (..., L_q, h·d_v)
+    out: NDArray[np.floating] = concat @ wo.astype(concat.dtype, copy=False)  # (..., L_q, d_out)
+    return out

@@ -12,17 +12,34 @@ dimensions broadcast like NumPy's ``matmul``.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from attention_math import tiled
-from attention_math._checks import as_float, check_mask, check_qkv, check_scale, check_weight
+from attention_math._checks import (
+    as_float,
+    check_mask,
+    check_qkv,
+    check_scale,
+    check_weight,
+    is_real_dtype,
+    work_dtype,
+)
 
 # attention_backward and multi_head_attention are reachable here too (see __getattr__ at
 # the end); their home modules, backward and multihead, document them.
-__all__ = ["attention", "causal_mask", "compute_qkv", "softmax"]
+__all__ = [
+    "attention",
+    "causal_mask",
+    "causal_offset",
+    "compute_qkv",
+    "log_softmax",
+    "padding_mask",
+    "sliding_window_mask",
+    "softmax",
+]
 
 
 def softmax(x: ArrayLike, axis: int = -1) -> NDArray[np.floating]:
@@ -30,6 +47,7 @@ def softmax(x: ArrayLike, axis: int = -1) -> NDArray[np.floating]:
 
     ``-inf`` entries (masked positions) get weight exactly 0; a slice that is all
     ``-inf`` becomes all zeros (the project's convention for a fully masked row).
+    An empty ``axis`` has nothing to normalise and is refused.
 
     Examples:
         >>> import numpy as np
@@ -41,18 +59,63 @@ def softmax(x: ArrayLike, axis: int = -1) -> NDArray[np.floating]:
         >>> softmax([[0.0, -np.inf], [-np.inf, -np.inf]])
         array([[1., 0.],
                [0., 0.]])
+        >>> softmax([])
+        Traceback (most recent call last):
+        ...
+        ValueError: softmax input has no entries along axis -1 (shape (0,)): nothing to normalise
     """
-    a = np.asarray(x)
-    if a.dtype == np.bool_ or not (
-        np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)
-    ):
-        raise TypeError(f"softmax input must hold real numbers, got dtype {a.dtype}")
-    if a.ndim == 0:
-        raise ValueError("softmax input must have at least one dimension, got a scalar")
-    if np.isnan(a).any() or np.isposinf(a).any():
-        raise ValueError("softmax input contains NaN or +inf; only finite values and -inf allowed")
-    out = np.array(a, dtype=np.float64 if np.issubdtype(a.dtype, np.integer) else a.dtype)
+    out = _softmax_input("softmax", x, axis)
     return _softmax_inplace(out, axis)
+
+
+def log_softmax(x: ArrayLike, axis: int = -1) -> NDArray[np.floating]:
+    """``log(softmax(x))`` along ``axis``, computed as ``x − max − log Σ exp(x − max)``.
+
+    Taking the log of :func:`softmax` loses every weight that underflows to 0:
+    ``log(softmax([0, −1000]))`` is ``[0, −inf]``, while the log-probability of the second
+    entry is −1000. Here no exponential is taken of a large number and no log of 0, except
+    for masked (``-inf``) entries, whose log-weight is ``-inf``; a fully masked slice is all
+    ``-inf`` (the log of the zero row that :func:`softmax` returns).
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.numeric import log_softmax
+        >>> log_softmax([0.0, -1000.0])
+        array([    0., -1000.])
+        >>> np.exp(log_softmax([0.0, 0.0]))
+        array([0.5, 0.5])
+        >>> log_softmax([0.0, -np.inf])
+        array([  0., -inf])
+    """
+    a = _softmax_input("log_softmax", x, axis)
+    m = np.max(a, axis=axis, keepdims=True)
+    m[np.isneginf(m)] = 0  # a fully masked slice: shift by 0, the log below gives -inf
+    a -= m
+    with np.errstate(divide="ignore"):  # log 0 = -inf for a fully masked slice, on purpose
+        a -= np.log(np.sum(np.exp(a), axis=axis, keepdims=True))
+    return a
+
+
+def _softmax_input(name: str, x: ArrayLike, axis: int) -> NDArray[np.floating]:
+    """``x`` as a fresh float array, refused with a message naming ``name`` if unusable."""
+    a = np.asarray(x)
+    if not is_real_dtype(a.dtype):
+        raise TypeError(f"{name} input must hold real numbers, got dtype {a.dtype}")
+    if a.ndim == 0:
+        raise ValueError(f"{name} input must have at least one dimension, got a scalar")
+    if isinstance(axis, bool) or not isinstance(axis, int | np.integer):
+        raise TypeError(f"axis must be an integer, got {axis!r}")
+    if not -a.ndim <= axis < a.ndim:
+        raise ValueError(f"axis {axis} is out of range for {name} input of shape {a.shape}")
+    if a.shape[axis] == 0:
+        raise ValueError(
+            f"{name} input has no entries along axis {axis} (shape {a.shape}): nothing to normalise"
+        )
+    if a.dtype.name == "bfloat16":
+        a = a.astype(np.float32)
+    if np.isnan(a).any() or np.isposinf(a).any():
+        raise ValueError(f"{name} input contains NaN or +inf; only finite values and -inf allowed")
+    return np.array(a, dtype=np.float64 if np.issubdtype(a.dtype, np.integer) else a.dtype)
 
 
 def _softmax_inplace(s: NDArray[np.floating], axis: int = -1) -> NDArray[np.floating]:
@@ -73,10 +136,43 @@ def _softmax_inplace(s: NDArray[np.floating], axis: int = -1) -> NDArray[np.floa
     return s
 
 
-def causal_mask(n_q: int, n_k: int | None = None) -> NDArray[np.bool_]:
+CausalAlignment = Literal["top-left", "bottom-right"]
+
+
+def causal_offset(n_q: int, n_k: int, alignment: object) -> int:
+    """The diagonal of a causal mask: query ``i`` sees key ``j`` iff ``j ≤ i + offset``.
+
+    ``"top-left"`` gives 0; ``"bottom-right"`` gives ``n_k − n_q`` (the last query sees
+    every key).
+
+    Examples:
+        >>> from attention_math.numeric import causal_offset
+        >>> causal_offset(2, 5, "top-left"), causal_offset(2, 5, "bottom-right")
+        (0, 3)
+    """
+    if alignment == "top-left":
+        return 0
+    if alignment == "bottom-right":
+        return n_k - n_q
+    raise ValueError(f'causal alignment must be "top-left" or "bottom-right", got {alignment!r}')
+
+
+def causal_mask(
+    n_q: int, n_k: int | None = None, *, alignment: CausalAlignment = "top-left"
+) -> NDArray[np.bool_]:
     """Boolean causal mask of shape ``(n_q, n_k)``: True where query ``i`` may see key ``j``.
 
-    Query ``i`` sees keys ``0..i`` (top-left aligned, as PyTorch's ``is_causal=True``).
+    Args:
+        n_q: number of queries (0 gives an empty mask).
+        n_k: number of keys; default ``n_q``.
+        alignment: where the diagonal sits when ``n_q ≠ n_k``.
+            ``"top-left"`` (default, PyTorch's ``is_causal=True`` and
+            ``torch.nn.attention.bias.causal_upper_left``): query ``i`` sees keys
+            ``0..i``. ``"bottom-right"`` (``causal_lower_right``, the decoding convention:
+            the ``n_q`` queries are the *last* ``n_q`` positions of a sequence of
+            ``n_k``): query ``i`` sees keys ``0..i + n_k − n_q``, so the last query sees
+            every key. With ``n_q > n_k`` the first ``n_q − n_k`` queries of a
+            bottom-right mask see no key (a fully masked row: zero output here).
 
     Examples:
         >>> from attention_math.numeric import causal_mask
@@ -87,12 +183,80 @@ def causal_mask(n_q: int, n_k: int | None = None) -> NDArray[np.bool_]:
         >>> causal_mask(2, 3).astype(int)
         array([[1, 0, 0],
                [1, 1, 0]])
+        >>> causal_mask(2, 3, alignment="bottom-right").astype(int)
+        array([[1, 1, 0],
+               [1, 1, 1]])
     """
     n_k = n_q if n_k is None else n_k
     for name, n in (("n_q", n_q), ("n_k", n_k)):
-        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
-            raise ValueError(f"{name} must be a positive integer, got {n!r}")
-    return np.tri(n_q, n_k, dtype=bool)
+        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
+            raise ValueError(f"{name} must be a non-negative integer, got {n!r}")
+    return np.tri(n_q, n_k, k=causal_offset(n_q, n_k, alignment), dtype=bool)
+
+
+def padding_mask(valid_lens: ArrayLike, n_k: int) -> NDArray[np.bool_]:
+    """Boolean key-padding mask from d2l's ``valid_lens``: True = may attend.
+
+    Sequence ``b`` has ``valid_lens[b]`` real keys, the rest is padding. Lengths of shape
+    ``(B,)`` give a mask ``(B, 1, n_k)`` whose singleton axis broadcasts over the queries;
+    lengths of shape ``(B, L_q)`` (one length per query, as d2l's ``masked_softmax``
+    accepts) give ``(B, L_q, n_k)``. Either is ready for :func:`attention` with
+    ``(B, L, d)`` inputs. (PyTorch's ``key_padding_mask`` is the opposite, True = padding:
+    it is ``~padding_mask(valid_lens, n_k)[:, 0]``.)
+
+    Args:
+        valid_lens: integers in ``[0, n_k]``, shape ``(B,)`` or ``(B, L_q)``.
+        n_k: number of keys, a non-negative integer.
+
+    Examples:
+        >>> from attention_math.numeric import padding_mask
+        >>> padding_mask([3, 1], 4).astype(int)
+        array([[[1, 1, 1, 0]],
+        <BLANKLINE>
+               [[1, 0, 0, 0]]])
+        >>> padding_mask([[1, 2]], 3).astype(int)
+        array([[[1, 0, 0],
+                [1, 1, 0]]])
+    """
+    if isinstance(n_k, bool) or not isinstance(n_k, int | np.integer) or n_k < 0:
+        raise ValueError(f"n_k must be a non-negative integer, got {n_k!r}")
+    lens = np.asarray(valid_lens)
+    if lens.ndim not in (1, 2) or not np.issubdtype(lens.dtype, np.integer):
+        raise ValueError(
+            "valid_lens must be integers of shape (B,) or (B, L_q), "
+            f"got dtype {lens.dtype} and shape {lens.shape}"
+        )
+    if (lens < 0).any() or (lens > n_k).any():
+        raise ValueError(f"valid_lens must lie in [0, n_k = {n_k}], got {lens.tolist()}")
+    if lens.ndim == 1:
+        lens = lens[:, None]  # (B, 1): one length for every query
+    return np.arange(n_k) < lens[..., None]  # (B, 1 or L_q, n_k)
+
+
+def sliding_window_mask(n_q: int, n_k: int | None = None, *, window: int) -> NDArray[np.bool_]:
+    """Boolean causal band ``(n_q, n_k)``: query ``i`` sees keys ``i − window + 1 … i``.
+
+    True = may attend, top-left aligned like `causal_mask`; ``window ≥ n_k`` gives
+    `causal_mask` itself. Each row holds at most ``window`` True entries, so attention
+    under this mask costs O(L·window) instead of O(L²) when only the band is computed.
+
+    Examples:
+        >>> from attention_math.numeric import sliding_window_mask
+        >>> sliding_window_mask(4, window=2).astype(int)
+        array([[1, 0, 0, 0],
+               [1, 1, 0, 0],
+               [0, 1, 1, 0],
+               [0, 0, 1, 1]])
+        >>> sliding_window_mask(3, window=0)
+        Traceback (most recent call last):
+        ...
+        ValueError: window must be a positive integer, got 0
+    """
+    if isinstance(window, bool) or not isinstance(window, int | np.integer) or window < 1:
+        raise ValueError(f"window must be a positive integer, got {window!r}")
+    causal = causal_mask(n_q, n_k)  # (n_q, n_k): j ≤ i
+    too_old = np.tri(*causal.shape, k=-int(window), dtype=bool)  # (n_q, n_k): j ≤ i − window
+    return causal & ~too_old
 
 
 def compute_qkv(
@@ -134,7 +298,9 @@ def attention(
     return_weights: bool = False,
     block_size: int | tuple[int, int] | None = None,
     is_causal: bool = False,
-) -> NDArray[np.floating] | tuple[NDArray[np.floating], NDArray[np.floating]]:
+    causal_alignment: CausalAlignment = "top-left",
+    return_lse: bool = False,
+) -> Any:
     """Scaled dot-product attention ``softmax(q kᵀ · scale + mask) v``.
 
     Args:
@@ -144,8 +310,11 @@ def attention(
         mask: boolean (True = may attend) or additive float (added to the scores, ``-inf``
             blocks), broadcastable to ``(..., L_q, L_k)``: the semantics of PyTorch's
             ``scaled_dot_product_attention``. A fully masked row gives zero weights and a
-            zero output row.
-        scale: factor on the scores; default ``1/√d_k``.
+            zero output row. The mask may not enlarge the batch dimensions of ``q``, ``k``,
+            ``v`` (a ``ValueError`` names both shapes, as PyTorch raises).
+        scale: factor on the scores; default ``1/√d_k``. It must be finite and ``≥ 0``: a
+            negative scale would turn attention into "attend to the least similar key"
+            and is refused with a ``ValueError`` (0 gives uniform weights).
         return_weights: also return the attention weights ``(..., L_q, L_k)``.
         block_size: compute tile by tile with the online softmax
             (:mod:`attention_math.tiled`): an int, or ``(block_q, block_k)`` query rows ×
@@ -158,13 +327,28 @@ def attention(
             L_q × L_k mask; the tiled path skips the tiles above the diagonal instead of
             computing and masking them. (The tiled path also skips any tile in which a
             boolean ``mask`` is all False, so ``mask=causal_mask(L)`` skips them too.)
+        causal_alignment: with ``is_causal``, where the diagonal sits when
+            ``L_q ≠ L_k``, as in :func:`causal_mask`: ``"top-left"`` (default, PyTorch's
+            ``is_causal=True``) or ``"bottom-right"`` (PyTorch's ``causal_lower_right``:
+            the queries are the last ``L_q`` positions, as when decoding with a cache).
+        return_lse: also return the log-sum-exp of each row of scores,
+            ``lse = log Σ_j exp(q_i·k_j · scale + mask_ij)``, shape ``(..., L_q)``, what
+            FlashAttention saves for its backward pass (``P = exp(S − lse)``). A fully
+            masked row has ``lse = -inf`` (the log of an empty sum). Computed in both the
+            untiled and the tiled path.
 
     Returns:
-        The output ``(..., L_q, d_v)`` (and the weights). float32 stays float32,
-        float64 stays float64, integers are promoted to float64. Tiled and untiled
-        results agree to rounding: a few ε normwise per row for scores of order one,
-        growing in proportion to the size of the scores (rounding a score s moves its
-        weight by about ε·|s|, in either path).
+        The output ``(..., L_q, d_v)``, followed by the weights if ``return_weights`` and
+        by ``lse`` if ``return_lse`` (``out``, ``(out, w)``, ``(out, lse)`` or
+        ``(out, w, lse)``). float32 stays float32, float64 stays float64, integers are
+        promoted to float64. Mixed dtypes promote as NumPy does (float16 with float32
+        gives float32). float16 and bfloat16 (an ``ml_dtypes`` array) are computed in
+        float32 and returned in their own format. A zero-length sequence (``L_q = 0``,
+        ``L_k = 0``) or an empty batch gives PyTorch's result: an empty output, or zeros
+        when there are queries but no keys. Tiled and untiled results agree to rounding:
+        a few ε normwise per row for scores of order one, growing in proportion to the
+        size of the scores (rounding a score s moves its weight by about ε·|s|, in either
+        path).
 
     Examples:
         >>> import numpy as np
@@ -181,16 +365,30 @@ def attention(
         array([1., 2.])
         >>> attention(q, k, v, is_causal=True, block_size=1)[0]  # tile by tile
         array([1., 2.])
+        >>> out, lse = attention(q, k, v, return_lse=True)
+        >>> lse.round(4)  # log(e^{1/√2} + e^0)
+        array([1.1079, 1.1079])
+        >>> attention(q[1:], k, v, is_causal=True)  # top-left: the query sees key 0 only
+        array([[1., 2.]])
+        >>> attention(q[1:], k, v, is_causal=True, causal_alignment="bottom-right").round(4)
+        array([[2.3395, 3.3395]])
     """
     q, k, v, batch = check_qkv(q, k, v)
-    dtype = np.result_type(q, k, v)
-    work = np.dtype(np.float32) if dtype == np.float16 else dtype  # float16 sums lose too much
+    dtype, work = work_dtype(q, k, v)
     q, k, v = (a.astype(work, copy=False) for a in (q, k, v))
     s = work.type(check_scale(scale, q.shape[-1]))  # a NumPy scalar: float32 stays float32
 
-    if not isinstance(is_causal, bool | np.bool_):
-        raise TypeError(f"is_causal must be True or False, got {is_causal!r}")
-    scores_shape = (*batch, q.shape[-2], k.shape[-2])
+    for name, flag in (
+        ("is_causal", is_causal),
+        ("return_weights", return_weights),
+        ("return_lse", return_lse),
+    ):
+        if not isinstance(flag, bool | np.bool_):
+            raise TypeError(f"{name} must be True or False, got {flag!r}")
+    n_q, n_k = q.shape[-2], k.shape[-2]
+    offset = causal_offset(n_q, n_k, causal_alignment)  # checks the name even if not causal
+    causal = offset if is_causal else None
+    scores_shape = (*batch, n_q, n_k)
     m, full = (None, scores_shape) if mask is None else check_mask(mask, scores_shape)
     if block_size is not None:
         block = tiled.block_sizes(block_size)
@@ -203,31 +401,62 @@ def attention(
         block = tiled.DEFAULT_BLOCK  # the scores would not fit the budget: tile
     else:
         block = None
-    if block is not None:  # an additive mask is cast tile by tile, never as a whole
-        out = tiled.tiled_attention(q, k, v, s, m, is_causal=bool(is_causal), block=block)
-        return out.astype(dtype, copy=False)
 
+    if 0 in full:  # no scores at all: PyTorch returns an empty output, or zeros if no keys
+        out = np.zeros((*full[:-2], n_q, v.shape[-1]), dtype=work)  # (..., L_q, d_v)
+        att = np.zeros(full, dtype=work)  # (..., L_q, L_k)
+        lse = np.full(full[:-1], -np.inf, dtype=work)  # (..., L_q): log of an empty sum
+    elif block is not None:  # an additive mask is cast tile by tile, never as a whole
+        lse = np.empty(full[:-1], dtype=work) if return_lse else None  # (..., L_q)
+        out = tiled.tiled_attention(q, k, v, s, m, causal=causal, block=block, lse=lse)
+    else:
+        att, lse = _scores(q, k, s, m, full, causal, return_lse)
+        _softmax_inplace(att, axis=-1)
+        out = att @ v  # (..., L_q, d_v)
+
+    results = [out.astype(dtype, copy=False)]
+    if return_weights:
+        results.append(att.astype(dtype, copy=False))
+    if return_lse:
+        assert lse is not None
+        results.append(lse.astype(dtype, copy=False))
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+def _scores(
+    q: NDArray[np.floating],
+    k: NDArray[np.floating],
+    s: np.floating,
+    m: NDArray[np.bool_] | NDArray[np.floating] | None,
+    full: tuple[int, ...],
+    causal: int | None,
+    return_lse: bool,
+) -> tuple[NDArray[np.floating], NDArray[np.floating] | None]:
+    """The masked scores ``q kᵀ · scale + mask`` in one L×L buffer, and their row lse."""
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is caught below, with a reason
         att = q @ np.swapaxes(k, -1, -2)  # (..., L_q, L_k): the one L×L buffer
         att *= s
     if m is not None:
-        if full != att.shape:  # the mask adds batch dimensions: grow the buffer once
+        if full != att.shape:  # the mask has v's batch dimensions: grow the buffer once
             att = np.broadcast_to(att, full).copy()
         if m.dtype == np.bool_:
             np.copyto(att, -np.inf, where=~m)
         else:
             with np.errstate(invalid="ignore"):  # +inf + -inf is NaN: caught below
                 np.add(att, m, out=att, casting="same_kind")  # cast in chunks, no L×L copy
-    if is_causal:  # one L×L bool (a quarter of a float32 buffer), not a 2nd float one
-        above = np.tri(*att.shape[-2:], dtype=bool)
+    if causal is not None:  # one L×L bool (a quarter of a float32 buffer), not a 2nd float one
+        above = np.tri(*att.shape[-2:], k=causal, dtype=bool)
         np.logical_not(above, out=above)
         np.copyto(att, -np.inf, where=above)
-    _softmax_inplace(att, axis=-1)
-    out = att @ v  # (..., L_q, d_v)
-    out = out.astype(dtype, copy=False)
-    if return_weights:
-        return out, att.astype(dtype, copy=False)
-    return out
+    if not return_lse:
+        return att, None
+    mx = np.max(att, axis=-1)  # (..., L_q)
+    if np.isnan(mx).any() or np.isposinf(mx).any():
+        _softmax_inplace(att, axis=-1)  # raises the overflow error with its message
+    shift = np.where(np.isneginf(mx), 0, mx)[..., None]  # (..., L_q, 1)
+    with np.errstate(divide="ignore"):  # a fully masked row: log 0 = -inf, on purpose
+        lse = np.log(np.sum(np.exp(att - shift), axis=-1)) + shift[..., 0]  # (..., L_q)
+    return att, lse
 
 
 def __getattr__(name: str) -> Any:

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import mpmath
-import numpy as np
 import sympy as sp
+
+from attention_math._lazy import loaded_numpy
 
 __all__ = [
     "as_matrix",
@@ -43,8 +44,7 @@ def as_matrix(x: object, name: str = "matrix") -> sp.Matrix:
     elif _has_string(x):  # sympify would eval it: strings go through exercises.parse instead
         raise TypeError(f"{name} contains a string; pass numbers or SymPy expressions")
     else:
-        if isinstance(x, np.ndarray):
-            x = x.tolist()
+        x = _numpy_as_lists(x)
         try:
             m = sp.Matrix(x)
         except (TypeError, ValueError, sp.SympifyError) as exc:
@@ -52,6 +52,13 @@ def as_matrix(x: object, name: str = "matrix") -> sp.Matrix:
     if 0 in m.shape:
         raise ValueError(f"{name} has an empty dimension: shape {m.shape}")
     return m.applyfunc(lambda e: sp.Rational(e) if isinstance(e, float | sp.Float) else e)
+
+
+def _numpy_as_lists(x: object) -> object:
+    """A NumPy array as nested lists. NumPy is not imported here (it is not a pure-Python wheel,
+    and the browser build runs without it): if it is not loaded, ``x`` is no array."""
+    np = loaded_numpy()
+    return x.tolist() if np is not None and isinstance(x, np.ndarray) else x
 
 
 def _has_string(x: object) -> bool:
@@ -130,18 +137,17 @@ def _apply_mask(S: sp.Matrix, mask: object) -> sp.Matrix:
     """Blocked entries become ``-oo``; additive entries are added to the scores."""
     if _has_string(mask):
         raise TypeError("mask contains a string; pass booleans, numbers or -oo")
-    if isinstance(mask, sp.MatrixBase):
-        arr = np.array(mask.tolist(), dtype=object)
-    else:
-        arr = np.asarray(mask, dtype=object if not isinstance(mask, np.ndarray) else None)
-    if arr.shape != S.shape:
-        raise ValueError(f"mask has shape {arr.shape}, the scores have shape {S.shape}")
-    flat = arr.ravel().tolist()
-    boolean = all(isinstance(e, bool | np.bool_) for e in flat)
+    rows = _numpy_as_lists(mask.tolist() if isinstance(mask, sp.MatrixBase) else mask)
+    if not isinstance(rows, list | tuple) or not all(isinstance(r, list | tuple) for r in rows):
+        raise ValueError(f"mask must be a matrix of the scores' shape {S.shape}, got {mask!r}")
+    shape = (len(rows), *{len(r) for r in rows})  # a ragged mask has more than two entries
+    if shape != S.shape:
+        raise ValueError(f"mask has shape {shape}, the scores have shape {S.shape}")
+    boolean = all(isinstance(e, bool) for r in rows for e in r)  # NumPy bools: bool after tolist
     out = S.copy()
     for i in range(S.rows):
         for j in range(S.cols):
-            e = arr[i, j]
+            e = rows[i][j]
             if boolean:
                 out[i, j] = S[i, j] if e else -sp.oo
             else:

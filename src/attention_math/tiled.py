@@ -105,8 +105,10 @@ def tiled_attention(
     mask: NDArray | None = None,
     *,
     is_causal: bool = False,
+    causal: int | None = None,
     block: tuple[int, int] = DEFAULT_BLOCK,
     workers: int | None = None,
+    lse: NDArray[np.floating] | None = None,
 ) -> NDArray[np.floating]:
     """``softmax(q kᵀ · scale + mask) v`` computed tile by tile, for validated input.
 
@@ -118,11 +120,17 @@ def tiled_attention(
         mask: ``None``, or a validated boolean/additive mask already broadcastable to the
             scores (its batch dimensions included in the output's).
         is_causal: query ``i`` sees keys ``0..i`` only; tiles entirely above the diagonal
-            are skipped (never computed).
+            are skipped (never computed). The same as ``causal=0``.
+        causal: the diagonal of a causal mask as an offset (see
+            :func:`attention_math.numeric.causal_offset`): query ``i`` sees keys
+            ``0..i + causal``; ``None`` (default) for no causal mask.
         block: ``(block_q, block_k)``.
         workers: threads over query blocks; default :func:`default_workers`, or one
             thread for heads of fewer than ``2**20`` scores. The result
             does not depend on it (each query block is computed the same way).
+        lse: if given, an array ``(..., L_q)`` of the working dtype and the output's batch
+            shape, filled with the log-sum-exp of each row of masked scores (``-inf`` for a
+            fully masked row).
 
     Returns:
         The output ``(..., L_q, d_v)`` in the working dtype. A fully masked row is zeros.
@@ -139,6 +147,8 @@ def tiled_attention(
         True
     """
     n_q, n_k, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
+    if is_causal and causal is None:
+        causal = 0
     if workers is None:
         # below ~1M scores per head, starting threads costs more than they save
         workers = default_workers() if n_q * n_k >= _THREADS_MIN_SCORES else 1
@@ -157,15 +167,16 @@ def tiled_attention(
             vb[idx],
             scale,
             None if mask is None else mask[idx],
-            is_causal,
+            causal,
             block,
             out[idx],
+            None if lse is None else lse[idx],
             workers,
         )
     return out
 
 
-def _one_head(q, k, v, scale, mask, is_causal, block, out, workers) -> None:
+def _one_head(q, k, v, scale, mask, causal, block, out, lse, workers) -> None:
     """The FlashAttention-2 loop for one 2-D problem, written into ``out`` (L_q × d_v)."""
     n_q, n_k, d_k, d_v = q.shape[0], k.shape[0], k.shape[1], v.shape[1]
     bq, bk = min(block[0], n_q), min(block[1], n_k)
@@ -176,7 +187,7 @@ def _one_head(q, k, v, scale, mask, is_causal, block, out, workers) -> None:
     v1t[:d_v] = v.T
     v1t[d_v] = 1
     back = _shrink_large_columns(v1t[:d_v], n_k)
-    _query_blocks(q, k1, v1t, scale, mask, is_causal, bq, bk, out, workers)
+    _query_blocks(q, k1, v1t, scale, mask, causal, bq, bk, out, lse, workers)
     if back is not None:
         out *= back  # exact: powers of two; |out| ≤ max |v| per column, so no overflow
 
@@ -199,14 +210,15 @@ def _shrink_large_columns(vt: NDArray[np.floating], n_k: int) -> NDArray[np.floa
     return np.exp2(exps).astype(vt.dtype)
 
 
-def _query_blocks(q, k1, v1t, scale, mask, is_causal, bq, bk, out, workers) -> None:
+def _query_blocks(q, k1, v1t, scale, mask, causal, bq, bk, out, lse, workers) -> None:
     """Every query block of one head, on ``workers`` threads."""
     n_q, d_k, d_v = q.shape[0], q.shape[1], v1t.shape[0] - 1
     starts = range(0, n_q, bq)
     if workers <= 1 or len(starts) == 1:
         bufs = _Buffers(bq, bk, d_k, d_v, q.dtype)
         for i0 in starts:
-            _query_block(q, k1, v1t, scale, mask, is_causal, i0, min(i0 + bq, n_q), bk, bufs, out)
+            i1 = min(i0 + bq, n_q)
+            _query_block(q, k1, v1t, scale, mask, causal, i0, i1, bk, bufs, out, lse)
         return
     local = threading.local()
     limit = _single_threaded_blas()
@@ -217,12 +229,12 @@ def _query_blocks(q, k1, v1t, scale, mask, is_causal, bq, bk, out, workers) -> N
             local.bufs = _Buffers(bq, bk, d_k, d_v, q.dtype)
         with np.errstate(**errstate):
             _query_block(
-                q, k1, v1t, scale, mask, is_causal, i0, min(i0 + bq, n_q), bk, local.bufs, out
+                q, k1, v1t, scale, mask, causal, i0, min(i0 + bq, n_q), bk, local.bufs, out, lse
             )
 
     # NumPy and BLAS release the GIL, so query blocks run truly in parallel; the costliest
     # blocks (the last ones when causal) go first so that the workers finish together.
-    order = reversed(starts) if is_causal else starts
+    order = reversed(starts) if causal is not None else starts
     with limit, ThreadPoolExecutor(max_workers=workers) as pool:
         for f in [pool.submit(run, i0) for i0 in order]:
             f.result()
@@ -277,15 +289,15 @@ class _Buffers:
         self.alpha = np.empty(bq, dtype=dtype)
 
 
-def _query_block(q, k1, v1t, scale, mask, is_causal, i0, i1, bk, b: _Buffers, out) -> None:
+def _query_block(q, k1, v1t, scale, mask, causal, i0, i1, bk, b: _Buffers, out, lse) -> None:
     """Rows i0:i1 of the output: visit the key tiles, keep (m, ℓ, o), divide once."""
     # Overflow in q kᵀ (or +inf + -inf from an additive mask) is not a warning here: it
     # shows as NaN or +inf in the row maxima and raises the untiled path's ValueError.
     with np.errstate(over="ignore", invalid="ignore"):
-        _visit_key_tiles(q, k1, v1t, scale, mask, is_causal, i0, i1, bk, b, out)
+        _visit_key_tiles(q, k1, v1t, scale, mask, causal, i0, i1, bk, b, out, lse)
 
 
-def _visit_key_tiles(q, k1, v1t, scale, mask, is_causal, i0, i1, bk, b: _Buffers, out) -> None:
+def _visit_key_tiles(q, k1, v1t, scale, mask, causal, i0, i1, bk, b: _Buffers, out, lse) -> None:
     # The tile is computed transposed, Sᵀ = [K | 1] [q · scale | −base]ᵀ (keys × queries):
     # with d_k + 1 = 65 inner columns this order runs ~15 % faster in OpenBLAS than S = Q Kᵀ.
     dtype, n_k, d_k, d_v = q.dtype, k1.shape[0], q.shape[1], v1t.shape[0] - 1
@@ -300,15 +312,15 @@ def _visit_key_tiles(q, k1, v1t, scale, mask, is_causal, i0, i1, bk, b: _Buffers
     acc.fill(0)
     mm.fill(-np.inf)
     ready = False  # True once every row has seen a visible key (its base is a real score)
-    # causal: row i sees keys 0..i, so no key after i1 - 1 is visible to this block
-    j_end = min(n_k, i1) if is_causal else n_k
+    # causal: row i sees keys 0..i + causal, so no key after i1 - 1 + causal is visible
+    j_end = n_k if causal is None else max(0, min(n_k, i1 + causal))
     for j0 in range(0, j_end, bk):
         j1 = min(j0 + bk, j_end)
         mtile = None if mask is None else mask[i0:i1, j0:j1].T
         if mtile is not None and mtile.dtype == np.bool_ and not mtile.any():
             continue  # every score of this tile is masked: skip it, compute nothing
         st = b.tile[: (j1 - j0) * r].reshape(j1 - j0, r)
-        _shifted_scores(k1[j0:j1], qst, mtile, is_causal, i0, i1, j0, j1, st)
+        _shifted_scores(k1[j0:j1], qst, mtile, causal, i0, i1, j0, j1, st)
         if ready:
             # Fast path, no max pass: exponentiate against the old base and keep the tile
             # if its row sums stay below e^{_LAZY}, so that every P ≤ e^{_LAZY} as after
@@ -320,7 +332,7 @@ def _visit_key_tiles(q, k1, v1t, scale, mask, is_causal, i0, i1, bk, b: _Buffers
             if (pvt[d_v] <= _FAST_SUM).all():
                 acc += pvt
                 continue
-            _shifted_scores(k1[j0:j1], qst, mtile, is_causal, i0, i1, j0, j1, st)  # redo
+            _shifted_scores(k1[j0:j1], qst, mtile, causal, i0, i1, j0, j1, st)  # redo
         np.max(st, axis=0, out=mn)  # δ = rowmax S − base
         if np.isnan(mn).any() or np.isposinf(mn).any():
             raise ValueError(_OVERFLOW.format(dtype.name))
@@ -341,7 +353,7 @@ def _visit_key_tiles(q, k1, v1t, scale, mask, is_causal, i0, i1, bk, b: _Buffers
             recompute = neg_base.any()
             np.negative(shift, out=neg_base)
             if recompute:
-                _shifted_scores(k1[j0:j1], qst, mtile, is_causal, i0, i1, j0, j1, st)
+                _shifted_scores(k1[j0:j1], qst, mtile, causal, i0, i1, j0, j1, st)
             else:
                 st -= shift  # no base yet: the tile holds S itself, so this is S − m'
             ready = not np.isneginf(mm).any()
@@ -351,11 +363,15 @@ def _visit_key_tiles(q, k1, v1t, scale, mask, is_causal, i0, i1, bk, b: _Buffers
         np.matmul(v1t[:, j0:j1], st, out=pvt)  # [P V | P 1]ᵀ
         acc += pvt
     ell = acc[d_v]
+    if lse is not None:  # log Σ e^S = base + log ℓ; a fully masked row has ℓ = 0: -inf
+        with np.errstate(divide="ignore"):
+            np.log(ell, out=lse[i0:i1])
+        lse[i0:i1] -= neg_base
     ell[ell == 0] = 1  # a fully masked row: o = 0 and ℓ = 0, so the output row is 0
     np.divide(acc[:d_v], ell, out=out[i0:i1].T)  # the one division, at the end
 
 
-def _shifted_scores(k1, qst, mtile, is_causal, i0, i1, j0, j1, st) -> None:
+def _shifted_scores(k1, qst, mtile, causal, i0, i1, j0, j1, st) -> None:
     """(S − base)ᵀ for keys j0:j1 and queries i0:i1, masked, into ``st``."""
     np.matmul(k1, qst, out=st)
     if mtile is not None:
@@ -363,11 +379,14 @@ def _shifted_scores(k1, qst, mtile, is_causal, i0, i1, j0, j1, st) -> None:
             np.copyto(st, -np.inf, where=~mtile)
         else:
             np.add(st, mtile, out=st, casting="same_kind")
-    lo = max(j0, i0 + 1)  # keys before i0 + 1 are visible to every row of the block
-    if is_causal and j1 > lo:  # the tile crosses the diagonal: mask only the keys past it
-        np.copyto(st[lo - j0 :], -np.inf, where=_after_query(i0, i1, lo, j1))
+    if causal is None:
+        return
+    lo = max(j0, i0 + 1 + causal)  # keys before i0 + 1 + causal are visible to every row
+    if j1 > lo:  # the tile crosses the diagonal: mask only the keys past it
+        np.copyto(st[lo - j0 :], -np.inf, where=_after_query(i0 + causal, i1 + causal, lo, j1))
 
 
 def _after_query(i0: int, i1: int, j0: int, j1: int) -> NDArray[np.bool_]:
-    """True where key ``j`` comes after query ``i``, keys j0:j1 × queries i0:i1."""
+    """True where key ``j`` comes after query ``i``, keys j0:j1 × queries i0:i1 (the query
+    positions shifted by the causal offset)."""
     return np.arange(j0, j1)[:, None] > np.arange(i0, i1)[None, :]

@@ -12,6 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+# d2l's valid_lens as a mask; public in numeric, re-exported where the masks page used it.
+from attention_math.numeric import padding_mask
+
 __all__ = [
     "FillReport",
     "additive_from_boolean",
@@ -34,27 +37,6 @@ def additive_from_boolean(mask: ArrayLike, fill: float = -np.inf) -> NDArray[np.
     if m.dtype != np.bool_:
         raise TypeError(f"mask must be boolean (True = may attend), got dtype {m.dtype}")
     return np.where(m, 0.0, fill)
-
-
-def padding_mask(lengths: ArrayLike, n_k: int) -> NDArray[np.bool_]:
-    """Key-padding mask ``(batch, 1, n_k)``: sequence ``b`` has ``lengths[b]`` real tokens.
-
-    The singleton axis broadcasts over the queries: every query of sequence ``b`` may see
-    its real keys and none of the padding.
-
-    Examples:
-        >>> from attention_math.derivations.masks import padding_mask
-        >>> padding_mask([3, 1], 4).astype(int)
-        array([[[1, 1, 1, 0]],
-        <BLANKLINE>
-               [[1, 0, 0, 0]]])
-    """
-    lengths = np.asarray(lengths)
-    if lengths.ndim != 1 or not np.issubdtype(lengths.dtype, np.integer):
-        raise ValueError(f"lengths must be a 1-D array of integers, got {lengths!r}")
-    if (lengths < 0).any() or (lengths > n_k).any():
-        raise ValueError(f"lengths must lie in [0, n_k = {n_k}], got {lengths.tolist()}")
-    return (np.arange(n_k)[None, :] < lengths[:, None])[:, None, :]  # (batch, 1, n_k)
 
 
 @dataclass(frozen=True)

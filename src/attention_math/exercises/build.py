@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import numpy as np
 import sympy as sp
 
-from attention_math import numeric, symbolic
+from attention_math import symbolic
+from attention_math._lazy import np, numeric
 from attention_math.exercises.checker import compare
 from attention_math.exercises.model import Exercise, Mistake
 

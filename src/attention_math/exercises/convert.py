@@ -9,21 +9,33 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from fractions import Fraction
+from typing import TYPE_CHECKING, TypeGuard
 
-import numpy as np
 import sympy as sp
 
+from attention_math._lazy import loaded_numpy
+
+if TYPE_CHECKING:
+    import numpy as np
 from attention_math.exercises.parse import ParseError, parse_answer
 
 __all__ = ["to_sympy"]
 
 
+def _is_array(x: object) -> TypeGuard[np.ndarray]:
+    numpy = loaded_numpy()  # not imported here: if it is not loaded, x is no array
+    return numpy is not None and isinstance(x, numpy.ndarray)
+
+
 def _scalar(x: object, symbols: Mapping[str, sp.Basic]) -> sp.Expr:
-    if isinstance(x, bool | np.bool_):
+    numpy = loaded_numpy()
+    if numpy is not None and isinstance(x, numpy.generic):
+        x = x.item()  # a NumPy scalar as the Python bool, int or float it holds
+    if isinstance(x, bool):
         raise TypeError(f"answer entries must be numbers or expressions, got the bool {x!r}")
-    if isinstance(x, int | np.integer):
+    if isinstance(x, int):
         return sp.Integer(int(x))
-    if isinstance(x, float | np.floating):
+    if isinstance(x, float):
         if not math.isfinite(float(x)):
             raise ValueError(f"answer contains the non-finite value {x!r}")
         return sp.Float(repr(float(x)))  # the shortest decimal that reads back as x
@@ -45,9 +57,9 @@ def _scalar(x: object, symbols: Mapping[str, sp.Basic]) -> sp.Expr:
 def _rows(x: list | tuple, symbols: Mapping[str, sp.Basic]) -> sp.Matrix:
     if not x:
         raise ValueError("answer is an empty list")
-    if all(not isinstance(r, list | tuple | np.ndarray) for r in x):
+    if all(not (isinstance(r, list | tuple) or _is_array(r)) for r in x):
         x = [x]  # a flat list is one row
-    rows = [list(r) if isinstance(r, list | tuple | np.ndarray) else None for r in x]
+    rows = [list(r) if isinstance(r, list | tuple) or _is_array(r) else None for r in x]
     if any(r is None for r in rows) or len({len(r) for r in rows}) != 1 or not rows[0]:
         raise ValueError(f"answer must be a list of equally long rows, got {x!r}")
     return sp.Matrix([[_scalar(e, symbols) for e in r] for r in rows])
@@ -71,7 +83,7 @@ def to_sympy(answer: object, symbols: Mapping[str, sp.Basic] | None = None) -> s
         out = parse_answer(answer, symbols)
     elif isinstance(answer, sp.MatrixBase):
         out = sp.Matrix(answer)
-    elif isinstance(answer, np.ndarray):
+    elif _is_array(answer):
         if answer.ndim > 2:
             raise ValueError(f"answer must be a number, vector or matrix, got shape {answer.shape}")
         out = (

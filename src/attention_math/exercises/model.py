@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import numpy as np
 import sympy as sp
+
+if TYPE_CHECKING:  # the NumPy reference is only called at build time
+    import numpy as np
 
 __all__ = ["CHAPTERS", "DIAGNOSES", "Exercise", "Mistake", "Result"]
 

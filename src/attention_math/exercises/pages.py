@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from attention_math.crosscheck import crosscheck
 from attention_math.exercises.catalogue import catalogue
 from attention_math.exercises.checker import diagnose
 from attention_math.exercises.convert import to_sympy
-from attention_math.render import decimal_latex, display
 from attention_math.symbolic import latex
 
 __all__ = ["SolutionError", "solved", "statement", "tolerance_tex"]
@@ -44,6 +42,8 @@ def statement(exercise_id: str) -> str:
         <BLANKLINE>
         *Answer:* a single value, exact. Id: `scaling-factor`.
     """
+    from attention_math.render import display  # NumPy: build time only
+
     ex = catalogue()[exercise_id]
     parts = [ex.statement]
     if ex.inputs:
@@ -75,6 +75,9 @@ def solved(exercise_id: str, answer: object) -> str:
         ...
         attention_math.exercises.pages.SolutionError: the solution of scaling-factor fails ...
     """
+    from attention_math.crosscheck import crosscheck  # NumPy: build time only
+    from attention_math.render import decimal_latex, display
+
     ex = catalogue()[exercise_id]
     got = to_sympy(answer, ex.symbols)
     result = diagnose(ex, got)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from attention_math import numeric
+from attention_math._lazy import numeric
 from attention_math.exercises.build import (
     attention_exercise,
     float_array,

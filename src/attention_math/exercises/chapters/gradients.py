@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import numpy as np
 import sympy as sp
 
+from attention_math._lazy import np
 from attention_math.exercises.build import (
     drop_coinciding,
     float_array,

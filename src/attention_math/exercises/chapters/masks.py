@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sympy as sp
 
-from attention_math import numeric
 from attention_math.exercises.build import (
     additive_mask,
     attention_exercise,
@@ -14,7 +13,7 @@ from attention_math.exercises.model import Exercise
 __all__ = ["exercises"]
 
 L2, L3, L5 = sp.log(2), sp.log(3), sp.log(5)  # logarithms keep the weights rational
-CAUSAL3 = additive_mask(sp.Matrix(numeric.causal_mask(3).astype(int)))
+CAUSAL3 = additive_mask(sp.Matrix([[int(j <= i) for j in range(3)] for i in range(3)]))  # j ≤ i
 
 
 def exercises() -> list[Exercise]:

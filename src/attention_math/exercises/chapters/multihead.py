@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import numpy as np
 import sympy as sp
 
-from attention_math import numeric, symbolic
+from attention_math import symbolic
+from attention_math._lazy import np, numeric
 from attention_math.exercises.build import (
     attention_exercise,
     drop_coinciding,

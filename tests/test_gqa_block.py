@@ -1,0 +1,136 @@
+"""Grouped-query attention and the transformer block, without PyTorch."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attention_math.block import (
+    PARAM_SHAPES,
+    feed_forward,
+    layer_norm,
+    random_params,
+    transformer_block,
+)
+from attention_math.multihead import grouped_query_attention, multi_head_attention
+from attention_math.numeric import attention, causal_mask
+
+
+def _weights(rng, d_model, h, g, d_head, d_v):
+    return (
+        rng.standard_normal((d_model, h * d_head)),
+        rng.standard_normal((d_model, g * d_head)),
+        rng.standard_normal((d_model, g * d_v)),
+        rng.standard_normal((h * d_v, d_model)),
+    )
+
+
+@pytest.mark.parametrize(("h", "g"), [(4, 4), (4, 2), (4, 1), (6, 3)])
+def test_gqa_is_mha_with_keys_and_values_tied_within_groups(h, g):
+    rng = np.random.default_rng(h * 10 + g)
+    d_model, d_head, d_v = 6, 2, 3
+    x_q, x_kv = rng.standard_normal((2, 5, d_model)), rng.standard_normal((2, 7, d_model))
+    w_q, w_k, w_v, w_o = _weights(rng, d_model, h, g, d_head, d_v)
+    group = h // g
+    # head i gets the columns of key/value head i // group
+    tied_k = np.hstack(
+        [w_k[:, (i // group) * d_head : (i // group + 1) * d_head] for i in range(h)]
+    )
+    tied_v = np.hstack([w_v[:, (i // group) * d_v : (i // group + 1) * d_v] for i in range(h)])
+    mask = rng.random((2, 5, 7)) < 0.7
+    ours = grouped_query_attention(x_q, x_kv, w_q, w_k, w_v, w_o, h, g, mask=mask)
+    mha = multi_head_attention(x_q, x_kv, w_q, tied_k, tied_v, w_o, h, mask=mask)
+    np.testing.assert_allclose(ours, mha, rtol=1e-13, atol=1e-13)
+
+
+def test_gqa_hand_case_one_kv_head():
+    # two query heads of width 1 read the same key/value head
+    x = np.array([[1.0, 0.0], [0.0, 1.0]])
+    w_q = np.array([[1.0, 0.0], [0.0, 1.0]])  # head 0 reads feature 0, head 1 feature 1
+    w_k = np.array([[1.0], [0.0]])
+    w_v = np.array([[1.0], [2.0]])
+    w_o = np.eye(2)
+    out = grouped_query_attention(x, x, w_q, w_k, w_v, w_o, n_heads=2, n_kv_heads=1)
+    k, v = x @ w_k, x @ w_v
+    want = np.hstack([attention((x @ w_q)[:, [i]], k, v) for i in range(2)])
+    np.testing.assert_allclose(out, want, rtol=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("shapes", "h", "g", "match"),
+    [
+        (((4, 4), (4, 4), (4, 4), (4, 4)), 4, 3, "n_kv_heads = 3 must divide n_heads = 4"),
+        (((4, 4), (4, 4), (4, 4), (4, 4)), 0, 1, "n_heads must be a positive integer"),
+        (((4, 4), (4, 4), (4, 4), (4, 4)), 4, -2, "n_kv_heads must be a positive integer"),
+        (((4, 4), (4, 3), (4, 2), (4, 4)), 4, 2, r"w_k must have n_kv_heads·d_head = 2·1 = 2"),
+        (((4, 6), (4, 2), (4, 2), (4, 4)), 4, 2, "w_q has 6 columns, not divisible by n_heads"),
+        (((4, 4), (4, 2), (4, 3), (4, 4)), 4, 2, "w_v has 3 columns, not divisible"),
+        (((4, 4), (4, 2), (4, 2), (5, 4)), 4, 2, r"w_o must have shape \(n_heads·d_v, d_out\)"),
+        (((3, 4), (4, 2), (4, 2), (4, 4)), 4, 2, r"w_q must have shape \(d_model"),
+    ],
+)
+def test_gqa_bad_input(shapes, h, g, match):
+    x = np.ones((3, 4))
+    ws = [np.ones(s) for s in shapes]
+    with pytest.raises(ValueError, match=match):
+        grouped_query_attention(x, x, *ws, n_heads=h, n_kv_heads=g)
+
+
+def test_layer_norm_and_ffn_hand_cases():
+    out = layer_norm(np.array([[1.0, 2.0, 3.0]]), [2.0, 2.0, 2.0], [1.0, 0.0, -1.0], eps=0.0)
+    s = np.sqrt(1.5)  # (−1, 0, 1) / √(2/3)
+    np.testing.assert_allclose(out, [[1 - 2 * s, 0.0, -1 + 2 * s]], rtol=1e-15)
+    y = feed_forward(
+        [[1.0, -1.0]], np.eye(2), [0.0, 0.0], np.ones((2, 1)), [0.5], activation="gelu"
+    )
+    # gelu(1) + gelu(-1) = 1·Φ(1) − Φ(−1) = Φ(1) − (1 − Φ(1)) = 2Φ(1) − 1 = erf(1/√2)
+    from math import erf, sqrt
+
+    np.testing.assert_allclose(y, [[erf(1 / sqrt(2)) + 0.5]], rtol=1e-15)
+
+
+def test_block_with_zero_sublayers_is_the_identity_pre_ln():
+    p = random_params(4, 8)
+    for name in ("w_o", "b_o", "w_2", "b_2"):
+        p[name] = np.zeros_like(p[name])  # both sub-layers add nothing to the stream
+    x = np.random.default_rng(1).standard_normal((3, 4))
+    np.testing.assert_array_equal(transformer_block(x, p, n_heads=2), x)
+    post = transformer_block(x, p, n_heads=2, norm_first=False)  # post-LN: two LayerNorms
+    twice = layer_norm(layer_norm(x, p["gamma_1"], p["beta_1"]), p["gamma_2"], p["beta_2"])
+    np.testing.assert_allclose(post, twice, rtol=1e-14, atol=1e-15)
+
+
+def test_block_is_causal_under_a_causal_mask_and_keeps_float32():
+    p = random_params(8, 16, seed=3)
+    x = np.random.default_rng(2).standard_normal((6, 8))
+    full = transformer_block(x, p, n_heads=2, mask=causal_mask(6))
+    part = transformer_block(x[:4], p, n_heads=2, mask=causal_mask(4))
+    np.testing.assert_allclose(full[:4], part, rtol=1e-12, atol=1e-13)
+    x32 = x.astype(np.float32)
+    assert transformer_block(x32, p, n_heads=2).dtype == np.float32
+
+
+def test_block_trace_lists_every_shape():
+    trace: list = []
+    transformer_block(np.ones((2, 5, 8)), random_params(8, 32), n_heads=4, trace=trace)
+    shapes = dict(trace)
+    assert shapes["scores per head"] == (2, 4, 5, 5)
+    assert shapes["feed-forward hidden"] == (2, 5, 32)
+    assert shapes["block output (residual stream)"] == (2, 5, 8)
+
+
+def test_block_bad_input():
+    p = random_params(4, 8)
+    x = np.ones((3, 4))
+    with pytest.raises(ValueError, match="n_heads = 3 must divide d_model = 4"):
+        transformer_block(x, p, n_heads=3)
+    with pytest.raises(ValueError, match=r"missing \['w_q'\]"):
+        transformer_block(x, {k: v for k, v in p.items() if k != "w_q"}, n_heads=2)
+    bad = dict(p, b_1=np.ones(7))
+    with pytest.raises(ValueError, match=r"params\['b_1'\] must have shape \('d_ff',\) = \(8,\)"):
+        transformer_block(x, bad, n_heads=2)
+    with pytest.raises(ValueError, match="activation must be 'relu' or 'gelu'"):
+        transformer_block(x, p, n_heads=2, activation="swish")
+    with pytest.raises(TypeError, match="params must be a mapping"):
+        transformer_block(x, list(p.values()), n_heads=2)
+    assert set(PARAM_SHAPES) == set(p)

@@ -1,0 +1,110 @@
+"""PyTorch as an oracle for chapter "Positions and decoding": GQA against
+``scaled_dot_product_attention(enable_gqa=True)``, the block against
+``torch.nn.TransformerEncoderLayer``, incremental decoding against SDPA with ``is_causal``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attention_math.block import params_from_torch, transformer_block
+from attention_math.decoding import incremental_attention
+from attention_math.multihead import _split_heads, grouped_query_attention
+from attention_math.numeric import causal_mask
+
+from .conftest import require_or_skip
+
+pytestmark = pytest.mark.oracle
+
+
+@pytest.fixture(scope="module")
+def torch():
+    return require_or_skip(
+        "torch", "PyTorch is the optional test-time oracle: pip install torch==2.13.0"
+    )
+
+
+@pytest.mark.parametrize(("h", "g"), [(8, 8), (8, 4), (8, 2), (8, 1), (6, 2)])
+def test_gqa_matches_sdpa_enable_gqa(torch, h, g):
+    F = torch.nn.functional
+    rng = np.random.default_rng(h + 100 * g)
+    B, L_q, L_k, d_model, d_head = 2, 5, 7, 12, 4
+    x_q = rng.standard_normal((B, L_q, d_model))
+    x_kv = rng.standard_normal((B, L_k, d_model))
+    w_q = rng.standard_normal((d_model, h * d_head))
+    w_k = rng.standard_normal((d_model, g * d_head))
+    w_v = rng.standard_normal((d_model, g * d_head))
+    w_o = np.eye(h * d_head)  # the heads' concatenation itself
+    mask = rng.random((L_q, L_k)) < 0.7
+    mask[:, 0] = True
+    ours = grouped_query_attention(x_q, x_kv, w_q, w_k, w_v, w_o, h, g, mask=mask)
+    q, k, v = (
+        torch.from_numpy(np.ascontiguousarray(_split_heads(x @ w, n)))  # (B, heads, L, d)
+        for x, w, n in ((x_q, w_q, h), (x_kv, w_k, g), (x_kv, w_v, g))
+    )
+    heads = F.scaled_dot_product_attention(
+        q, k, v, attn_mask=torch.from_numpy(mask), enable_gqa=True
+    )  # (B, h, L_q, d_head)
+    theirs = heads.transpose(1, 2).reshape(B, L_q, h * d_head).numpy()
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("norm_first", [True, False])
+@pytest.mark.parametrize("activation", ["relu", "gelu"])
+@pytest.mark.parametrize("masked", [False, True])
+def test_block_matches_transformer_encoder_layer(torch, norm_first, activation, masked):
+    torch.manual_seed(int(norm_first) + 2 * (activation == "gelu") + 4 * masked)
+    d_model, n_heads, d_ff, B, L = 16, 4, 40, 3, 6
+    layer = torch.nn.TransformerEncoderLayer(
+        d_model,
+        n_heads,
+        dim_feedforward=d_ff,
+        dropout=0.0,
+        activation=activation,
+        batch_first=True,
+        norm_first=norm_first,
+    )
+    layer = layer.double().eval()
+    with torch.no_grad():  # LayerNorm gains and biases away from their 1 and 0 defaults
+        for norm in (layer.norm1, layer.norm2):
+            norm.weight.uniform_(0.5, 1.5)
+            norm.bias.uniform_(-0.5, 0.5)
+    x = torch.randn(B, L, d_model, dtype=torch.float64)
+    ours_mask = causal_mask(L) if masked else None
+    torch_mask = torch.from_numpy(~causal_mask(L)) if masked else None  # torch: True = blocked
+    with torch.no_grad():
+        theirs = layer(x, src_mask=torch_mask).numpy()
+    params = params_from_torch({k: t.detach().numpy() for k, t in layer.state_dict().items()})
+    ours = transformer_block(
+        x.numpy(),
+        params,
+        n_heads=n_heads,
+        mask=ours_mask,
+        norm_first=norm_first,
+        activation=activation,
+    )
+    err_eps = np.abs(ours - theirs).max() / np.abs(theirs).max() / np.finfo(np.float64).eps
+    assert err_eps < 64, err_eps
+
+
+def test_block_float32_matches_torch_float32(torch):
+    torch.manual_seed(7)
+    layer = torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True).eval()
+    x = torch.randn(2, 5, 8)
+    with torch.no_grad():
+        theirs = layer(x).numpy()
+    params = params_from_torch({k: t.detach().numpy() for k, t in layer.state_dict().items()})
+    ours = transformer_block(x.numpy(), params, n_heads=2, norm_first=False)
+    assert ours.dtype == np.float32
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=64 * np.finfo(np.float32).eps)
+
+
+def test_incremental_matches_sdpa_is_causal(torch):
+    F = torch.nn.functional
+    rng = np.random.default_rng(11)
+    q, k, v = (rng.standard_normal((2, 3, 9, 4)) for _ in range(3))
+    ours = incremental_attention(q, k, v)
+    theirs = F.scaled_dot_product_attention(
+        *(torch.from_numpy(a) for a in (q, k, v)), is_causal=True
+    ).numpy()
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-13)
