@@ -1,6 +1,7 @@
 // Lighthouse (from npm, node_modules/) on a list of URLs, one Chromium for all of them.
 // Usage: node benchmarks/lighthouse_run.mjs OUT.json URL... ; called by benchmarks/lighthouse.py.
 import fs from "node:fs";
+import os from "node:os";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
@@ -20,7 +21,7 @@ try {
   for (const url of urls) {
     for (const [preset, config] of [["mobile", undefined], ["desktop", desktopConfig]]) {
       const { lhr } = await lighthouse(url, flags, config);
-      const row = { url, preset,
+      const row = { url, preset, load: os.loadavg().map((x) => Math.round(x * 100) / 100),
         performance: Math.round(lhr.categories.performance.score * 100),
         accessibility: Math.round(lhr.categories.accessibility.score * 100),
         failed_accessibility: Object.values(lhr.audits)

@@ -12,10 +12,12 @@ from __future__ import annotations
 import html
 import importlib.util
 import json
+import logging
 import re
 import shutil
 import subprocess
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +88,9 @@ class Typesetter:
 
 
 _typesetter: Typesetter | None = None
+log = logging.getLogger("mkdocs.hooks.assets")
+# what build-time typesetting cost this build (logged at the end: the figure on the About page)
+_cost = {"pages": 0, "formulas": 0, "seconds": 0.0}
 
 
 def _split(source: str) -> tuple[str, bool]:
@@ -103,10 +108,14 @@ def typeset_page(output: str, where: str) -> str:
     blocks = list(MATH.finditer(output))
     if not blocks:
         return output
+    started = time.perf_counter()
     if _typesetter is None:
         _typesetter = Typesetter()
     items = [dict(zip(("tex", "display"), _split(m.group(2)), strict=True)) for m in blocks]
     done = _typesetter.typeset(items)
+    _cost["pages"] += 1
+    _cost["formulas"] += len(items)
+    _cost["seconds"] += time.perf_counter() - started
     if done["errors"]:
         raise PluginError(f"TeX errors on {where}:\n" + "\n".join(done["errors"]))
     parts, last = [], 0
@@ -156,6 +165,14 @@ def on_post_build(config: MkDocsConfig) -> None:
     if _typesetter is not None:
         _typesetter.close()
         _typesetter = None
+    if _cost["pages"]:
+        log.info(
+            "maths: %d formulas on %d pages typeset by MathJax in %.1f s",
+            _cost["formulas"],
+            _cost["pages"],
+            _cost["seconds"],
+        )
+    _cost.update(pages=0, formulas=0, seconds=0.0)
 
 
 def on_post_template(output_content: str, template_name: str, config: MkDocsConfig) -> str:

@@ -71,7 +71,7 @@ def test_strict_build_shows_the_computed_identity_example(built_site):
     for value in (*w.ravel(), *out.ravel()):
         assert fmt(value, 4) in html, f"computed value {value!r} missing from the page"
     assert "agrees with the exact value" in html
-    assert "\\sigma" in html  # the closed form in σ(1/√2)
+    assert "<mi>σ</mi>" in html  # the closed form in σ(1/√2), in the typeset MathML
 
 
 def test_every_page_in_the_nav_was_built(built_site):
