@@ -1,3 +1,5 @@
 """attention-math: transformer self-attention, derived exactly and checked numerically."""
 
+__all__ = ["__version__"]
+
 __version__ = "0.1.0"

@@ -212,9 +212,18 @@ def _entry(values: dict[str, np.ndarray], claim: Claim) -> np.ndarray | None:
     return np.atleast_1d(np.asarray(a[claim.index], dtype=float))
 
 
-def _variant(**kw: object) -> Callable[[Example, Claim], np.ndarray | None]:
+def _variant(
+    *,
+    scale: str = "sqrt",
+    transpose: bool = False,
+    exp0_zero: bool = False,
+    normalise: str = "row",
+) -> Callable[[Example, Claim], np.ndarray | None]:
     def run(ex: Example, claim: Claim) -> np.ndarray | None:
-        return _entry(_forward(ex, **kw), claim)
+        values = _forward(
+            ex, scale=scale, transpose=transpose, exp0_zero=exp0_zero, normalise=normalise
+        )
+        return _entry(values, claim)
 
     return run
 

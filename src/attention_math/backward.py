@@ -137,7 +137,7 @@ def attention_backward(
             f"got {d_out.shape}"
         )
     dtype, work = work_dtype(q, k, v, d_out)  # as in attention()
-    shapes = q.shape, k.shape, v.shape
+    shapes: tuple[tuple[int, ...], ...] = (q.shape, k.shape, v.shape)
     q, k, v, d_out = (a.astype(work, copy=False) for a in (q, k, v, d_out))
     s = work.type(check_scale(scale, q.shape[-1]))
 
@@ -148,11 +148,11 @@ def attention_backward(
         if scores_shape != p.shape:
             p = np.broadcast_to(p, scores_shape).copy()
         if m.dtype == np.bool_:
-            np.copyto(p, -np.inf, where=~m)
+            np.copyto(p, -np.inf, where=np.logical_not(m))
         else:
             p += m.astype(work, copy=False)
     if is_causal:
-        np.copyto(p, -np.inf, where=~np.tri(*p.shape[-2:], k=offset, dtype=bool))
+        np.copyto(p, -np.inf, where=~np.tri(p.shape[-2], p.shape[-1], k=offset, dtype=np.bool_))
     if p.shape[-1]:  # no keys (L_k = 0): no weights, every gradient is 0
         _softmax_inplace(p, axis=-1)  # P; masked entries are exactly 0
     # Overflow is reported below as a ValueError naming the gradient, not as a warning.

@@ -151,8 +151,8 @@ def reproduce(seed: int = 0, length: int = 3, d: int = 768) -> Reproduction:
         k,
         v,
         scaled,
-        weights,
-        output,
+        weights.astype(np.float64, copy=False),  # float64 already (the inputs are): no copy
+        output.astype(np.float64, copy=False),
         weights_whole,
         weights_whole @ v,
         exact_weights,

@@ -12,7 +12,9 @@ place in the project where numbers are typed by hand, because they are what is a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import sympy as sp
 
@@ -108,7 +110,7 @@ class Example:
     w_v: Rows = ()
     tokens: tuple[str, ...] = ()
     notes: str = ""
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
     claims: tuple[Claim, ...] = ()
     v: Rows = ()
     scaled: Rows = ()
@@ -151,9 +153,18 @@ class Example:
         return bool(getattr(self, name))
 
 
-def _c(cid, where, quantity, index, published, verdict, diagnosis="", decimals=None) -> Claim:
-    published = (published,) if isinstance(published, str) else tuple(published)
-    return Claim(cid, where, quantity, tuple(index), published, verdict, diagnosis, decimals)
+def _c(
+    cid: str,
+    where: str,
+    quantity: str,
+    index: Sequence[int],
+    published: str | Sequence[object],
+    verdict: str,
+    diagnosis: str = "",
+    decimals: int | None = None,
+) -> Claim:
+    texts = (published,) if isinstance(published, str) else tuple(str(p) for p in published)
+    return Claim(cid, where, quantity, tuple(index), texts, verdict, diagnosis, decimals)
 
 
 # --- seed 000: the 2×2 identity example -------------------------------------------------

@@ -17,14 +17,14 @@ from attention_math.numeric import attention
 __all__ = ["grouped_query_attention", "multi_head_attention"]
 
 
-def _split_heads(t: NDArray, n_heads: int) -> NDArray:
+def _split_heads(t: NDArray[np.floating], n_heads: int) -> NDArray[np.floating]:
     """``(..., L, h·d) → (..., h, L, d)``: head ``i`` owns columns ``i·d … (i+1)·d − 1``."""
     *lead, length, width = t.shape
     t = t.reshape(*lead, length, n_heads, width // n_heads)  # (..., L, h, d)
     return np.swapaxes(t, -3, -2)  # (..., h, L, d)
 
 
-def _merge_heads(t: NDArray) -> NDArray:
+def _merge_heads(t: NDArray[np.floating]) -> NDArray[np.floating]:
     """``(..., h, L, d) → (..., L, h·d)``: the concatenation Concat(head_1, …, head_h)."""
     t = np.swapaxes(t, -3, -2)  # (..., L, h, d)
     *lead, length, n_heads, width = t.shape
@@ -39,7 +39,7 @@ def _check_inputs(
     w_v: ArrayLike,
     w_o: ArrayLike,
     n_heads: object,
-) -> tuple[NDArray, ...]:
+) -> tuple[NDArray[np.floating], ...]:
     if isinstance(n_heads, bool) or not isinstance(n_heads, int | np.integer) or n_heads < 1:
         raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
     x_q = as_float("x_q", x_q, min_ndim=2)
@@ -107,7 +107,7 @@ def _multi_head(
     note(("heads softmax(·) V_h", heads.shape))
     concat = _merge_heads(heads)  # (..., L_q, h·d_v)
     note(("Concat(head_1, …, head_h)", concat.shape))
-    out = concat @ w_o.astype(concat.dtype, copy=False)  # (..., L_q, d_out)
+    out: NDArray[np.floating] = concat @ w_o.astype(concat.dtype, copy=False)  # (..., L_q, d_out)
     note(("output Concat · W_O", out.shape))
     return out
 

@@ -12,7 +12,7 @@ dimensions broadcast like NumPy's ``matmul``.
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -255,7 +255,8 @@ def sliding_window_mask(n_q: int, n_k: int | None = None, *, window: int) -> NDA
     if isinstance(window, bool) or not isinstance(window, int | np.integer) or window < 1:
         raise ValueError(f"window must be a positive integer, got {window!r}")
     causal = causal_mask(n_q, n_k)  # (n_q, n_k): j ≤ i
-    too_old = np.tri(*causal.shape, k=-int(window), dtype=bool)  # (n_q, n_k): j ≤ i − window
+    rows, cols = causal.shape
+    too_old = np.tri(rows, cols, k=-int(window), dtype=np.bool_)  # (n_q, n_k): j ≤ i − window
     return causal & ~too_old
 
 
@@ -288,6 +289,76 @@ def compute_qkv(
     return q, k, v
 
 
+@overload
+def attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    mask: ArrayLike | None = None,
+    *,
+    scale: float | None = None,
+    return_weights: Literal[False] = False,
+    block_size: int | tuple[int, int] | None = None,
+    is_causal: bool = False,
+    causal_alignment: CausalAlignment = "top-left",
+    return_lse: Literal[False] = False,
+) -> NDArray[np.floating]: ...
+@overload
+def attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    mask: ArrayLike | None = None,
+    *,
+    scale: float | None = None,
+    return_weights: Literal[True],
+    block_size: int | tuple[int, int] | None = None,
+    is_causal: bool = False,
+    causal_alignment: CausalAlignment = "top-left",
+    return_lse: Literal[False] = False,
+) -> tuple[NDArray[np.floating], NDArray[np.floating]]: ...
+@overload
+def attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    mask: ArrayLike | None = None,
+    *,
+    scale: float | None = None,
+    return_weights: Literal[False] = False,
+    block_size: int | tuple[int, int] | None = None,
+    is_causal: bool = False,
+    causal_alignment: CausalAlignment = "top-left",
+    return_lse: Literal[True],
+) -> tuple[NDArray[np.floating], NDArray[np.floating]]: ...
+@overload
+def attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    mask: ArrayLike | None = None,
+    *,
+    scale: float | None = None,
+    return_weights: Literal[True],
+    block_size: int | tuple[int, int] | None = None,
+    is_causal: bool = False,
+    causal_alignment: CausalAlignment = "top-left",
+    return_lse: Literal[True],
+) -> tuple[NDArray[np.floating], NDArray[np.floating], NDArray[np.floating]]: ...
+@overload
+def attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    mask: ArrayLike | None = None,
+    *,
+    scale: float | None = None,
+    return_weights: bool = False,
+    block_size: int | tuple[int, int] | None = None,
+    is_causal: bool = False,
+    causal_alignment: CausalAlignment = "top-left",
+    return_lse: bool = False,
+) -> NDArray[np.floating] | tuple[NDArray[np.floating], ...]: ...
 def attention(
     q: ArrayLike,
     k: ArrayLike,
@@ -402,6 +473,8 @@ def attention(
     else:
         block = None
 
+    att: NDArray[np.floating] | None = None  # (..., L_q, L_k) weights; never formed when tiled
+    lse: NDArray[np.floating] | None = None  # (..., L_q)
     if 0 in full:  # no scores at all: PyTorch returns an empty output, or zeros if no keys
         out = np.zeros((*full[:-2], n_q, v.shape[-1]), dtype=work)  # (..., L_q, d_v)
         att = np.zeros(full, dtype=work)  # (..., L_q, L_k)
@@ -416,6 +489,7 @@ def attention(
 
     results = [out.astype(dtype, copy=False)]
     if return_weights:
+        assert att is not None
         results.append(att.astype(dtype, copy=False))
     if return_lse:
         assert lse is not None
@@ -440,12 +514,12 @@ def _scores(
         if full != att.shape:  # the mask has v's batch dimensions: grow the buffer once
             att = np.broadcast_to(att, full).copy()
         if m.dtype == np.bool_:
-            np.copyto(att, -np.inf, where=~m)
+            np.copyto(att, -np.inf, where=np.logical_not(m))
         else:
             with np.errstate(invalid="ignore"):  # +inf + -inf is NaN: caught below
                 np.add(att, m, out=att, casting="same_kind")  # cast in chunks, no L×L copy
     if causal is not None:  # one L×L bool (a quarter of a float32 buffer), not a 2nd float one
-        above = np.tri(*att.shape[-2:], k=causal, dtype=bool)
+        above = np.tri(att.shape[-2], att.shape[-1], k=causal, dtype=np.bool_)
         np.logical_not(above, out=above)
         np.copyto(att, -np.inf, where=above)
     if not return_lse:

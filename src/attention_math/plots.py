@@ -7,6 +7,7 @@ axes so that it reads in both the light and the dark colour scheme.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import re
@@ -17,6 +18,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
 __all__ = ["heatmap", "style", "svg"]
@@ -24,7 +26,7 @@ __all__ = ["heatmap", "style", "svg"]
 _FG = "#808080"  # replaced by currentColor in the SVG text, see svg()
 
 
-def style() -> matplotlib.rc_context:
+def style() -> contextlib.AbstractContextManager[None]:
     """The site's matplotlib style; draw every figure inside ``with style():``.
 
     Text and axes use a placeholder grey that `svg` turns into ``currentColor``.
@@ -46,9 +48,9 @@ def style() -> matplotlib.rc_context:
     )
 
 
-def _check_labelled(fig: plt.Figure) -> None:
+def _check_labelled(fig: Figure) -> None:
     """Raise ValueError unless every plot in ``fig`` has a title and both axis labels."""
-    suptitle = fig._suptitle.get_text() if fig._suptitle is not None else ""
+    suptitle = fig.get_suptitle()  # "" when there is none
     for n, ax in enumerate(fig.axes):
         if getattr(ax, "_colorbar", None) is not None:
             continue  # a colour bar is read through its plot's title
@@ -77,7 +79,7 @@ def _scope_ids(text: str) -> str:
     return re.sub(r'(url\(#|href="#)', rf"\g<1>{prefix}", text)
 
 
-def svg(fig: plt.Figure) -> str:
+def svg(fig: Figure) -> str:
     """The figure as inline SVG text (deterministic), then closed.
 
     The same figure gives the same bytes on every run: fixed hash salt, no date or
@@ -119,6 +121,11 @@ def svg(fig: plt.Figure) -> str:
     return _scope_ids(text)
 
 
+def _numbers(n: int) -> list[str]:
+    """Tick labels ``1 … n`` (rows and columns are numbered from 1, as in the papers)."""
+    return [str(i) for i in range(1, n + 1)]
+
+
 def heatmap(
     weights: ArrayLike,
     *,
@@ -149,8 +156,8 @@ def heatmap(
         ax.set_title(title)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
-        ax.set_xticks(range(m), col_labels if col_labels is not None else range(1, m + 1))
-        ax.set_yticks(range(n), row_labels if row_labels is not None else range(1, n + 1))
+        ax.set_xticks(range(m), col_labels if col_labels is not None else _numbers(m))
+        ax.set_yticks(range(n), row_labels if row_labels is not None else _numbers(n))
         if annotate and n * m <= 100:
             lo, hi = np.nanmin(shown), np.nanmax(shown)
             for i in range(n):

@@ -52,7 +52,7 @@ def decimal_latex(a: ArrayLike, digits: int = 4) -> str:
     """
     arr = np.asarray(a)
     if arr.ndim == 0:
-        return fmt(arr, digits)
+        return fmt(float(arr), digits)
     if arr.ndim == 1:
         arr = arr[None, :]
     if arr.ndim != 2:

@@ -66,8 +66,10 @@ def _has_string(x: object) -> bool:
         return True
     if isinstance(x, list | tuple):
         return any(_has_string(e) for e in x)
-    dtype = getattr(x, "dtype", None)
-    return dtype is not None and dtype.kind in "OUS" and any(_has_string(e) for e in x.tolist())
+    np = loaded_numpy()  # an array only if NumPy is loaded; never import it here
+    if np is None or not isinstance(x, np.ndarray):
+        return False
+    return x.dtype.kind in "OUS" and any(_has_string(e) for e in x.tolist())
 
 
 def generic_matrix(name: str, rows: int, cols: int) -> sp.Matrix:
@@ -236,21 +238,21 @@ def in_terms_of_sigmoid(expr: object, a: object, symbol: sp.Symbol | None = None
         [2*sigma + 1, 2*sigma + 2]])
     """
     s = symbol if symbol is not None else sp.Symbol("sigma", positive=True)
-    a = sp.sympify(a)
-    expr = sp.sympify(expr)
+    base = sp.sympify(a)
+    ex = sp.sympify(expr)
     e = sp.Dummy("e")
     # exp(n·a) → eⁿ for integer n. xreplace, not subs: subs matches exp(a) through odd powers.
     table = {}
-    for f in sp.sympify(expr).atoms(sp.exp):
-        n = sp.simplify(f.args[0] / a)
+    for f in ex.atoms(sp.exp):
+        n = sp.simplify(f.args[0] / base)
         if n.is_integer:
             table[f] = e**n
-        elif f.args[0].free_symbols & a.free_symbols or n.is_rational:
+        elif f.args[0].free_symbols & base.free_symbols or n.is_rational:
             raise ValueError(f"{expr} is not a function of exp({a}) alone: it has {f}")
-    expr_e = expr.xreplace(table)
+    expr_e = ex.xreplace(table)
     rewritten = sp.factor(sp.cancel(expr_e.subs(e, s / (1 - s))))
     rewritten = sp.expand(rewritten) if rewritten.is_polynomial(s) else rewritten
-    if sp.simplify(rewritten.subs(s, sigmoid(a)) - expr) != 0:
+    if sp.simplify(rewritten.subs(s, sigmoid(base)) - ex) != 0:
         raise ArithmeticError(f"rewriting {expr} in σ({a}) did not verify")
     return rewritten
 
@@ -264,7 +266,7 @@ def latex(expr: object) -> str:
         >>> latex(sp.Matrix([[1, sp.sqrt(2) / 2]]))
         '\\\\begin{bmatrix}1 & \\\\frac{\\\\sqrt{2}}{2}\\\\end{bmatrix}'
     """
-    return sp.latex(sp.sympify(expr), mat_str="bmatrix", mat_delim="")
+    return str(sp.latex(sp.sympify(expr), mat_str="bmatrix", mat_delim=""))
 
 
 def evaluate(expr: object, digits: int = 15) -> sp.Expr | sp.Matrix:

@@ -49,9 +49,9 @@ STEPS = (
     Step("mask", r"+ M", h * L_q * L_k, 0),  # in place
     Step("row max", r"m = \max_j S_{ij}", h * L_q * L_k, h * L_q),
     Step("shift and exp", r"e^{S - m}", 2 * h * L_q * L_k, 0),  # in place
-    Step("row sum", r"\Sigma_j e^{S_{ij} - m_i}", h * L_q * L_k, h * L_q),
-    Step("normalise", r"A = e^{S-m} / \Sigma", h * L_q * L_k, 0),  # in place
-    Step("weighted sum", r"A_i V_i", h * 2 * L_q * L_k * d_v, h * L_q * d_v),
+    Step("row sum", r"\lambda_i = \sum_j e^{S_{ij} - m_i}", h * L_q * L_k, h * L_q),
+    Step("normalise", r"P = e^{S-m} / \lambda", h * L_q * L_k, 0),  # in place
+    Step("weighted sum", r"P_i V_i", h * 2 * L_q * L_k * d_v, h * L_q * d_v),
     Step(
         "output projection",
         r"\mathrm{Concat}(\ldots) W_O",

@@ -17,6 +17,8 @@ from numpy.typing import NDArray
 
 from attention_math import numeric, symbolic
 
+_F = NDArray[np.floating]  # a float array
+
 __all__ = [
     "causal_breaks",
     "equivariant_exactly",
@@ -83,9 +85,7 @@ def equivariant_exactly(n: int = 3, d_k: int = 2, d_v: int = 1) -> bool:
     return True
 
 
-def causal_breaks(
-    q: NDArray, k: NDArray, v: NDArray, perm: tuple[int, ...]
-) -> tuple[NDArray, NDArray]:
+def causal_breaks(q: _F, k: _F, v: _F, perm: tuple[int, ...]) -> tuple[_F, _F]:
     """``(attention(PQ, PK, PV, causal), P · attention(Q, K, V, causal))``: they differ.
 
     The causal mask belongs to positions: after permuting, token ``perm[0]`` sits first
@@ -108,8 +108,8 @@ def causal_breaks(
 
 
 def positional_breaks(
-    x: NDArray, pe: NDArray, w_q: NDArray, w_k: NDArray, w_v: NDArray, perm: tuple[int, ...]
-) -> tuple[NDArray, NDArray]:
+    x: _F, pe: _F, w_q: _F, w_k: _F, w_v: _F, perm: tuple[int, ...]
+) -> tuple[_F, _F]:
     """Self-attention on ``x + pe``: ``(output for P x, P · output for x)``; they differ.
 
     ``pe`` is added by position, so permuting the tokens does not permute it.
@@ -124,7 +124,7 @@ def positional_breaks(
     """
     P = np.array(permutation_matrix(perm).tolist(), dtype=float)
 
-    def self_attention(tokens: NDArray) -> NDArray:
+    def self_attention(tokens: _F) -> _F:
         h = tokens + pe  # (n, d_model): position i always gets pe[i]
         return numeric.attention(*numeric.compute_qkv(h, w_q, w_k, w_v))
 

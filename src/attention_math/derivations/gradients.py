@@ -76,7 +76,7 @@ def is_zero(expr: sp.Expr) -> bool:
         >>> is_zero(sp.exp(a) - 1)
         False
     """
-    return sp.cancel(sp.together(_exp_to_symbols(sp.sympify(expr)))) == 0
+    return bool(sp.cancel(sp.together(_exp_to_symbols(sp.sympify(expr)))) == 0)
 
 
 def _require_zero(diff: sp.Matrix, what: str) -> None:

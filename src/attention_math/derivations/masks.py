@@ -69,9 +69,13 @@ def fill_report(fill: float, dtype: type) -> FillReport:
     info = np.finfo(dtype)
     overflows = abs(fill) > float(info.max)
     with np.errstate(over="ignore"):
-        stored = np.array(fill).astype(dtype)  # the cast a framework does: -inf on overflow
+        stored: NDArray[np.floating] = np.array(fill).astype(
+            dtype
+        )  # the cast a framework does: -inf on overflow
     spacing = float(np.spacing(np.abs(stored))) if not overflows else float("nan")
-    scores = np.array([[0.0, 0.0]], dtype=dtype) + np.array([[0.0, stored]], dtype=dtype)
+    scores: NDArray[np.floating] = np.array([[0.0, 0.0]], dtype=dtype) + np.array(
+        [[0.0, stored]], dtype=dtype
+    )
     weight = float(numeric.softmax(scores)[0, 1])
     row = np.array([[1.0, 2.0, 3.0]], dtype=dtype) + stored  # every key blocked
     masked_row = tuple(float(x) for x in numeric.softmax(row)[0])
@@ -85,7 +89,8 @@ def _textbook_softmax(s: NDArray[np.floating]) -> NDArray[np.floating]:
     """``exp(s − max s) / Σ`` with no special case: ``−∞ − (−∞)`` gives NaN."""
     with np.errstate(invalid="ignore"):
         e = np.exp(s - s.max(axis=-1, keepdims=True))
-        return e / e.sum(axis=-1, keepdims=True)
+        out: NDArray[np.floating] = e / e.sum(axis=-1, keepdims=True)
+        return out
 
 
 def fully_masked_row(dtype: type = np.float64) -> dict[str, tuple[float, ...]]:
@@ -104,7 +109,7 @@ def fully_masked_row(dtype: type = np.float64) -> dict[str, tuple[float, ...]]:
     """
     from attention_math import numeric
 
-    blocked = np.full((1, 3), -np.inf, dtype=dtype)
+    blocked: NDArray[np.floating] = np.full((1, 3), -np.inf, dtype=dtype)
     zero = numeric.softmax(blocked)[0]
     nan = _textbook_softmax(blocked)  # -inf - (-inf) = NaN
     uniform = numeric.softmax(np.array([[1.0, 2.0, 3.0]], dtype=np.float32) - np.float32(1e9))[0]

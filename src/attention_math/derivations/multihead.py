@@ -56,7 +56,7 @@ def concat_equals_sum(L: int = 2, d_v: int = 2, d_out: int = 2, n_heads: int = 2
     rhs = sp.zeros(L, d_out)
     for i, h in enumerate(heads):
         rhs += h * w_o[i * d_v : (i + 1) * d_v, :]  # the i-th block of rows
-    return (lhs - rhs).expand() == sp.zeros(L, d_out)
+    return bool((lhs - rhs).expand() == sp.zeros(L, d_out))
 
 
 def multi_head_loop(
@@ -86,7 +86,7 @@ def multi_head_loop(
     """
     w_q, w_k, w_v, w_o = (np.asarray(w, dtype=float) for w in (w_q, w_k, w_v, w_o))
     d_k, d_v = w_q.shape[1] // n_heads, w_v.shape[1] // n_heads
-    out = 0.0
+    out: NDArray[np.floating] | float = 0.0  # the sum over heads, (L_q, d_out)
     for i in range(n_heads):
         cols_k = slice(i * d_k, (i + 1) * d_k)
         cols_v = slice(i * d_v, (i + 1) * d_v)
@@ -95,7 +95,7 @@ def multi_head_loop(
         v_i = np.asarray(x_kv) @ w_v[:, cols_v]  # (L_k, d_v)
         head_i = numeric.attention(q_i, k_i, v_i, mask=mask)  # (L_q, d_v)
         out = out + head_i @ w_o[cols_v, :]  # (L_q, d_out): head i through its block W_O^(i)
-    return out
+    return np.asarray(out)
 
 
 def shape_trace(

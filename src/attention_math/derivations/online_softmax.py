@@ -125,7 +125,7 @@ def is_zero(expr: object) -> bool:
     e = sp.powsimp(sp.expand(sp.sympify(expr)))
     if e == 0:
         return True
-    return sp.simplify(sp.powsimp(sp.expand(sp.together(e)))) == 0
+    return bool(sp.simplify(sp.powsimp(sp.expand(sp.together(e)))) == 0)
 
 
 def merge_is_associative(a: State, b: State, c: State) -> bool:
@@ -145,7 +145,9 @@ def merge_is_associative(a: State, b: State, c: State) -> bool:
     )
 
 
-def merged_equals_softmax(scores: Sequence[object], values: Sequence[object], cuts: Sequence[int]):
+def merged_equals_softmax(
+    scores: Sequence[object], values: Sequence[object], cuts: Sequence[int]
+) -> bool:
     """True when tiling ``scores`` at ``cuts`` and merging gives exactly ``softmax(s) · v``.
 
     Both the output and the log-sum-exp are compared with the unshifted, untiled formulas

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import mpmath
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from attention_math.tiled import tiled_attention
 
@@ -95,7 +95,7 @@ def _softmax_times(s: list[list[mpmath.mpf]], v: ArrayLike) -> NDArray[np.float6
     return out
 
 
-def row_error_eps(approx: ArrayLike, ref: ArrayLike, dtype: object = None) -> float:
+def row_error_eps(approx: ArrayLike, ref: ArrayLike, dtype: DTypeLike | None = None) -> float:
     """Row-normwise error of ``approx`` in units of ε (of ``dtype``, default approx's).
 
     Examples:
@@ -107,7 +107,7 @@ def row_error_eps(approx: ArrayLike, ref: ArrayLike, dtype: object = None) -> fl
     """
     a = np.asarray(approx)
     r = np.asarray(ref, dtype=np.float64)
-    eps = float(np.finfo(a.dtype if dtype is None else dtype).eps)
+    eps = float(np.finfo(a.dtype if dtype is None else np.dtype(dtype)).eps)
     err = np.abs(a.astype(np.float64) - r).max(axis=-1)
     size = np.abs(r).max(axis=-1)
     return float((err / (eps * np.where(size == 0, 1, size))).max())
@@ -142,4 +142,5 @@ def division_free(scores: ArrayLike, v: ArrayLike) -> NDArray[np.floating]:
     s = np.asarray(scores)
     m = s.max(axis=-1, keepdims=True)
     lse = m + np.log(np.exp(s - m).sum(axis=-1, keepdims=True))
-    return np.exp(s - lse) @ np.asarray(v, dtype=s.dtype)
+    out: NDArray[np.floating] = np.exp(s - lse) @ np.asarray(v, dtype=s.dtype)
+    return out

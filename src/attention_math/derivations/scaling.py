@@ -55,8 +55,8 @@ def _expect(
     expr: sp.Expr,
     q: tuple[sp.Symbol, sp.Symbol],
     k: tuple[sp.Symbol, sp.Symbol],
-    mq: dict,
-    mk: dict,
+    mq: dict[sp.Expr, sp.Expr],
+    mk: dict[sp.Expr, sp.Expr],
 ) -> sp.Expr:
     """E[expr] for a polynomial of degree ≤ 2 in ``q`` and in ``k`` separately (A1, A2, A3)."""
     total = sp.S.Zero
@@ -76,7 +76,7 @@ def _expect(
 
 def _moment_table(
     x: tuple[sp.Symbol, sp.Symbol], mu: sp.Expr, sigma: sp.Expr, rho: sp.Expr
-) -> dict:
+) -> dict[sp.Expr, sp.Expr]:
     x1, x2 = x
     return {
         sp.S.One: sp.S.One,
@@ -181,10 +181,12 @@ def sample_dots(
     def draw() -> NDArray[np.float64]:
         shared = rng.standard_normal((n, 1))  # (n, 1): one common factor per vector
         own = rng.standard_normal((n, d))  # (n, d)
-        return mu + sigma * (np.sqrt(rho) * shared + np.sqrt(1 - rho) * own)  # (n, d)
+        x: NDArray[np.float64] = mu + sigma * (np.sqrt(rho) * shared + np.sqrt(1 - rho) * own)
+        return x  # (n, d)
 
     q, k = draw(), draw()  # independent of each other (A1)
-    return np.einsum("nd,nd->n", q, k)  # (n,)
+    dots: NDArray[np.float64] = np.einsum("nd,nd->n", q, k)  # (n,)
+    return dots
 
 
 @dataclass(frozen=True)
@@ -254,7 +256,9 @@ def saturation(
     """
     from attention_math.numeric import softmax
 
-    out = {key: [] for key in ("max_scaled", "max_unscaled", "grad_scaled", "grad_unscaled")}
+    out: dict[str, list[float]] = {
+        key: [] for key in ("max_scaled", "max_unscaled", "grad_scaled", "grad_unscaled")
+    }
     for d in ds:
         q = rng.standard_normal((n_samples, 1, d))  # (n, 1, d_k)
         k = rng.standard_normal((n_samples, n_keys, d))  # (n, L_k, d_k)

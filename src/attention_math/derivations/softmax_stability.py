@@ -121,7 +121,8 @@ def naive_softmax(s: ArrayLike) -> NDArray[np.floating]:
         array([[0.5, 0.5]])
     """
     s = np.asarray(s)
-    return np.exp(s) / np.sum(np.exp(s), axis=1, keepdims=True)
+    out: NDArray[np.floating] = np.exp(s) / np.sum(np.exp(s), axis=1, keepdims=True)
+    return out
 
 
 def division_free_softmax(s: ArrayLike) -> NDArray[np.floating]:
@@ -136,7 +137,8 @@ def division_free_softmax(s: ArrayLike) -> NDArray[np.floating]:
     s = np.asarray(s)
     m = np.max(s, axis=-1, keepdims=True)
     lse = m + np.log(np.sum(np.exp(s - m), axis=-1, keepdims=True))
-    return np.exp(s - lse)
+    out: NDArray[np.floating] = np.exp(s - lse)
+    return out
 
 
 def _reference(row: NDArray[np.floating], dps: int = 50) -> list[mpmath.mpf]:
@@ -169,7 +171,7 @@ def measured_errors(
         >>> e["numeric.softmax"] < 8 * 8
         True
     """
-    s = (offset + rng.uniform(-spread, spread, size=(rows, n))).astype(dtype)  # (rows, n)
+    s: NDArray[np.floating] = (offset + rng.uniform(-spread, spread, size=(rows, n))).astype(dtype)
     u = float(np.finfo(dtype).eps) / 2
     results = {"numeric.softmax": numeric.softmax(s), "division-free": division_free_softmax(s)}
     worst = dict.fromkeys(results, 0.0)

@@ -118,7 +118,7 @@ def attention_exercise(
         S = symbolic.scores(q, k, scale_used)
         if what == "scores":
             return S
-        if mask_after:  # softmax of every score, then the blocked weights zeroed
+        if mask_after and mask is not None:  # softmax of every score, then blocked ones zeroed
             P = symbolic.softmax(S).multiply_elementwise(mask.applyfunc(lambda m: int(m == 0)))
         else:
             P = _weights(S, mask, axis)
@@ -138,7 +138,8 @@ def attention_exercise(
     def reference() -> np.ndarray:
         qn, kn = float_array(q), float_array(k)
         if what == "scores":
-            return qn @ kn.T * float(s)
+            scores: np.ndarray = qn @ kn.T * float(s)
+            return scores
         mn = None if mask is None else float_array(mask)
         vn = float_array(v) if v is not None else np.eye(kn.shape[0])
         out, w = numeric.attention(qn, kn, vn, mask=mn, scale=float(s), return_weights=True)

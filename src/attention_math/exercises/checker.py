@@ -9,7 +9,8 @@ value (``0.25`` for ``1/4``); within the rounding tolerance it is "right up to r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import mpmath
 import sympy as sp
@@ -50,7 +51,9 @@ def _too_large(e: sp.Expr) -> bool:
     return False
 
 
-def _numbers(entries: Sequence[sp.Expr], point: dict) -> list[mpmath.mpc] | None:
+def _numbers(
+    entries: Sequence[sp.Expr], point: Mapping[sp.Basic, sp.Basic]
+) -> list[mpmath.mpc] | None:
     out = []
     for e in entries:
         e = e.xreplace(point) if point else e
@@ -162,7 +165,10 @@ def diagnose(ex: Exercise, got: sp.Basic) -> Result:
     got = got.xreplace(names) if names else got
     if ex.shape[:1] == (1,) and _shape(got) == ex.shape[::-1]:
         got = got.T  # a vector answer: sp.Matrix([a, b, c]) is a column, and that is fine
-    sub = (lambda x: x.subs(ex.subs)) if ex.subs else (lambda x: x)
+
+    def sub(x: Any) -> Any:
+        return x.subs(ex.subs) if ex.subs else x
+
     g, want = sub(got), sub(ex.answer)
     tol = ex.tolerance if ex.tolerance is not None else ROUNDING_TOLERANCE
     absolute = ex.tolerance is not None  # a stated tolerance is per entry, not relative

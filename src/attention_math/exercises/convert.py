@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import TYPE_CHECKING, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import sympy as sp
 
@@ -54,13 +54,15 @@ def _scalar(x: object, symbols: Mapping[str, sp.Basic]) -> sp.Expr:
     )
 
 
-def _rows(x: list | tuple, symbols: Mapping[str, sp.Basic]) -> sp.Matrix:
+def _rows(x: list[Any] | tuple[Any, ...], symbols: Mapping[str, sp.Basic]) -> sp.Matrix:
     if not x:
         raise ValueError("answer is an empty list")
     if all(not (isinstance(r, list | tuple) or _is_array(r)) for r in x):
         x = [x]  # a flat list is one row
-    rows = [list(r) if isinstance(r, list | tuple) or _is_array(r) else None for r in x]
-    if any(r is None for r in rows) or len({len(r) for r in rows}) != 1 or not rows[0]:
+    if not all(isinstance(r, list | tuple) or _is_array(r) for r in x):
+        raise ValueError(f"answer must be a list of equally long rows, got {x!r}")
+    rows = [list(r) for r in x]
+    if len({len(r) for r in rows}) != 1 or not rows[0]:
         raise ValueError(f"answer must be a list of equally long rows, got {x!r}")
     return sp.Matrix([[_scalar(e, symbols) for e in r] for r in rows])
 

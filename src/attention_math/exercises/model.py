@@ -76,7 +76,7 @@ class Exercise:
     symbols: Mapping[str, sp.Symbol] = field(default_factory=dict)
     subs: Mapping[sp.Basic, sp.Basic] = field(default_factory=dict)
     tolerance: float | None = None
-    numeric: Callable[[], np.ndarray] | None = None
+    numeric: Callable[[], np.ndarray | np.floating] | None = None
     bound_eps: float = 16.0
     kind: str = "matrix"
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import math
 from collections.abc import Callable, Mapping
+from typing import Any, NoReturn
 
 import sympy as sp
 
@@ -95,7 +96,7 @@ class _Builder:
         where = f" at column {col + 1}" if col is not None else ""
         return ParseError(f"answer: {what}{where} is not allowed; {_allowed_text(self.symbols)}")
 
-    def build(self, node: ast.AST) -> sp.Basic | list:
+    def build(self, node: ast.AST) -> sp.Basic | list[Any]:
         if isinstance(node, ast.Constant):
             v = node.value
             if isinstance(v, bool) or not isinstance(v, int | float):
@@ -125,7 +126,7 @@ class _Builder:
         what = _WHAT.get(type(node), f"the syntax {type(node).__name__}")
         return self._raise(node, what)
 
-    def _raise(self, node: ast.AST, what: str):
+    def _raise(self, node: ast.AST, what: str) -> NoReturn:
         raise self.fail(node, what)
 
     def name(self, node: ast.Name) -> sp.Basic:
@@ -165,7 +166,7 @@ class _Builder:
         return fn(*(self.scalar(a) for a in node.args))
 
 
-def _to_matrix(rows: list, text: str) -> sp.Matrix:
+def _to_matrix(rows: list[Any], text: str) -> sp.Matrix:
     if all(not isinstance(r, list) for r in rows):
         rows = [rows]  # a flat list is one row
     if not rows or any(not isinstance(r, list) for r in rows):

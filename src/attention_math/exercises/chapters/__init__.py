@@ -1,1 +1,3 @@
 """One module per chapter, each with ``exercises() -> list[Exercise]``."""
+
+__all__: list[str] = []  # the submodules are imported by name

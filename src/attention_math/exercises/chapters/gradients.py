@@ -62,8 +62,9 @@ def exercises() -> list[Exercise]:
             title="Derive dS for one row",
             statement=(
                 "One row of weights $p = \\operatorname{softmax}(s)$ has three entries; the "
-                "upstream gradient is $g = \\partial L/\\partial p$. Derive "
-                "$\\partial L/\\partial s$ as a row in `p_1`, `p_2`, `p_3`, `g_1`, `g_2`, `g_3`."
+                "upstream gradient is $g = \\partial \\ell/\\partial p$. Derive "
+                "$\\partial \\ell/\\partial s$ as a row in `p_1`, `p_2`, `p_3`, "
+                "`g_1`, `g_2`, `g_3`."
             ),
             answer=sp.Matrix([[ps[j] * (gs[j] - dot) for j in range(3)]]),
             mistakes=(Mistake("missing_term", pr.multiply_elementwise(gr)),),
@@ -78,7 +79,7 @@ def exercises() -> list[Exercise]:
             statement=(
                 "For $P = \\operatorname{softmax}(S)$ (row-wise) with 2×2 entries `p_11`, "
                 "`p_12`, `p_21`, `p_22` and upstream gradient $dP$ with entries `g_11` … `g_22`, "
-                "derive $dS = \\partial L / \\partial S$."
+                "derive $dS = \\partial \\ell / \\partial S$."
             ),
             answer=ds2,
             mistakes=(

@@ -1,0 +1,786 @@
+"""The site's notation as data: one table of symbols and terms, and the rule for "uses".
+
+The glossary page and the notation page print this table; a test extracts the symbols
+from the math of every built page with :func:`symbols_in_tex` and fails on any symbol
+that no entry defines (:func:`undefined`).
+
+What counts as a *symbol* in a piece of TeX (the rule :func:`symbols_in_tex` applies):
+
+- a Latin letter, a Greek letter (``\\alpha`` … ``\\Omega``, ``\\ell``), a letter in
+  ``\\mathcal``, ``\\mathbb`` or ``\\mathbf``, or an ``\\operatorname`` name;
+- ``d`` written directly before a capital letter is one symbol, a gradient (``dO``, ``dS``);
+- with its subscript, unless the subscript is an *index* (digits, the index letters
+  ``i j l m n t``, commas, ``:`` and ``\\cdot``): ``S_{ij}`` is an entry of ``S`` but ``W_O``
+  and ``d_v`` are symbols of their own; a ``\\text`` subscript is a *label* (``P_{\\text{raw}}``
+  is a ``P``) unless an entry defines the labelled name itself (``d_{\\text{model}}``);
+- superscripts, primes and accents (``\\hat``, ``\\bar``) do not change the symbol;
+  prose inside ``\\text{…}``, equation tags and labels, and TeX's own operators (``\\max``,
+  ``\\log``, ``\\sum``) are not symbols.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+__all__ = [
+    "GROUPS",
+    "SYMBOLS",
+    "TERMS",
+    "Symbol",
+    "Term",
+    "defined_names",
+    "symbols_in_tex",
+    "symbols_table",
+    "terms_list",
+    "undefined",
+]
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """One row of the notation table.
+
+    ``names`` are the symbols it defines, in the form :func:`symbols_in_tex` returns;
+    ``any_subscript`` lets the symbol carry any subscript (``m_T``, ``o_{T\\cup U}``).
+    """
+
+    tex: str
+    names: tuple[str, ...]
+    meaning: str
+    shape: str = ""
+    page: str = ""
+    group: str = "The forward pass"
+    any_subscript: bool = False
+
+
+@dataclass(frozen=True)
+class Term:
+    """One word of the glossary: the term, its definition and the page that explains it."""
+
+    word: str
+    meaning: str
+    page: str = ""
+
+
+_F, _N, _G, _M, _W, _L = (
+    "The forward pass",
+    "Softmax and floating point",
+    "Gradients",
+    "Multi-head, cross-attention and positions",
+    "Why it works: statistics",
+    "Long sequences",
+)
+
+GROUPS: tuple[str, ...] = (_F, _N, _G, _M, _W, _L)
+
+SYMBOLS: tuple[Symbol, ...] = (
+    # the forward pass
+    Symbol(
+        r"$L$, $L_q$, $L_k$",
+        ("L", "L_q", "L_k"),
+        "a sequence length, only ever a length; the number of queries, of keys",
+        page="forward/notation.md",
+    ),
+    Symbol(
+        r"$d_{\text{model}}$",
+        ("d_model",),
+        "width of each input token vector",
+        page="forward/notation.md",
+    ),
+    Symbol(r"$d_k$", ("d_k",), "width of queries and keys", page="forward/notation.md"),
+    Symbol(r"$d_v$", ("d_v",), "width of values and of the output", page="forward/notation.md"),
+    Symbol(
+        r"$X$",
+        ("X",),
+        "the input, one token per row",
+        r"$L \times d_{\text{model}}$",
+        "forward/qkv.md",
+    ),
+    Symbol(
+        r"$x$, $x_{ij}$",
+        ("x",),
+        "one input row, or one entry of $X$; in a calculus statement, the variable",
+        page="forward/qkv.md",
+    ),
+    Symbol(
+        r"$W_Q, W_K, W_V$",
+        ("W_Q", "W_K", "W_V"),
+        "learned projections that make queries, keys and values; $w_{ij}$ is one entry",
+        r"$d_{\text{model}} \times d_k$ ($d_v$ for $W_V$)",
+        "forward/qkv.md",
+    ),
+    Symbol(r"$w_{ij}$", ("w",), "an entry of a projection matrix", page="forward/qkv.md"),
+    Symbol(
+        r"$Q, K, V$",
+        ("Q", "K", "V"),
+        "queries, keys, values: $Q = XW_Q$, $K = XW_K$, $V = XW_V$",
+        r"$L_q \times d_k$, $L_k \times d_k$, $L_k \times d_v$",
+        "forward/qkv.md",
+    ),
+    Symbol(
+        r"$q, k, v$",
+        ("q", "k", "v"),
+        "one query, key or value: a row of $Q$, $K$ or $V$",
+        r"$d_k$, $d_k$, $d_v$",
+        "forward/scores.md",
+    ),
+    Symbol(
+        r"$S$",
+        ("S",),
+        r"scores, $S = QK^\top/\sqrt{d_k} + M$; $S_{ij}$ compares query $i$ with key $j$",
+        r"$L_q \times L_k$",
+        "forward/scores.md",
+    ),
+    Symbol(
+        r"$s$",
+        ("s",),
+        "one row of scores (the scores of one query)",
+        r"$L_k$",
+        "forward/softmax.md",
+    ),
+    Symbol(
+        r"$M$",
+        ("M",),
+        r"the mask: $0$ where attention is allowed, $-\infty$ where it is not",
+        r"$L_q \times L_k$",
+        "forward/masking.md",
+    ),
+    Symbol(
+        r"$\operatorname{softmax}$",
+        ("softmax",),
+        r"$\operatorname{softmax}(s)_i = e^{s_i} / \sum_j e^{s_j}$, applied to each row",
+        "keeps the shape",
+        "forward/softmax.md",
+    ),
+    Symbol(
+        r"$P$",
+        ("P",),
+        r"the attention weights, $P = \operatorname{softmax}(S)$; each row sums to one "
+        "(the only name for the weights)",
+        r"$L_q \times L_k$",
+        "forward/softmax.md",
+    ),
+    Symbol(
+        r"$p$",
+        ("p",),
+        "one row of weights, or the softmax of a vector",
+        r"$L_k$",
+        "forward/softmax.md",
+    ),
+    Symbol(
+        r"$O$",
+        ("O",),
+        "the output, $O = PV$: each row a weighted average of the value rows",
+        r"$L_q \times d_v$",
+        "forward/weighted-sum.md",
+    ),
+    Symbol(
+        r"$\operatorname{attention}$",
+        ("attention", "Attention"),
+        r"the whole map $(Q, K, V) \mapsto \operatorname{softmax}(QK^\top/\sqrt{d_k} + M)\,V$",
+        page="forward/formula.md",
+    ),
+    Symbol(
+        r"$i$, $j$, $l$",
+        ("i", "j", "l"),
+        "indices: $i$ a query (a row), $j$ and $l$ a key (a column) or a component",
+        page="forward/notation.md",
+    ),
+    Symbol(
+        r"$e$", ("e",), "Euler's number, the base of the exponential", page="forward/softmax.md"
+    ),
+    Symbol(r"$I$", ("I",), "the identity matrix", page="examples/identity-2x2.md"),
+    Symbol(r"$\mathbf{1}$", (r"\mathbf{1}",), "a vector of ones", page="gradients/index.md"),
+    # softmax and floating point
+    Symbol(
+        r"$z$, $Z$",
+        ("z", "Z"),
+        "a vector (a matrix) of logits: scores before the softmax, in exercises and proofs",
+        page="forward/softmax.md",
+        group=_N,
+    ),
+    Symbol(
+        r"$a$",
+        ("a",),
+        r"one score, in the two-score softmax $\operatorname{softmax}(a, 0)$",
+        page="forward/softmax.md",
+        group=_N,
+    ),
+    Symbol(
+        r"$n$",
+        ("n",),
+        "the length of a vector in a general statement",
+        page="forward/softmax.md",
+        group=_N,
+    ),
+    Symbol(
+        r"$m$",
+        ("m",),
+        "the largest score of a row, subtracted before exponentiating; in the online softmax "
+        "the running maximum (subscript: the keys it covers)",
+        page="why/softmax.md",
+        group=_N,
+        any_subscript=True,
+    ),
+    Symbol(
+        r"$t$",
+        ("t",),
+        "a shifted score $t_j = z_j - m \\le 0$, or a threshold",
+        page="why/softmax.md",
+        group=_N,
+    ),
+    Symbol(
+        r"$c$",
+        ("c",),
+        "a constant added to or multiplying every score",
+        page="forward/softmax.md",
+        group=_N,
+    ),
+    Symbol(
+        r"$\sigma$",
+        (r"\sigma",),
+        r"the logistic sigmoid $\sigma(a) = e^a/(1 + e^a)$, the two-score softmax",
+        page="forward/softmax.md",
+        group=_N,
+    ),
+    Symbol(
+        r"$\varepsilon$",
+        (r"\varepsilon",),
+        r"machine epsilon, the gap between $1$ and the next float: $2^{-52}$ in float64, "
+        r"$2^{-23}$ in float32. Every error on the site is counted in $\varepsilon$",
+        page="forward/formula.md",
+        group=_N,
+    ),
+    Symbol(
+        r"$u$",
+        ("u",),
+        r"the unit roundoff $u = \varepsilon/2$, the largest relative error of one rounding "
+        "(the unit of the published error bounds)",
+        page="why/softmax.md",
+        group=_N,
+    ),
+    Symbol(
+        r"$N$",
+        ("N",),
+        "the number of significand bits of a float format (53 in float64)",
+        page="why/softmax.md",
+        group=_N,
+    ),
+    Symbol(
+        r"$r_{\max}$, $e_{\max}$",
+        ("r_max", "e_max"),
+        "the largest finite float, the largest exponent",
+        page="why/softmax.md",
+        group=_N,
+    ),
+    Symbol(
+        r"$\operatorname{lse}$",
+        ("lse",),
+        r"log-sum-exp, $\log \sum_j e^{s_j}$",
+        page="why/softmax.md",
+        group=_N,
+    ),
+    Symbol(
+        r"$\operatorname{round}$",
+        ("round",),
+        "rounding to the nearest float",
+        page="examples/lets-go.md",
+        group=_N,
+    ),
+    Symbol(
+        r"$D$",
+        ("D",),
+        "on the audit page, the distance between a published and the exact value, in units "
+        "of the last printed digit",
+        page="audit.md",
+        group=_N,
+    ),
+    # gradients
+    Symbol(
+        r"$\ell$",
+        (r"\ell",),
+        "the scalar loss (never $L$, which is a length)",
+        page="gradients/index.md",
+        group=_G,
+    ),
+    Symbol(
+        r"$dO, dS, dP, dV, dQ, dK, dX$",
+        ("dO", "dS", "dP", "dV", "dQ", "dK", "dX", "dW_Q", "dW_K", "dW_V"),
+        r"gradients of the loss: $dO = \partial\ell/\partial O$ (the upstream gradient), and so on",
+        "the shape of the matrix",
+        "gradients/index.md",
+        _G,
+    ),
+    Symbol(
+        r"$g$",
+        ("g",),
+        r"the upstream gradient of one row, $g = \partial \ell/\partial p$",
+        page="gradients/index.md",
+        group=_G,
+    ),
+    Symbol(
+        r"$J$",
+        ("J",),
+        r"the Jacobian of the softmax, $J = \operatorname{diag}(p) - pp^\top$",
+        page="gradients/index.md",
+        group=_G,
+    ),
+    Symbol(
+        r"$\delta_{ij}$",
+        (r"\delta",),
+        r"the Kronecker delta: $1$ if $i = j$, else $0$",
+        page="gradients/index.md",
+        group=_G,
+    ),
+    Symbol(
+        r"$\operatorname{diag}$",
+        ("diag",),
+        "the diagonal matrix of a vector",
+        page="gradients/index.md",
+        group=_G,
+    ),
+    Symbol(
+        r"$\operatorname{rowsum}$",
+        ("rowsum",),
+        "the sums of the rows, as a column",
+        page="gradients/index.md",
+        group=_G,
+    ),
+    Symbol(
+        r"$\operatorname{tr}$",
+        ("tr",),
+        "the trace, the sum of the diagonal",
+        page="gradients/index.md",
+        group=_G,
+    ),
+    Symbol(
+        r"$\operatorname{eig}$",
+        ("eig",),
+        "the eigenvalues of a matrix",
+        page="gradients/index.md",
+        group=_G,
+    ),
+    Symbol(
+        r"$\Delta$",
+        (r"\Delta",),
+        "the step of a finite difference (never $h$, which counts heads)",
+        page="gradients/gradient-checking.md",
+        group=_G,
+    ),
+    Symbol(
+        r"$C$, $R$",
+        ("C", "R"),
+        "the constants of the truncation error $C\\Delta^2$ and the rounding error $R/\\Delta$",
+        page="gradients/gradient-checking.md",
+        group=_G,
+    ),
+    # multi-head, cross-attention, positions
+    Symbol(
+        r"$h$",
+        ("h",),
+        "the number of attention heads, only ever that",
+        page="why/multi-head.md",
+        group=_M,
+    ),
+    Symbol(
+        r"$W_O$",
+        ("W_O", "W"),
+        r"the output projection that recombines the heads; $W_O^{(i)}$ is the block of head $i$",
+        r"$h\,d_v \times d_{\text{out}}$",
+        "why/multi-head.md",
+        _M,
+    ),
+    Symbol(
+        r"$d_{\text{out}}$",
+        ("d_out",),
+        "width of the multi-head output",
+        page="why/multi-head.md",
+        group=_M,
+    ),
+    Symbol(
+        r"$H_i$", ("H",), "the output of head $i$", r"$L_q \times d_v$", "why/multi-head.md", _M
+    ),
+    Symbol(
+        r"$\operatorname{MultiHead}$, $\operatorname{Concat}$",
+        ("MultiHead", "Concat"),
+        "multi-head attention; the heads' outputs side by side",
+        page="why/multi-head.md",
+        group=_M,
+    ),
+    Symbol(
+        r"$X_q$, $X_{kv}$",
+        ("X_q", "X_kv"),
+        "in cross-attention, the sequence the queries come from and the one keys "
+        "and values come from",
+        page="why/multi-head.md",
+        group=_M,
+    ),
+    Symbol(r"$B$", ("B",), "the batch size", page="why/masks.md", group=_M),
+    Symbol(
+        r"$\Pi$",
+        (r"\Pi",),
+        "a permutation matrix (not $P$, which is the weights)",
+        page="why/equivariance.md",
+        group=_M,
+    ),
+    Symbol(
+        r"$E$",
+        ("E",),
+        "positional encodings, one row per position, added to $X$",
+        r"$L \times d_{\text{model}}$",
+        "why/equivariance.md",
+        _M,
+    ),
+    # statistics
+    Symbol(
+        r"$\mathbb{E}$, $\operatorname{Var}$, $\operatorname{Cov}$",
+        (r"\mathbb{E}", "Var", "Cov"),
+        "expectation, variance, covariance",
+        page="why/scaling.md",
+        group=_W,
+    ),
+    Symbol(
+        r"$\mu$, $\mu_q$, $\mu_k$",
+        (r"\mu", r"\mu_q", r"\mu_k"),
+        "a mean; of the query and key components",
+        page="why/scaling.md",
+        group=_W,
+    ),
+    Symbol(
+        r"$\sigma_q$, $\sigma_k$",
+        (r"\sigma_q", r"\sigma_k"),
+        "standard deviations of the query and key components",
+        page="why/scaling.md",
+        group=_W,
+    ),
+    Symbol(
+        r"$\rho$, $\rho_q$, $\rho_k$",
+        (r"\rho", r"\rho_q", r"\rho_k"),
+        "a correlation; between components of a query, of a key",
+        page="why/scaling.md",
+        group=_W,
+    ),
+    Symbol(
+        r"$\chi^2$", (r"\chi",), "the chi-squared distribution", page="why/scaling.md", group=_W
+    ),
+    # long sequences
+    Symbol(
+        r"$T$, $U$",
+        ("T", "U"),
+        "sets of key positions: the tiles of the online softmax",
+        page="long/online-softmax.md",
+        group=_L,
+    ),
+    Symbol(
+        r"$\lambda$",
+        (r"\lambda",),
+        r"the softmax's denominator, the row sum $\lambda = \sum_j e^{s_j - m}$; in the online "
+        r"softmax the running one, $\lambda_T = \sum_{j\in T} e^{s_j - m_T}$ "
+        r"(never $\ell$, the loss)",
+        page="long/online-softmax.md",
+        group=_L,
+        any_subscript=True,
+    ),
+    Symbol(
+        r"$o$",
+        ("o",),
+        r"one output row; in the online softmax the unnormalised running output "
+        r"$\sum_j e^{s_j - m} v_j$",
+        r"$d_v$",
+        "long/online-softmax.md",
+        _L,
+        any_subscript=True,
+    ),
+    Symbol(
+        r"$b$",
+        ("b",),
+        "a shift subtracted from a row of scores in place of its maximum",
+        page="long/online-softmax.md",
+        group=_L,
+    ),
+)
+
+TERMS: tuple[Term, ...] = (
+    Term(
+        "attention",
+        "A layer in which every token looks at the others and takes a weighted average "
+        "of what they carry.",
+        "index.md",
+    ),
+    Term(
+        "token",
+        "One position of the sequence: a word or part of a word, as a vector (a row of $X$).",
+        "forward/notation.md",
+    ),
+    Term(
+        "query, key, value",
+        "Three views of each token: what it looks for, what it offers to be found by, "
+        "what it hands over.",
+        "forward/qkv.md",
+    ),
+    Term(
+        "scores",
+        "The matrix $S$: each query compared with each key by a dot product, scaled, masked.",
+        "forward/scores.md",
+    ),
+    Term(
+        "softmax",
+        "The function that turns a row of scores into positive weights summing to one.",
+        "forward/softmax.md",
+    ),
+    Term(
+        "attention weights",
+        "The matrix $P$: how much each query looks at each key.",
+        "forward/softmax.md",
+    ),
+    Term(
+        "causal mask",
+        "The mask that stops a token from attending to later tokens.",
+        "forward/masking.md",
+    ),
+    Term(
+        "padding mask", "The mask that stops every token from attending to padding.", "why/masks.md"
+    ),
+    Term(
+        "convex hull",
+        "All weighted averages of some points with non-negative weights summing to one: "
+        "where each output row lies.",
+        "forward/weighted-sum.md",
+    ),
+    Term(
+        "head",
+        "One attention computed with its own projections; $h$ heads run side by side "
+        "and $W_O$ recombines them.",
+        "why/multi-head.md",
+    ),
+    Term(
+        "cross-attention",
+        "Attention whose queries come from one sequence and keys and values from another.",
+        "why/multi-head.md",
+    ),
+    Term(
+        "equivariance",
+        "Permuting the input rows permutes the output rows the same way.",
+        "why/equivariance.md",
+    ),
+    Term(
+        "machine epsilon",
+        r"$\varepsilon$, the gap between $1$ and the next float.",
+        "forward/formula.md",
+    ),
+    Term(
+        "ULP", "Unit in the last place: the gap between a float and the next one.", "why/softmax.md"
+    ),
+    Term("float64, float32", "The IEEE 754 double and single precision formats.", "why/softmax.md"),
+    Term(
+        "crosscheck",
+        "Comparing an exact SymPy result with the NumPy one; the build fails if they "
+        "differ by more than a bound.",
+        "forward/formula.md",
+    ),
+    Term(
+        "tile",
+        "A block of keys (or queries) processed together by the online softmax.",
+        "long/online-softmax.md",
+    ),
+    Term(
+        "online softmax",
+        "The softmax computed one tile at a time, keeping only $(m, \\lambda, o)$ per row.",
+        "long/online-softmax.md",
+    ),
+    Term(
+        "upstream gradient",
+        r"$dO = \partial \ell / \partial O$, handed to attention by the layers above it.",
+        "gradients/index.md",
+    ),
+    Term(
+        "central difference",
+        r"$(\ell(x + \Delta) - \ell(x - \Delta)) / 2\Delta$, a numerical derivative.",
+        "gradients/gradient-checking.md",
+    ),
+    Term("FLOP", "One floating-point addition or multiplication.", "why/cost.md"),
+)
+
+_GREEK = frozenset(
+    "alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu "
+    "xi pi rho sigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma "
+    "Phi Psi Omega ell".split()
+)
+_INDEX = re.compile(r"^(?:[0-9cijklmnt,:=<>+-]|\\?cdot|\\?ldots|\\?le)+$")
+_TEXT = re.compile(r"\\(?:text|mathrm|textbf|textit|texttt)\s*\{([^{}]*)\}")
+_DROP = re.compile(r"\\(?:tag|label|eqref|ref|begin|end)\s*\{[^{}]*\}")
+_OPNAME = re.compile(r"\\operatorname\*?\s*\{([^{}]*)\}")
+_FONT = re.compile(r"\\(mathcal|mathbb|mathbf|boldsymbol)\s*(?:\{\s*(\w)\s*\}|(\w))")
+_ACCENT = re.compile(r"\\(?:hat|tilde|bar|vec|overline|dot)\b\s*")
+_GROUP = r"\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}"
+_SCRIPT = rf"(?:\s*[_^]\s*(?:{_GROUP}|\\[A-Za-z]+|\x00\w*\x01|[^\s{{}}\\]))"
+_TOKEN = re.compile(rf"(d(?=[A-Z])[A-Z]|\\[A-Za-z]+|\x02\d+\x03|[A-Za-z])((?:{_SCRIPT}|')*)")
+
+
+def _subscript(scripts: str) -> str | None:
+    """The first top-level subscript in a run of sub- and superscripts, without braces."""
+    for m in re.finditer(rf"([_^])\s*({_GROUP}|\\[A-Za-z]+|\x00\w*\x01|[^\s{{}}\\])", scripts):
+        if m.group(1) == "_":
+            sub = m.group(2)
+            if sub.startswith("{"):
+                sub = sub[1:-1]
+            return re.sub(r"\s+", "", sub)
+    return None
+
+
+def symbols_in_tex(tex: str) -> list[str]:
+    """The symbols a piece of TeX uses, by the rule in this module's docstring.
+
+    A subscript that names (``W_O``) is kept, ``_name``; a ``\\text`` label becomes
+    ``_text:label``, which :func:`undefined` accepts as its base symbol.
+
+    Examples:
+        >>> from attention_math.notation import symbols_in_tex
+        >>> symbols_in_tex(r"P_{ij} = \\operatorname{softmax}(S)_{ij}, \\quad O = P V")
+        ['P_ij', 'softmax', 'S', 'i', 'j', 'O', 'P', 'V']
+        >>> symbols_in_tex(r"d_{\\text{model}}, W_O^{(1)}, dO, \\ell(x + \\Delta) \\text{at } i")
+        ['d_text:model', 'W_O', 'dO', '\\\\ell', 'x', '\\\\Delta', 'i']
+    """
+    t = tex.strip()
+    t = re.sub(r"^\\[(\[]|\\[)\]]$", "", t)
+    t = _DROP.sub(" ", t)
+    t = _TEXT.sub(lambda m: "\x00" + re.sub(r"\W", "", m.group(1)) + "\x01", t)
+    found: list[str] = []
+
+    def opname(m: re.Match[str]) -> str:
+        found.append(m.group(1).strip())
+        return f"\x02{len(found) - 1}\x03"
+
+    t = _OPNAME.sub(opname, t)
+    fonts: list[str] = []
+
+    def font(m: re.Match[str]) -> str:
+        fonts.append(f"\\{m.group(1)}{{{m.group(2) or m.group(3)}}}")
+        return f"\x04{len(fonts) - 1}\x05"
+
+    t = _FONT.sub(font, t)
+    t = _ACCENT.sub("", t)
+    t = re.sub(r"(?<!_)(?<!_\{)\x00\w*\x01", " ", t)  # prose in \text, not a subscript
+    out: list[str] = []
+    pos = 0
+    for m in re.finditer(rf"\x04(\d+)\x05((?:{_SCRIPT}|')*)|{_TOKEN.pattern}", t):
+        if m.start() < pos:
+            continue
+        pos = m.end()
+        if m.group(1) is not None:
+            base, scripts = fonts[int(m.group(1))], m.group(2)
+        else:
+            base, scripts = m.group(3), m.group(4)
+            if base.startswith("\x02"):
+                base = found[int(base[1:-1])]
+            elif base.startswith("\\"):
+                if base[1:] not in _GREEK:
+                    continue
+        sub = _subscript(scripts)
+        if sub is None:
+            out.append(base)
+        elif sub.startswith("\x00") and sub.endswith("\x01"):
+            out.append(f"{base}_text:{sub[1:-1]}")
+        else:
+            out.append(f"{base}_{sub.replace(chr(92), '')}")
+    return out
+
+
+def defined_names() -> frozenset[str]:
+    """Every symbol name some entry of :data:`SYMBOLS` defines.
+
+    Examples:
+        >>> from attention_math.notation import defined_names
+        >>> {"P", "W_O", "dO", r"\\ell"} <= defined_names()
+        True
+    """
+    return frozenset(n for s in SYMBOLS for n in s.names)
+
+
+def undefined(used: Iterable[str]) -> list[str]:
+    """The symbols in ``used`` (from :func:`symbols_in_tex`) that no glossary entry defines.
+
+    Examples:
+        >>> from attention_math.notation import undefined
+        >>> undefined(["P", "P_text:raw", "d_text:model", "m_T", "W_O", "Y", "W_Z"])
+        ['Y', 'W_Z']
+    """
+    names = defined_names()
+    free = {n for s in SYMBOLS if s.any_subscript for n in s.names}
+    missing: list[str] = []
+    for name in used:
+        base, _, sub = name.partition("_")
+        if name in names or (sub and base in free) or (_INDEX.match(sub) and base in names):
+            continue
+        if sub.startswith("text:") and (f"{base}_{sub[5:]}" in names or base in names):
+            continue
+        if name not in missing:
+            missing.append(name)
+    return missing
+
+
+_TITLES = {
+    "index.md": "Home",
+    "forward/notation.md": "Notation and shapes",
+    "forward/qkv.md": "Queries, keys, values",
+    "forward/scores.md": "Scores",
+    "forward/masking.md": "Masking",
+    "forward/softmax.md": "Softmax",
+    "forward/weighted-sum.md": "Weighted sum",
+    "forward/formula.md": "The complete formula",
+    "examples/identity-2x2.md": "The 2×2 identity example",
+    "examples/lets-go.md": "“⟨SOS⟩ let's go”",
+    "why/softmax.md": "Softmax stability",
+    "why/masks.md": "Masks",
+    "why/multi-head.md": "Multi-head",
+    "why/equivariance.md": "Equivariance",
+    "why/scaling.md": "Scaling by √dₖ",
+    "why/cost.md": "Cost",
+    "gradients/index.md": "Gradients",
+    "gradients/gradient-checking.md": "Gradient checking",
+    "long/online-softmax.md": "The online softmax",
+    "audit.md": "Audit",
+}
+
+
+def _link(page: str, base: str) -> str:
+    if not page:
+        return ""
+    fallback = page.removesuffix(".md").removesuffix("/index").split("/")[-1].replace("-", " ")
+    return f"[{_TITLES.get(page, fallback.capitalize())}]({base}{page})"
+
+
+def symbols_table(group: str | None = None, base: str = "") -> str:
+    """The notation table as Markdown: every symbol of ``group`` (all when ``None``).
+
+    ``base`` is prepended to the links, the path from the page showing the table to docs/.
+
+    Examples:
+        >>> from attention_math.notation import symbols_table
+        >>> print(symbols_table("Long sequences").splitlines()[0])
+        | symbol | meaning | shape | introduced in |
+    """
+    if group is not None and group not in GROUPS:
+        raise ValueError(f"group must be one of {GROUPS}, got {group!r}")
+    rows = ["| symbol | meaning | shape | introduced in |", "|---|---|---|---|"]
+    for s in SYMBOLS:
+        if group is None or s.group == group:
+            rows.append(f"| {s.tex} | {s.meaning} | {s.shape} | {_link(s.page, base)} |")
+    return "\n".join(rows)
+
+
+def terms_list(base: str = "") -> str:
+    """The glossary's words as a Markdown definition list, alphabetically.
+
+    Examples:
+        >>> from attention_math.notation import terms_list
+        >>> terms_list().splitlines()[0]
+        'attention'
+    """
+    out: list[str] = []
+    for t in sorted(TERMS, key=lambda t: t.word.lower()):
+        see = f" See {_link(t.page, base)}." if t.page else ""
+        out += [t.word, f":   {t.meaning}{see}", ""]
+    return "\n".join(out)
