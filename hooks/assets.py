@@ -121,15 +121,17 @@ def typeset_page(output: str, where: str) -> str:
     parts, last = [], 0
     for m, typeset, item in zip(blocks, done["html"], items, strict=True):
         parts.append(output[last : m.start()])
+        # the TeX stays in the page, beside what it drew (the glossary test reads it)
+        tex = html.escape(item["tex"], quote=True)
         if item["display"]:
             # a wide equation scrolls in its box: the box takes the keyboard focus, so the
             # arrow keys scroll it, and says what it is
             parts.append(
-                f'<div class="arithmatex" tabindex="0" role="group" aria-label="equation">'
-                f"{typeset}</div>"
+                f'<div class="arithmatex" data-tex="{tex}" tabindex="0" role="group" '
+                f'aria-label="equation">{typeset}</div>'
             )
         else:
-            parts.append(f'<span class="arithmatex">{typeset}</span>')
+            parts.append(f'<span class="arithmatex" data-tex="{tex}">{typeset}</span>')
         last = m.end()
     parts.append(output[last:])
     output = "".join(parts)
