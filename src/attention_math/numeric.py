@@ -64,8 +64,8 @@ def softmax(x: ArrayLike, axis: int = -1) -> NDArray[np.floating]:
         ...
         ValueError: softmax input has no entries along axis -1 (shape (0,)): nothing to normalise
     """
-    out = _softmax_input("softmax", x, axis)
-    return _softmax_inplace(out, axis)
+    out, dtype = _softmax_input("softmax", x, axis)
+    return _softmax_inplace(out, axis).astype(dtype, copy=False)
 
 
 def log_softmax(x: ArrayLike, axis: int = -1) -> NDArray[np.floating]:
@@ -87,17 +87,22 @@ def log_softmax(x: ArrayLike, axis: int = -1) -> NDArray[np.floating]:
         >>> log_softmax([0.0, -np.inf])
         array([  0., -inf])
     """
-    a = _softmax_input("log_softmax", x, axis)
+    a, dtype = _softmax_input("log_softmax", x, axis)
     m = np.max(a, axis=axis, keepdims=True)
     m[np.isneginf(m)] = 0  # a fully masked slice: shift by 0, the log below gives -inf
     a -= m
-    with np.errstate(divide="ignore"):  # log 0 = -inf for a fully masked slice, on purpose
-        a -= np.log(np.sum(np.exp(a), axis=axis, keepdims=True))
-    return a
+    with np.errstate(divide="ignore"):  # log 0 = -inf for a fully masked slice
+        lse = np.log(np.sum(np.exp(a), axis=axis, keepdims=True))
+    lse[np.isneginf(lse)] = 0  # a fully masked slice stays all -inf (not -inf − -inf = NaN)
+    a -= lse
+    return a.astype(dtype, copy=False)
 
 
-def _softmax_input(name: str, x: ArrayLike, axis: int) -> NDArray[np.floating]:
-    """``x`` as a fresh float array, refused with a message naming ``name`` if unusable."""
+def _softmax_input(
+    name: str, x: ArrayLike, axis: int
+) -> tuple[NDArray[np.floating], np.dtype[Any]]:
+    """``x`` as a fresh float array to compute in, and the dtype to return; refused with a
+    message naming ``name`` if unusable. bfloat16 is computed in float32."""
     a = np.asarray(x)
     if not is_real_dtype(a.dtype):
         raise TypeError(f"{name} input must hold real numbers, got dtype {a.dtype}")
@@ -111,11 +116,12 @@ def _softmax_input(name: str, x: ArrayLike, axis: int) -> NDArray[np.floating]:
         raise ValueError(
             f"{name} input has no entries along axis {axis} (shape {a.shape}): nothing to normalise"
         )
+    dtype = np.dtype(np.float64) if np.issubdtype(a.dtype, np.integer) else a.dtype
     if a.dtype.name == "bfloat16":
         a = a.astype(np.float32)
     if np.isnan(a).any() or np.isposinf(a).any():
         raise ValueError(f"{name} input contains NaN or +inf; only finite values and -inf allowed")
-    return np.array(a, dtype=np.float64 if np.issubdtype(a.dtype, np.integer) else a.dtype)
+    return np.array(a, dtype=np.float64 if np.issubdtype(a.dtype, np.integer) else a.dtype), dtype
 
 
 def _softmax_inplace(s: NDArray[np.floating], axis: int = -1) -> NDArray[np.floating]:

@@ -1,0 +1,561 @@
+"""The conventions of PyTorch, d2l and Hugging Face next to this package's, run side by side.
+
+Each row of the table on the page "Coming from PyTorch, d2l or Hugging Face" is one
+function here: it runs the same small problem in both conventions and reports what it
+found. PyTorch is optional: where it is not installed when the site is built, the row runs
+the package's side only and says so. d2l's ``masked_softmax`` and the Hugging Face fill
+value are rules of a few lines, run in NumPy (neither library is a dependency).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, cast
+
+import numpy as np
+from numpy.typing import NDArray
+
+from attention_math.backward import attention_backward
+from attention_math.numeric import (
+    attention,
+    causal_mask,
+    log_softmax,
+    multi_head_attention,
+    padding_mask,
+    softmax,
+)
+
+__all__ = ["ConventionMismatch", "Row", "rows", "table", "torch_or_none"]
+
+Floats = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One convention: theirs, ours, and what running both showed."""
+
+    topic: str
+    theirs: str  # their argument or habit, as they write it
+    ours: str  # the same thing here
+    found: str  # printed from the run: agreement, shapes, values
+
+
+def torch_or_none() -> ModuleType | None:
+    """PyTorch if it is installed (a test- and build-time oracle only), else ``None``.
+
+    Examples:
+        >>> from attention_math.conventions import torch_or_none
+        >>> torch_or_none() is None or hasattr(torch_or_none(), "nn")
+        True
+    """
+    if importlib.util.find_spec("torch") is None:
+        return None
+    import torch
+
+    return torch
+
+
+class ConventionMismatch(AssertionError):
+    """The two sides of a row disagree where the table says they agree: the build fails."""
+
+
+def _agree(ours: NDArray[Any], theirs: NDArray[Any], what: str = "the two sides") -> str:
+    """``agree`` with the largest difference; a mismatch raises (the page never prints one)."""
+    if ours.shape != theirs.shape:
+        raise ConventionMismatch(f"{what}: shapes {ours.shape} and {theirs.shape} differ")
+    ours, theirs = (np.asarray(a, dtype=np.float64) for a in (ours, theirs))
+    if not np.allclose(ours, theirs, rtol=1e-10, atol=1e-12, equal_nan=True):
+        raise ConventionMismatch(f"{what} differ:\n{ours}\n{theirs}")
+    finite = np.isfinite(ours) & np.isfinite(theirs)
+    delta = float(np.max(np.abs(ours - theirs)[finite])) if finite.any() else 0.0
+    return f"agree (max abs difference {delta:.1e})"
+
+
+_NO_TORCH = "PyTorch is not installed where this site was built: the package's side only; "
+
+
+def _problem(seed: int, *shape: int) -> tuple[Floats, Floats, Floats]:
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal(shape), rng.standard_normal(shape), rng.standard_normal(shape))
+
+
+def _sdpa(
+    torch: ModuleType, q: NDArray[Any], k: NDArray[Any], v: NDArray[Any], **kw: Any
+) -> Floats:
+    t = [torch.from_numpy(np.ascontiguousarray(a)) for a in (q, k, v)]
+    out: Floats = torch.nn.functional.scaled_dot_product_attention(*t, **kw).numpy()
+    return out
+
+
+def bool_mask(torch: ModuleType | None) -> Row:
+    q, k, v = _problem(1, 1, 2, 4, 8)  # (B, H, L, d): SDPA's layout
+    mask = np.random.default_rng(2).random((4, 4)) < 0.7
+    mask[:, 0] = True
+    ours = attention(q, k, v, mask)
+    found = (
+        _NO_TORCH + f"output {ours.shape}"
+        if torch is None
+        else _agree(ours, _sdpa(torch, q, k, v, attn_mask=torch.from_numpy(mask)))
+    )
+    return Row(
+        "boolean mask",
+        "`F.scaled_dot_product_attention(attn_mask=m)`, True = may attend",
+        "`attention(q, k, v, mask=m)`, True = may attend (the same)",
+        found,
+    )
+
+
+def additive_mask(torch: ModuleType | None) -> Row:
+    q, k, v = _problem(3, 1, 2, 4, 8)
+    rng = np.random.default_rng(4)
+    bias = rng.standard_normal((4, 4))
+    bias[rng.random((4, 4)) < 0.3] = -np.inf
+    bias[:, 0] = 0.0
+    ours = attention(q, k, v, bias)
+    found = (
+        _NO_TORCH + f"output {ours.shape}"
+        if torch is None
+        else _agree(ours, _sdpa(torch, q, k, v, attn_mask=torch.from_numpy(bias)))
+    )
+    return Row(
+        "additive (float) mask",
+        "float `attn_mask`, added to the scores (`-inf` blocks)",
+        "float `mask`, added to the scores after the scale (the same)",
+        found,
+    )
+
+
+def multihead_masks(torch: ModuleType | None) -> Row:
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 4, 6))  # (B, L, embed_dim)
+    pad = np.array([[False] * 4, [False, False, True, True]])  # PyTorch: True = padding
+    blocked = ~causal_mask(4)  # MultiheadAttention's boolean attn_mask: True = blocked
+    ours_note = (
+        "`multi_head_attention(x, x, w_q, w_k, w_v, w_o, h, mask=~attn_mask, "
+        "key_padding_mask=kpm, b_q=…, return_weights=True)`: `mask` is True = may attend, "
+        "`key_padding_mask` keeps PyTorch's True = padding; weights are `(in, out)`, "
+        "`w_q = in_proj_weight[:d].T`"
+    )
+    theirs_note = (
+        "`nn.MultiheadAttention(d, h)(x, x, x, attn_mask=m, key_padding_mask=kpm)`: "
+        "boolean `attn_mask` **True = blocked**, `key_padding_mask` True = padding"
+    )
+    if torch is None:
+        w = [rng.standard_normal((6, 6)) for _ in range(4)]
+        out = multi_head_attention(x, x, *w, 2, mask=~blocked, key_padding_mask=pad)
+        return Row(
+            "`nn.MultiheadAttention` masks",
+            theirs_note,
+            ours_note,
+            _NO_TORCH + f"output {out.shape}",
+        )
+    torch.manual_seed(0)
+    mha = torch.nn.MultiheadAttention(6, 2, batch_first=True, dtype=torch.float64)
+    with torch.no_grad():
+        mha.in_proj_bias.normal_()
+        mha.out_proj.bias.normal_()
+    w_q, w_k, w_v = (w.detach().numpy().T for w in mha.in_proj_weight.chunk(3))
+    b_q, b_k, b_v = (b.detach().numpy() for b in mha.in_proj_bias.chunk(3))
+    w_o, b_o = mha.out_proj.weight.detach().numpy().T, mha.out_proj.bias.detach().numpy()
+    tx = torch.from_numpy(x)
+    t_out, t_w = mha(
+        tx, tx, tx, attn_mask=torch.from_numpy(blocked), key_padding_mask=torch.from_numpy(pad)
+    )
+    out, weights = multi_head_attention(
+        x,
+        x,
+        w_q,
+        w_k,
+        w_v,
+        w_o,
+        2,
+        mask=~blocked,
+        key_padding_mask=pad,
+        b_q=b_q,
+        b_k=b_k,
+        b_v=b_v,
+        b_o=b_o,
+        return_weights=True,
+    )
+    found = (
+        f"output {_agree(out, t_out.detach().numpy())}; averaged weights "
+        f"{_agree(weights, t_w.detach().numpy())}"
+    )
+    return Row("`nn.MultiheadAttention` masks", theirs_note, ours_note, found)
+
+
+def d2l_valid_lens(torch: ModuleType | None) -> Row:
+    q, k, v = _problem(6, 2, 4, 3)  # (B, L, d)
+    valid_lens = np.array([4, 2])
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(3)  # (B, L_q, L_k)
+    # d2l's masked_softmax: entries at or past valid_len are replaced by −1e6, then softmax
+    d2l = softmax(np.where(np.arange(4) < valid_lens[:, None, None], scores, -1e6)) @ v
+    ours = attention(q, k, v, padding_mask(valid_lens, 4))
+    return Row(
+        "d2l's `valid_lens`",
+        "`masked_softmax(scores, valid_lens)`: keys at or past `valid_lens[b]` get −10⁶",
+        "`mask=padding_mask(valid_lens, L_k)`: `(B, 1, L_k)` for `(B,)` lengths, "
+        "`(B, L_q, L_k)` for `(B, L_q)`",
+        "d2l's rule run in NumPy (d2l is not a dependency): " + _agree(ours, d2l),
+    )
+
+
+def hf_four_d_mask(torch: ModuleType | None) -> Row:
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 3, 4))  # (B, L, d_model)
+    w = [rng.standard_normal((4, 4)) for _ in range(4)]
+    m = padding_mask([3, 2], 3)[:, None]  # (B, 1, 1, L_k), True = may attend
+    out = multi_head_attention(x, x, *w, 2, mask=m)
+    try:
+        attention(x, x, x, m)
+    except ValueError as exc:
+        refused = f"`attention` on `(B, L, d)` inputs raises: {exc}"
+    else:
+        raise ConventionMismatch("a (B, 1, 1, L) mask on (B, L, d) inputs was not refused")
+    same = _agree(out, multi_head_attention(x, x, *w, 2, key_padding_mask=~m[:, 0, 0]))
+    return Row(
+        "`(B, 1, 1, L)` masks",
+        "The Annotated Transformer and Hugging Face: `(B, 1, 1, L_k)`, broadcast over "
+        "heads and queries (HF's `attention_mask` is 1 = attend)",
+        "`multi_head_attention(..., mask=m)` takes it as a per-head mask "
+        "`(B, h or 1, L_q or 1, L_k)`; a mask that would enlarge the batch raises",
+        f"output {out.shape} (not {(2, 2, 3, 4)}), and it {same.split(' ')[0]}s with "
+        f"`key_padding_mask`; {refused}",
+    )
+
+
+def causal_alignment(torch: ModuleType | None) -> Row:
+    q, k, v = _problem(8, 1, 1, 2, 4)
+    k, v = (np.concatenate([a, a[..., ::-1, :]], axis=-2) for a in (k, v))  # L_k = 4
+    tl = causal_mask(2, 4).astype(int).tolist()
+    br = causal_mask(2, 4, alignment="bottom-right").astype(int).tolist()
+    found = f"L_q = 2, L_k = 4: top-left {tl}, bottom-right {br}"
+    if torch is None:
+        return Row("`is_causal` alignment", _CAUSAL_THEIRS, _CAUSAL_OURS, _NO_TORCH + found)
+    from torch.nn.attention.bias import causal_lower_right
+
+    upper = _agree(attention(q, k, v, is_causal=True), _sdpa(torch, q, k, v, is_causal=True))
+    lower = _agree(
+        attention(q, k, v, is_causal=True, causal_alignment="bottom-right"),
+        _sdpa(torch, q, k, v, attn_mask=causal_lower_right(2, 4)),
+    )
+    return Row(
+        "`is_causal` alignment",
+        _CAUSAL_THEIRS,
+        _CAUSAL_OURS,
+        f"{found}; top-left {upper.split(' ')[0]}s with `is_causal=True`, bottom-right "
+        f"{lower.split(' ')[0]}s with `causal_lower_right` ({lower.split('(')[1][:-1]})",
+    )
+
+
+_CAUSAL_THEIRS = (
+    "`is_causal=True` is top-left; `torch.nn.attention.bias.causal_lower_right(L_q, L_k)` "
+    "for decoding with a cache"
+)
+_CAUSAL_OURS = (
+    '`is_causal=True, causal_alignment="top-left"` (default) or `"bottom-right"`; '
+    "`causal_mask(n_q, n_k, alignment=…)`"
+)
+
+
+def fully_masked_row(torch: ModuleType | None) -> Row:
+    q, k, v = _problem(9, 1, 1, 3, 4)
+    allowed = np.ones((3, 3), bool)
+    allowed[1] = False  # query 1 may see nothing
+    ours = attention(q, k, v, allowed)[0, 0, 1]
+    fill = np.where(allowed, 0.0, np.finfo(np.float64).min)  # HF's fill: the dtype's minimum
+    hf = softmax(q @ np.swapaxes(k, -1, -2) / 2.0 + fill)[0, 0, 1]
+    parts = [f"ours {ours.round(3).tolist()}", f"finite fill: weights {hf.round(3).tolist()}"]
+    if torch is None:
+        parts.insert(0, _NO_TORCH.rstrip("; "))
+    else:
+        sdpa = _sdpa(torch, q, k, v, attn_mask=torch.from_numpy(allowed))[0, 0, 1]
+        torch.manual_seed(0)
+        mha = torch.nn.MultiheadAttention(4, 1, batch_first=True, dtype=torch.float64)
+        tx = torch.from_numpy(q[0])
+        _, w = mha(tx, tx, tx, attn_mask=torch.from_numpy(~allowed))
+        parts += [
+            f"SDPA {sdpa.round(3).tolist()}",
+            f"`MultiheadAttention` weights {w.detach().numpy()[0, 1].round(3).tolist()}",
+        ]
+    return Row(
+        "fully masked row",
+        "SDPA (2.x): zeros; `nn.MultiheadAttention`: NaN; a finite fill such as HF's "
+        "`finfo.min`: uniform weights over the blocked keys",
+        "zero weights and a zero output row: no key is seen, so nothing is averaged, and "
+        "no NaN reaches the next layer",
+        "; ".join(parts),
+    )
+
+
+def need_weights(torch: ModuleType | None) -> Row:
+    rng = np.random.default_rng(10)
+    x = rng.standard_normal((2, 3, 4))
+    w = [rng.standard_normal((4, 4)) for _ in range(4)]
+    _, avg = multi_head_attention(x, x, *w, 2, return_weights=True)
+    _, per = multi_head_attention(x, x, *w, 2, return_weights=True, average_attn_weights=False)
+    return Row(
+        "attention weights",
+        "`need_weights=True, average_attn_weights=True` (default) or `False`",
+        "`return_weights=True, average_attn_weights=True` or `False`",
+        f"averaged {avg.shape}, per head {per.shape}; the average is the mean of the heads: "
+        f"{bool(np.allclose(avg, per.mean(axis=1)))}",
+    )
+
+
+def log_sum_exp(torch: ModuleType | None) -> Row:
+    q, k, v = _problem(11, 1, 2, 4, 8)
+    _out, lse = attention(q, k, v, is_causal=True, return_lse=True)
+    if torch is None:
+        found = _NO_TORCH + f"`lse` {lse.shape}"
+    else:
+        t = [torch.from_numpy(a) for a in (q, k, v)]
+        _, t_lse = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(*t, is_causal=True)[
+            :2
+        ]
+        found = f"`lse` {lse.shape}: " + _agree(lse, t_lse.numpy())
+    return Row(
+        "log-sum-exp",
+        "FlashAttention's `softmax_lse`, `(B, H, L_q)` (PyTorch's flash kernel returns it)",
+        "`attention(..., return_lse=True)` → `(out, lse)`, `lse` of shape `(..., L_q)`",
+        found,
+    )
+
+
+def scale_and_dtypes(torch: ModuleType | None) -> Row:
+    q = np.ones((2, 3), np.float16)
+    k = np.ones((2, 3), np.float32)
+    mixed = attention(q, k, k).dtype
+    try:
+        attention(k, k, k, scale=-1.0)
+        neg = "accepted"
+    except ValueError as exc:
+        neg = f"refused ({exc})"
+    found = f"float16 with float32 gives {mixed}; negative scale {neg}"
+    if torch is None:
+        found = _NO_TORCH + found
+    else:
+        try:
+            _sdpa(torch, q, k, k)
+            found += "; SDPA accepts mixed dtypes"
+        except RuntimeError:
+            found += "; SDPA raises for mixed dtypes"
+        _sdpa(torch, k, k, k, scale=-1.0)
+        found += " and runs with `scale=-1`"
+    return Row(
+        "dtypes and `scale`",
+        "one dtype for q, k, v (mixed raises); `torch.bfloat16`; any `scale`, negative too",
+        "mixed float16/float32 promote as NumPy does; float16 and `ml_dtypes.bfloat16` "
+        "run in float32 and return their own format; `scale` must be ≥ 0",
+        found,
+    )
+
+
+def zero_length(torch: ModuleType | None) -> Row:
+    q = np.ones((1, 1, 3, 4))
+    k = np.ones((1, 1, 0, 4))
+    v = np.ones((1, 1, 0, 5))
+    ours = attention(q, k, v)
+    no_q = attention(k, q, np.ones((1, 1, 3, 5)))  # L_q = 0
+    found = (
+        f"no keys: ours {ours.shape}, all zero: {bool((ours == 0).all())}; "
+        f"no queries: ours {no_q.shape}"
+    )
+    if torch is not None:
+        found += "; SDPA " + _agree(ours, _sdpa(torch, q, k, v), "L_k = 0")
+        theirs = _sdpa(torch, k, q, np.ones((1, 1, 3, 5)))
+        found += f", and {theirs.shape} with no queries"
+        if theirs.shape != no_q.shape:
+            raise ConventionMismatch(f"L_q = 0: shapes {no_q.shape} and {theirs.shape}")
+    else:
+        found = _NO_TORCH + found
+    return Row(
+        "zero-length sequence",
+        "`L_q = 0` gives an empty output; `L_k = 0` gives zeros",
+        "the same (an empty result, not an error)",
+        found,
+    )
+
+
+def kdim_vdim(torch: ModuleType | None) -> Row:
+    rng = np.random.default_rng(14)
+    x_q = rng.standard_normal((2, 3, 6))  # (B, L_q, embed_dim)
+    x_k = rng.standard_normal((2, 5, 4))  # (B, L_k, kdim)
+    x_v = rng.standard_normal((2, 5, 3))  # (B, L_k, vdim)
+    theirs_note = "`nn.MultiheadAttention(6, 2, kdim=4, vdim=3)(query, key, value)`"
+    ours_note = (
+        "`multi_head_attention(x_q, x_k, w_q, w_k, w_v, w_o, h, x_v=x_v)`: the widths are "
+        "read from `x_k`, `x_v` and the weights `(4, 6)`, `(3, 6)`; biases `b_q`…`b_o`"
+    )
+    if torch is None:
+        w = [rng.standard_normal(s) for s in ((6, 6), (4, 6), (3, 6), (6, 6))]
+        out = multi_head_attention(x_q, x_k, *w, 2, x_v=x_v)
+        return Row("`kdim`, `vdim`", theirs_note, ours_note, _NO_TORCH + f"output {out.shape}")
+    torch.manual_seed(1)
+    mha = torch.nn.MultiheadAttention(6, 2, kdim=4, vdim=3, batch_first=True, dtype=torch.float64)
+    with torch.no_grad():  # PyTorch starts the biases at zero: make them matter
+        mha.in_proj_bias.normal_()
+        mha.out_proj.bias.normal_()
+    w_q, w_k, w_v = (getattr(mha, f"{n}_proj_weight").detach().numpy().T for n in "qkv")
+    b_q, b_k, b_v = (b.detach().numpy() for b in mha.in_proj_bias.chunk(3))
+    w_o, b_o = mha.out_proj.weight.detach().numpy().T, mha.out_proj.bias.detach().numpy()
+    t_out, _ = mha(*(torch.from_numpy(a) for a in (x_q, x_k, x_v)), need_weights=False)
+    out = multi_head_attention(
+        x_q, x_k, w_q, w_k, w_v, w_o, 2, x_v=x_v, b_q=b_q, b_k=b_k, b_v=b_v, b_o=b_o
+    )
+    found = f"output {out.shape}: " + _agree(out, t_out.detach().numpy(), "kdim/vdim outputs")
+    return Row("`kdim`, `vdim`", theirs_note, ours_note, found)
+
+
+def bfloat16(torch: ModuleType | None) -> Row:
+    theirs_note = "`torch.bfloat16` tensors"
+    ours_note = (
+        "an `ml_dtypes.bfloat16` array (NumPy has no bfloat16 of its own): computed in "
+        "float32, returned as bfloat16; `ml_dtypes` is not a dependency"
+    )
+    if importlib.util.find_spec("ml_dtypes") is None:
+        return Row(
+            "bfloat16",
+            theirs_note,
+            ours_note,
+            "`ml_dtypes` is not installed where this site was built: nothing to run",
+        )
+    import ml_dtypes
+
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    q, k, v = (a.astype(bf16) for a in _problem(13, 1, 2, 4, 8))  # (B, H, L, d)
+    exact = attention(*(a.astype(np.float64) for a in (q, k, v)))  # the same inputs, float64
+    ours = attention(q, k, v)
+    finfo = cast(Callable[[np.dtype[Any]], Any], ml_dtypes.finfo)  # ml_dtypes has no hints
+    eps = float(finfo(bf16).eps)
+    err = float(np.max(np.abs(ours.astype(np.float64) - exact)))
+    if ours.dtype != bf16 or err > eps * max(1.0, float(np.max(np.abs(exact)))):
+        raise ConventionMismatch(f"bfloat16 attention: dtype {ours.dtype}, error {err}")
+    found = (
+        f"ours returns {ours.dtype.name}, max error {err:.1e} against float64 on the same "
+        f"inputs (bfloat16 ε = {eps:.1e})"
+    )
+    if torch is None:
+        return Row("bfloat16", theirs_note, ours_note, _NO_TORCH + found)
+    t = [torch.from_numpy(a.astype(np.float32)).to(torch.bfloat16) for a in (q, k, v)]
+    theirs = torch.nn.functional.scaled_dot_product_attention(*t).float().numpy()
+    t_err = float(np.max(np.abs(theirs.astype(np.float64) - exact)))
+    return Row("bfloat16", theirs_note, ours_note, f"{found}; SDPA in bfloat16 {t_err:.1e}")
+
+
+def bias_gradient(torch: ModuleType | None) -> Row:
+    rng = np.random.default_rng(15)
+    q, k, v = _problem(15, 1, 2, 4, 3)  # (B, H, L, d)
+    bias = rng.standard_normal((4, 4))  # a learned additive bias (ALiBi, T5), shared
+    d_out = rng.standard_normal((1, 2, 4, 3))  # ∂ℓ/∂out
+    *grads, d_bias = attention_backward(q, k, v, d_out, bias, is_causal=True, return_dmask=True)
+    # the softmax does not see a constant added to a row, so each row of ∂ℓ/∂bias sums to 0
+    row_sums = float(np.max(np.abs(d_bias.sum(axis=-1))))
+    found = f"∂ℓ/∂bias {d_bias.shape}, its rows sum to 0 (largest {row_sums:.0e})"
+    if torch is None:
+        return Row("backward", _BACKWARD_THEIRS, _BACKWARD_OURS, _NO_TORCH + found)
+    t_q, t_k, t_v, t_bias = (torch.from_numpy(a.copy()).requires_grad_() for a in (q, k, v, bias))
+    allowed = torch.from_numpy(causal_mask(4))
+    t_mask = torch.where(allowed, t_bias, torch.tensor(-np.inf, dtype=torch.float64))
+    F = torch.nn.functional
+    F.scaled_dot_product_attention(t_q, t_k, t_v, attn_mask=t_mask).backward(
+        torch.from_numpy(d_out)
+    )
+    theirs = [t.grad.numpy() for t in (t_q, t_k, t_v, t_bias)]
+    agree = _agree(
+        np.concatenate([g.ravel() for g in (*grads, d_bias)]),
+        np.concatenate([g.ravel() for g in theirs]),
+        "dq, dk, dv, dbias and autograd",
+    )
+    return Row(
+        "backward", _BACKWARD_THEIRS, _BACKWARD_OURS, f"{found}; dq, dk, dv, ∂ℓ/∂bias {agree}"
+    )
+
+
+_BACKWARD_THEIRS = (
+    "autograd through SDPA with `is_causal` and a float `attn_mask` that requires grad"
+)
+_BACKWARD_OURS = (
+    "`attention_backward(q, k, v, d_out, bias, is_causal=True, return_dmask=True)` → "
+    "`(dq, dk, dv, dbias)`, `dbias` summed to the bias's shape"
+)
+
+
+def log_softmax_row(torch: ModuleType | None) -> Row:
+    x = np.array([0.0, -1000.0])
+    ours = log_softmax(x)
+    with np.errstate(divide="ignore"):  # log(0): the underflow this row is about
+        naive = np.log(softmax(x))
+    try:
+        softmax(np.zeros(0))
+    except ValueError as exc:
+        empty = f"`softmax([])` raises: {exc}"
+    else:
+        raise ConventionMismatch("softmax([]) was not refused")
+    found = f"`log_softmax([0, −1000])` = {ours.tolist()}, `log(softmax(…))` = {naive.tolist()}"
+    if torch is None:
+        found = _NO_TORCH + found
+    else:
+        theirs = torch.log_softmax(torch.from_numpy(x), -1).numpy()
+        found += "; `torch.log_softmax` " + _agree(ours, theirs, "log_softmax")
+        empty_shape = tuple(torch.softmax(torch.zeros(0), -1).shape)
+        found += f"; `torch.softmax` of an empty axis gives shape {empty_shape}"
+    return Row(
+        "`log_softmax`, empty input",
+        "`torch.log_softmax(x, -1)`; softmax over an empty axis returns an empty tensor",
+        "`log_softmax(x)`; `softmax` over an empty axis raises, naming the shape",
+        f"{found}; {empty}",
+    )
+
+
+ROWS: tuple[Callable[[ModuleType | None], Row], ...] = (
+    bool_mask,
+    additive_mask,
+    multihead_masks,
+    d2l_valid_lens,
+    hf_four_d_mask,
+    causal_alignment,
+    fully_masked_row,
+    need_weights,
+    kdim_vdim,
+    log_sum_exp,
+    bias_gradient,
+    log_softmax_row,
+    scale_and_dtypes,
+    bfloat16,
+    zero_length,
+)
+
+
+def rows(torch: ModuleType | bool | None = True) -> list[Row]:
+    """Every row, run now; ``torch=False`` runs the package's side only.
+
+    Examples:
+        >>> from attention_math.conventions import rows
+        >>> r = rows(torch=False)[3]
+        >>> r.topic, r.found.split(":")[-1].split(" (")[0]
+        ("d2l's `valid_lens`", ' agree')
+    """
+    t = torch_or_none() if torch is True else (None if torch is False else torch)
+    return [row(t) for row in ROWS]
+
+
+def table(torch: ModuleType | bool | None = True) -> str:
+    """The rows as a Markdown table (the page prints it at build time).
+
+    Examples:
+        >>> from attention_math.conventions import table
+        >>> table(torch=False).splitlines()[0]
+        '| | PyTorch, d2l, Hugging Face | attention-math | run at build time |'
+    """
+    lines = [
+        "| | PyTorch, d2l, Hugging Face | attention-math | run at build time |",
+        "|---|---|---|---|",
+    ]
+    for r in rows(torch):
+        cells = (r.topic, r.theirs, r.ours, r.found)
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines)
