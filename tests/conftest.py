@@ -45,8 +45,24 @@ def _calibration_in_tmp(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory):
-    """The site built once per test session with ``mkdocs build --strict``; its directory."""
+def site_server():
+    """A localhost server for the built site under ``/attention-math/``, bound, not yet serving.
+
+    Bound first so that the one build of the session is made for its address (``SITE_URL``),
+    as the hosted site is built for the address it is served at.
+    """
+    from tests.browser.server import SiteServer
+
+    with SiteServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory, site_server):
+    """The site built once per test session with ``mkdocs build --strict``; its directory.
+
+    Built for the sub-path address of ``site_server`` (``SITE_URL``), as it is hosted.
+    """
     import subprocess
     import sys
     from pathlib import Path
@@ -61,7 +77,12 @@ def built_site(tmp_path_factory):
         cwd=root,
         capture_output=True,
         text=True,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "ATTENTION_MATH_CACHE_DIR": str(cache)},
+        env={
+            **os.environ,
+            "NO_MKDOCS_2_WARNING": "1",
+            "ATTENTION_MATH_CACHE_DIR": str(cache),
+            "SITE_URL": site_server.url,
+        },
     )
     # not --quiet: it drops warnings before --strict can count them, so a failing block passed
     if proc.returncode != 0 or "WARNING" in proc.stderr:

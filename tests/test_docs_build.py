@@ -71,7 +71,7 @@ def test_strict_build_shows_the_computed_identity_example(built_site):
     for value in (*w.ravel(), *out.ravel()):
         assert fmt(value, 4) in html, f"computed value {value!r} missing from the page"
     assert "agrees with the exact value" in html
-    assert "\\sigma" in html  # the closed form in σ(1/√2)
+    assert "<mi>σ</mi>" in html  # the closed form in σ(1/√2), in the typeset MathML
 
 
 def test_every_page_in_the_nav_was_built(built_site):
@@ -103,8 +103,13 @@ def test_every_page_in_the_nav_was_built(built_site):
     assert not missing
 
 
-def test_math_assets_are_local(built_site):
-    assert (built_site / "assets" / "mathjax" / "tex-svg.js").is_file()
+def test_maths_is_typeset_at_build_time_and_assets_are_local(built_site):
+    page = (built_site / "forward" / "formula" / "index.html").read_text(encoding="utf-8")
+    # typeset SVG with MathML beside it for screen readers; no TeX left for a browser
+    assert "<mjx-container" in page and "<mjx-assistive-mml" in page
+    assert 'class="arithmatex">\\(' not in page and "\\begin{" not in page.split("<article")[1]
+    assert not list(built_site.rglob("tex-svg.js"))
+    assert not [s for s in re.findall(r'<script[^>]+src="([^"]+)"', page) if "mathjax" in s]
     index = (built_site / "index.html").read_text(encoding="utf-8")
     scripts = re.findall(r'<script[^>]+src="([^"]+)"', index)
     assert scripts and not [s for s in scripts if s.startswith(("http:", "https:", "//"))]

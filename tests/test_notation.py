@@ -16,7 +16,8 @@ import pytest
 
 from attention_math.notation import SYMBOLS, TERMS, symbols_in_tex, undefined
 
-MATH = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
+# the TeX of each formula, kept beside the SVG that hooks/assets.py typeset at build time
+MATH = re.compile(r'<(span|div) class="arithmatex" data-tex="([^"]*)"')
 ROOT = Path(__file__).resolve().parents[1]
 
 # Notation conventions a table cannot express: each pattern in a page's math is an error.

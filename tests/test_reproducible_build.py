@@ -19,11 +19,17 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser.server import SiteServer
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _build(site: Path, hash_seed: str) -> None:
-    env = os.environ | {"PYTHONHASHSEED": hash_seed, "NO_MKDOCS_2_WARNING": "1"}
+def _build(site: Path, hash_seed: str, site_url: str) -> None:
+    env = os.environ | {
+        "PYTHONHASHSEED": hash_seed,
+        "NO_MKDOCS_2_WARNING": "1",
+        "SITE_URL": site_url,  # the shared build's address, or every canonical link differs
+    }
     subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)],
         cwd=ROOT,
@@ -52,11 +58,13 @@ def _load_hook():
 
 
 @pytest.fixture(scope="module")
-def two_builds(built_site: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+def two_builds(
+    built_site: Path, site_server: SiteServer, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, Path]:
     second = tmp_path_factory.mktemp("reproducible") / "second"
     # a hash seed the shared build did not use (it ran with the environment's, or a random one)
     seed = os.environ.get("PYTHONHASHSEED", "")
-    _build(second, str(int(seed) + 1) if seed.isdigit() else "12345")
+    _build(second, str(int(seed) + 1) if seed.isdigit() else "12345", site_server.url)
     return built_site, second
 
 

