@@ -64,6 +64,17 @@ _SYMBOLS = {
     r"\pi": "π",
     r"\tau": "τ",
     r"\phi": "φ",
+    r"\varphi": "φ",
+    r"\sin": "sin",
+    r"\cos": "cos",
+    r"\langle": "⟨",
+    r"\rangle": "⟩",
+    r"\lVert": "‖",
+    r"\rVert": "‖",
+    r"\circ": "∘",
+    r"\sim": "~",
+    r"\mathcal ": "",
+    r"\mathbb ": "",
     r"\omega": "ω",
     r"\in": "∈",
     r"\ldots": "…",
@@ -101,7 +112,7 @@ def _root(arg: str) -> str:
 
 def _math(tex: str) -> str:
     """One inline formula (the text between ``$ … $``) as Unicode."""
-    s = re.sub(r"\\(?:operatorname|mathrm|text|mathit|mathbf)" + _GROUP, r"\1", tex)
+    s = re.sub(r"\\(?:operatorname|mathrm|text|mathit|mathbf|mathcal|mathbb)" + _GROUP, r"\1", tex)
     s = re.sub(r"\^(?:\\top|\{\\top\})", "ᵀ", s)
     for name, char in sorted(_SYMBOLS.items(), key=lambda kv: -len(kv[0])):
         after = r"(?![A-Za-z])" if name[-1].isalpha() else ""

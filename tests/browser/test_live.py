@@ -20,7 +20,8 @@ import pytest
 import sympy as sp
 
 from attention_math.exercises import catalogue
-from attention_math.exercises.cli import cli
+from attention_math.exercises.cli import check_answer
+from attention_math.terminal import UsageError
 from attention_math.exercises.parse import MAX_NESTING, MAX_OPERATORS
 from tests.test_safe_parse import MALICIOUS
 
@@ -36,9 +37,12 @@ FIRST_CHECK_MS = 300_000  # the first check downloads and starts Python on two s
 def cli_says(exercise_id: str, text: str) -> str:
     """What ``python -m attention_math check ID TEXT`` prints (run in this process)."""
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        cli("check", [exercise_id, text])
-    return out.getvalue().strip()
+    try:
+        with contextlib.redirect_stdout(out):
+            check_answer(exercise_id, text)
+    except UsageError as exc:  # the command line prints it on stderr
+        return str(exc)
+    return " ".join(out.getvalue().split())  # unwrapped: the terminal wraps at 100 columns
 
 
 def typed(answer: sp.Basic) -> str:

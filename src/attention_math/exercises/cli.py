@@ -16,9 +16,21 @@ from attention_math.exercises.convert import to_sympy
 from attention_math.exercises.model import CHAPTERS, Exercise
 from attention_math.terminal import UsageError, did_you_mean, plain, wrap
 
-__all__ = ["check_answer", "list_exercises", "show_exercise"]
+__all__ = ["check_answer", "list_exercises", "show_exercise", "unreadable"]
 
 _HINT = "list them with: python -m attention_math exercises"
+
+
+def unreadable(exc: Exception) -> str:
+    """What the checker says of an answer it cannot read (here and in the page's answer box).
+
+    Examples:
+        >>> from attention_math.exercises.cli import unreadable
+        >>> unreadable(ValueError("answer: it is empty"))
+        'cannot read the answer: it is empty'
+    """
+    msg = str(exc)  # the parser's messages start by naming the answer
+    return "cannot read the answer: " + msg.removeprefix("answer: ")
 
 
 def _get(exercise_id: str) -> Exercise:
@@ -92,13 +104,8 @@ def check_answer(exercise_id: str, text: str) -> int:
     ex = _get(exercise_id)
     try:
         got = to_sympy(text, ex.symbols)
-    except (ValueError, TypeError) as exc:  # each message starts by naming the answer
-        msg = str(exc)
-        raise UsageError(
-            "cannot read the answer: " + msg.removeprefix("answer: ")
-            if msg.startswith("answer: ")
-            else msg
-        ) from None
+    except (ValueError, TypeError) as exc:
+        raise UsageError(unreadable(exc)) from None
     result = diagnose(ex, got)
     print(wrap(result.message), file=sys.stdout)
     return 0 if result.correct else 1
