@@ -21,8 +21,8 @@ import sympy as sp
 
 from attention_math.exercises import catalogue
 from attention_math.exercises.cli import check_answer
-from attention_math.terminal import UsageError
 from attention_math.exercises.parse import MAX_NESTING, MAX_OPERATORS
+from attention_math.terminal import UsageError
 from tests.test_safe_parse import MALICIOUS
 
 from .conftest import Tab, _open_tab
