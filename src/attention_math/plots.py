@@ -101,6 +101,13 @@ def svg(fig: Figure) -> str:
         True
         >>> with style():
         ...     fig, ax = plt.subplots()
+        ...     _ = ax.loglog([0.1, 100], [1, 2])
+        ...     _ = ax.set(title="log axes", xlabel="m", ylabel="error")
+        ...     text = svg(fig)
+        >>> "$" in text or "<!--" in text
+        False
+        >>> with style():
+        ...     fig, ax = plt.subplots()
         ...     svg(fig)
         Traceback (most recent call last):
         ValueError: figure axes 0 has no title, no x-axis label, no y-axis label: label every plot
@@ -117,6 +124,9 @@ def svg(fig: Figure) -> str:
     text = buf.getvalue()
     text = text[text.index("<svg") :]  # drop the XML prolog and doctype: inline in HTML
     text = re.sub(r"\s*<metadata>.*?</metadata>", "", text, flags=re.S)
+    # matplotlib comments each mathtext label with its source ($\mathdefault{10^{2}}$ on a log
+    # axis); the glyphs are drawn already, and the site's maths typesetter would read the TeX
+    text = re.sub(r"\s*<!--.*?-->", "", text, flags=re.S)
     text = text.replace(_FG, "currentColor").replace(_FG.upper(), "currentColor")
     return _scope_ids(text)
 
