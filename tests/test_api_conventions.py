@@ -439,6 +439,12 @@ def test_multihead_is_causal_equals_its_mask():
         ({"b_q": np.ones(3)}, r"b_q must have shape \(4,\)"),
         ({"b_o": np.ones((1, 2))}, r"b_o must have shape \(2,\)"),
         ({"x_v": np.ones((2, 5, 5))}, "x_v and x_kv must share L_k"),
+        (
+            {"key_padding_mask": np.zeros((3, 4), bool)},
+            r"key_padding_mask of shape \(3, 4\) does not fit the inputs' batch shape \(2,\)",
+        ),
+        ({"key_padding_mask": np.zeros((2, 5), bool)}, "has 5 keys on its last axis.*L_k = 4"),
+        ({"mask": np.ones((2, 3, 3, 4), bool)}, "with 3 heads on axis -3; give n_heads = 2 or 1"),
     ],
 )
 def test_multihead_new_argument_errors(change, match):

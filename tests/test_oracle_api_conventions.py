@@ -202,3 +202,69 @@ def test_backward_is_causal_and_bias_gradient_match_autograd(torch, alignment):
     )
     for ours, theirs in zip(grads, t, strict=True):
         np.testing.assert_allclose(ours, theirs.grad.numpy(), rtol=1e-11, atol=1e-12)
+
+
+def test_per_head_masks_match_torch_3d_attn_mask(torch):
+    # MultiheadAttention takes per-head masks as (B·h, L_q, L_k), True = blocked; ours are
+    # (B, h, L_q, L_k), True = may attend
+    rng = np.random.default_rng(24)
+    B, h, L_q, L_k = 2, 3, 4, 5
+    mha, w, biases = _mha(torch, rng, 6, h)
+    x_q = rng.standard_normal((B, L_q, 6))
+    x_kv = rng.standard_normal((B, L_k, 6))
+    allowed = rng.random((B, h, L_q, L_k)) < 0.6
+    allowed[..., 0] = True  # no fully masked rows: PyTorch gives NaN there
+    t_kv = torch.from_numpy(x_kv)
+    t_out, t_w = mha(
+        torch.from_numpy(x_q),
+        t_kv,
+        t_kv,
+        attn_mask=torch.from_numpy(~allowed.reshape(B * h, L_q, L_k)),
+        average_attn_weights=False,
+    )
+    out, weights = multi_head_attention(
+        x_q, x_kv, *w, h, mask=allowed, return_weights=True, average_attn_weights=False, **biases
+    )
+    np.testing.assert_allclose(out, t_out.detach().numpy(), rtol=1e-11, atol=1e-12)
+    np.testing.assert_allclose(weights, t_w.detach().numpy(), rtol=1e-11, atol=1e-13)
+    assert (weights[~allowed] == 0).all()
+
+
+@pytest.mark.parametrize(("L_q", "L_k"), [(0, 3), (3, 0), (0, 0)])
+def test_zero_length_matches_torch(torch, L_q, L_k):
+    F = torch.nn.functional
+    q, k, v = np.ones((2, 1, L_q, 4)), np.ones((2, 1, L_k, 4)), np.ones((2, 1, L_k, 5))
+    theirs = F.scaled_dot_product_attention(*(torch.from_numpy(a) for a in (q, k, v))).numpy()
+    ours = attention(q, k, v)
+    assert ours.shape == theirs.shape == (2, 1, L_q, 5)
+    np.testing.assert_array_equal(ours, theirs)
+
+
+def test_bfloat16_is_as_close_as_torch_bfloat16(torch):
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    rng = np.random.default_rng(25)
+    q, k, v = (rng.standard_normal((2, 3, 6, 8)).astype(bf16) for _ in range(3))
+    exact = attention(*(a.astype(np.float64) for a in (q, k, v)))
+    t = [torch.from_numpy(a.astype(np.float32)).to(torch.bfloat16) for a in (q, k, v)]
+    theirs = torch.nn.functional.scaled_dot_product_attention(*t).float().numpy()
+    ours = attention(q, k, v)
+    assert ours.dtype == bf16
+    ours_err = np.abs(ours.astype(np.float64) - exact).max()
+    theirs_err = np.abs(theirs.astype(np.float64) - exact).max()
+    # computed in float32 and rounded once: within half a bfloat16 ulp of the largest |out|
+    assert ours_err <= 0.5 * float(ml_dtypes.finfo(bf16).eps) * np.abs(exact).max() + 1e-6
+    assert ours_err <= theirs_err
+
+
+def test_page_rows_run_both_sides_and_agree(torch):
+    from attention_math.conventions import rows
+
+    for r in rows(torch):
+        assert "PyTorch is not installed" not in r.found, r
+    found = {r.topic: r.found for r in rows(torch)}
+    assert "SDPA raises for mixed dtypes and runs with `scale=-1`" in found["dtypes and `scale`"]
+    assert "`MultiheadAttention` weights [nan, nan, nan]" in found["fully masked row"]
+    assert "SDPA [0.0, 0.0, 0.0, 0.0]" in found["fully masked row"]
+    for topic in ("boolean mask", "`kdim`, `vdim`", "backward", "log-sum-exp"):
+        assert "agree (max abs difference" in found[topic], topic

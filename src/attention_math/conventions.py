@@ -13,20 +13,22 @@ import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
+from attention_math.backward import attention_backward
 from attention_math.numeric import (
     attention,
     causal_mask,
+    log_softmax,
     multi_head_attention,
     padding_mask,
     softmax,
 )
 
-__all__ = ["Row", "rows", "table", "torch_or_none"]
+__all__ = ["ConventionMismatch", "Row", "rows", "table", "torch_or_none"]
 
 Floats = NDArray[np.float64]
 
@@ -56,13 +58,20 @@ def torch_or_none() -> ModuleType | None:
     return torch
 
 
-def _agree(ours: NDArray[Any], theirs: NDArray[Any]) -> str:
-    """``agree`` with the largest difference, or the mismatch (never silently)."""
+class ConventionMismatch(AssertionError):
+    """The two sides of a row disagree where the table says they agree: the build fails."""
+
+
+def _agree(ours: NDArray[Any], theirs: NDArray[Any], what: str = "the two sides") -> str:
+    """``agree`` with the largest difference; a mismatch raises (the page never prints one)."""
     if ours.shape != theirs.shape:
-        return f"**differ**: shapes {ours.shape} and {theirs.shape}"
-    delta = float(np.max(np.abs(ours - theirs))) if ours.size else 0.0
-    word = "agree" if np.allclose(ours, theirs, rtol=1e-10, atol=1e-12) else "**differ**"
-    return f"{word} (max abs difference {delta:.1e})"
+        raise ConventionMismatch(f"{what}: shapes {ours.shape} and {theirs.shape} differ")
+    ours, theirs = (np.asarray(a, dtype=np.float64) for a in (ours, theirs))
+    if not np.allclose(ours, theirs, rtol=1e-10, atol=1e-12, equal_nan=True):
+        raise ConventionMismatch(f"{what} differ:\n{ours}\n{theirs}")
+    finite = np.isfinite(ours) & np.isfinite(theirs)
+    delta = float(np.max(np.abs(ours - theirs)[finite])) if finite.any() else 0.0
+    return f"agree (max abs difference {delta:.1e})"
 
 
 _NO_TORCH = "PyTorch is not installed where this site was built: the package's side only; "
@@ -202,9 +211,10 @@ def hf_four_d_mask(torch: ModuleType | None) -> Row:
     out = multi_head_attention(x, x, *w, 2, mask=m)
     try:
         attention(x, x, x, m)
-        refused = "**not refused**"
     except ValueError as exc:
         refused = f"`attention` on `(B, L, d)` inputs raises: {exc}"
+    else:
+        raise ConventionMismatch("a (B, 1, 1, L) mask on (B, L, d) inputs was not refused")
     same = _agree(out, multi_head_attention(x, x, *w, 2, key_padding_mask=~m[:, 0, 0]))
     return Row(
         "`(B, 1, 1, L)` masks",
@@ -325,12 +335,16 @@ def scale_and_dtypes(torch: ModuleType | None) -> Row:
     except ValueError as exc:
         neg = f"refused ({exc})"
     found = f"float16 with float32 gives {mixed}; negative scale {neg}"
-    if torch is not None:
+    if torch is None:
+        found = _NO_TORCH + found
+    else:
         try:
             _sdpa(torch, q, k, k)
             found += "; SDPA accepts mixed dtypes"
         except RuntimeError:
             found += "; SDPA raises for mixed dtypes"
+        _sdpa(torch, k, k, k, scale=-1.0)
+        found += " and runs with `scale=-1`"
     return Row(
         "dtypes and `scale`",
         "one dtype for q, k, v (mixed raises); `torch.bfloat16`; any `scale`, negative too",
@@ -345,9 +359,17 @@ def zero_length(torch: ModuleType | None) -> Row:
     k = np.ones((1, 1, 0, 4))
     v = np.ones((1, 1, 0, 5))
     ours = attention(q, k, v)
-    found = f"no keys: ours {ours.shape}, all zero: {bool((ours == 0).all())}"
+    no_q = attention(k, q, np.ones((1, 1, 3, 5)))  # L_q = 0
+    found = (
+        f"no keys: ours {ours.shape}, all zero: {bool((ours == 0).all())}; "
+        f"no queries: ours {no_q.shape}"
+    )
     if torch is not None:
-        found += "; SDPA " + _agree(ours, _sdpa(torch, q, k, v))
+        found += "; SDPA " + _agree(ours, _sdpa(torch, q, k, v), "L_k = 0")
+        theirs = _sdpa(torch, k, q, np.ones((1, 1, 3, 5)))
+        found += f", and {theirs.shape} with no queries"
+        if theirs.shape != no_q.shape:
+            raise ConventionMismatch(f"L_q = 0: shapes {no_q.shape} and {theirs.shape}")
     else:
         found = _NO_TORCH + found
     return Row(
@@ -355,6 +377,137 @@ def zero_length(torch: ModuleType | None) -> Row:
         "`L_q = 0` gives an empty output; `L_k = 0` gives zeros",
         "the same (an empty result, not an error)",
         found,
+    )
+
+
+def kdim_vdim(torch: ModuleType | None) -> Row:
+    rng = np.random.default_rng(14)
+    x_q = rng.standard_normal((2, 3, 6))  # (B, L_q, embed_dim)
+    x_k = rng.standard_normal((2, 5, 4))  # (B, L_k, kdim)
+    x_v = rng.standard_normal((2, 5, 3))  # (B, L_k, vdim)
+    theirs_note = "`nn.MultiheadAttention(6, 2, kdim=4, vdim=3)(query, key, value)`"
+    ours_note = (
+        "`multi_head_attention(x_q, x_k, w_q, w_k, w_v, w_o, h, x_v=x_v)`: the widths are "
+        "read from `x_k`, `x_v` and the weights `(4, 6)`, `(3, 6)`; biases `b_q`…`b_o`"
+    )
+    if torch is None:
+        w = [rng.standard_normal(s) for s in ((6, 6), (4, 6), (3, 6), (6, 6))]
+        out = multi_head_attention(x_q, x_k, *w, 2, x_v=x_v)
+        return Row("`kdim`, `vdim`", theirs_note, ours_note, _NO_TORCH + f"output {out.shape}")
+    torch.manual_seed(1)
+    mha = torch.nn.MultiheadAttention(6, 2, kdim=4, vdim=3, batch_first=True, dtype=torch.float64)
+    with torch.no_grad():  # PyTorch starts the biases at zero: make them matter
+        mha.in_proj_bias.normal_()
+        mha.out_proj.bias.normal_()
+    w_q, w_k, w_v = (getattr(mha, f"{n}_proj_weight").detach().numpy().T for n in "qkv")
+    b_q, b_k, b_v = (b.detach().numpy() for b in mha.in_proj_bias.chunk(3))
+    w_o, b_o = mha.out_proj.weight.detach().numpy().T, mha.out_proj.bias.detach().numpy()
+    t_out, _ = mha(*(torch.from_numpy(a) for a in (x_q, x_k, x_v)), need_weights=False)
+    out = multi_head_attention(
+        x_q, x_k, w_q, w_k, w_v, w_o, 2, x_v=x_v, b_q=b_q, b_k=b_k, b_v=b_v, b_o=b_o
+    )
+    found = f"output {out.shape}: " + _agree(out, t_out.detach().numpy(), "kdim/vdim outputs")
+    return Row("`kdim`, `vdim`", theirs_note, ours_note, found)
+
+
+def bfloat16(torch: ModuleType | None) -> Row:
+    theirs_note = "`torch.bfloat16` tensors"
+    ours_note = (
+        "an `ml_dtypes.bfloat16` array (NumPy has no bfloat16 of its own): computed in "
+        "float32, returned as bfloat16; `ml_dtypes` is not a dependency"
+    )
+    if importlib.util.find_spec("ml_dtypes") is None:
+        return Row(
+            "bfloat16",
+            theirs_note,
+            ours_note,
+            "`ml_dtypes` is not installed where this site was built: nothing to run",
+        )
+    import ml_dtypes
+
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    q, k, v = (a.astype(bf16) for a in _problem(13, 1, 2, 4, 8))  # (B, H, L, d)
+    exact = attention(*(a.astype(np.float64) for a in (q, k, v)))  # the same inputs, float64
+    ours = attention(q, k, v)
+    finfo = cast(Callable[[np.dtype[Any]], Any], ml_dtypes.finfo)  # ml_dtypes has no hints
+    eps = float(finfo(bf16).eps)
+    err = float(np.max(np.abs(ours.astype(np.float64) - exact)))
+    if ours.dtype != bf16 or err > eps * max(1.0, float(np.max(np.abs(exact)))):
+        raise ConventionMismatch(f"bfloat16 attention: dtype {ours.dtype}, error {err}")
+    found = (
+        f"ours returns {ours.dtype.name}, max error {err:.1e} against float64 on the same "
+        f"inputs (bfloat16 ε = {eps:.1e})"
+    )
+    if torch is None:
+        return Row("bfloat16", theirs_note, ours_note, _NO_TORCH + found)
+    t = [torch.from_numpy(a.astype(np.float32)).to(torch.bfloat16) for a in (q, k, v)]
+    theirs = torch.nn.functional.scaled_dot_product_attention(*t).float().numpy()
+    t_err = float(np.max(np.abs(theirs.astype(np.float64) - exact)))
+    return Row("bfloat16", theirs_note, ours_note, f"{found}; SDPA in bfloat16 {t_err:.1e}")
+
+
+def bias_gradient(torch: ModuleType | None) -> Row:
+    rng = np.random.default_rng(15)
+    q, k, v = _problem(15, 1, 2, 4, 3)  # (B, H, L, d)
+    bias = rng.standard_normal((4, 4))  # a learned additive bias (ALiBi, T5), shared
+    d_out = rng.standard_normal((1, 2, 4, 3))  # ∂ℓ/∂out
+    *grads, d_bias = attention_backward(q, k, v, d_out, bias, is_causal=True, return_dmask=True)
+    # the softmax does not see a constant added to a row, so each row of ∂ℓ/∂bias sums to 0
+    row_sums = float(np.max(np.abs(d_bias.sum(axis=-1))))
+    found = f"∂ℓ/∂bias {d_bias.shape}, its rows sum to 0 (largest {row_sums:.0e})"
+    if torch is None:
+        return Row("backward", _BACKWARD_THEIRS, _BACKWARD_OURS, _NO_TORCH + found)
+    t_q, t_k, t_v, t_bias = (torch.from_numpy(a.copy()).requires_grad_() for a in (q, k, v, bias))
+    allowed = torch.from_numpy(causal_mask(4))
+    t_mask = torch.where(allowed, t_bias, torch.tensor(-np.inf, dtype=torch.float64))
+    F = torch.nn.functional
+    F.scaled_dot_product_attention(t_q, t_k, t_v, attn_mask=t_mask).backward(
+        torch.from_numpy(d_out)
+    )
+    theirs = [t.grad.numpy() for t in (t_q, t_k, t_v, t_bias)]
+    agree = _agree(
+        np.concatenate([g.ravel() for g in (*grads, d_bias)]),
+        np.concatenate([g.ravel() for g in theirs]),
+        "dq, dk, dv, dbias and autograd",
+    )
+    return Row(
+        "backward", _BACKWARD_THEIRS, _BACKWARD_OURS, f"{found}; dq, dk, dv, ∂ℓ/∂bias {agree}"
+    )
+
+
+_BACKWARD_THEIRS = (
+    "autograd through SDPA with `is_causal` and a float `attn_mask` that requires grad"
+)
+_BACKWARD_OURS = (
+    "`attention_backward(q, k, v, d_out, bias, is_causal=True, return_dmask=True)` → "
+    "`(dq, dk, dv, dbias)`, `dbias` summed to the bias's shape"
+)
+
+
+def log_softmax_row(torch: ModuleType | None) -> Row:
+    x = np.array([0.0, -1000.0])
+    ours = log_softmax(x)
+    with np.errstate(divide="ignore"):  # log(0): the underflow this row is about
+        naive = np.log(softmax(x))
+    try:
+        softmax(np.zeros(0))
+    except ValueError as exc:
+        empty = f"`softmax([])` raises: {exc}"
+    else:
+        raise ConventionMismatch("softmax([]) was not refused")
+    found = f"`log_softmax([0, −1000])` = {ours.tolist()}, `log(softmax(…))` = {naive.tolist()}"
+    if torch is None:
+        found = _NO_TORCH + found
+    else:
+        theirs = torch.log_softmax(torch.from_numpy(x), -1).numpy()
+        found += "; `torch.log_softmax` " + _agree(ours, theirs, "log_softmax")
+        empty_shape = tuple(torch.softmax(torch.zeros(0), -1).shape)
+        found += f"; `torch.softmax` of an empty axis gives shape {empty_shape}"
+    return Row(
+        "`log_softmax`, empty input",
+        "`torch.log_softmax(x, -1)`; softmax over an empty axis returns an empty tensor",
+        "`log_softmax(x)`; `softmax` over an empty axis raises, naming the shape",
+        f"{found}; {empty}",
     )
 
 
@@ -367,8 +520,12 @@ ROWS: tuple[Callable[[ModuleType | None], Row], ...] = (
     causal_alignment,
     fully_masked_row,
     need_weights,
+    kdim_vdim,
     log_sum_exp,
+    bias_gradient,
+    log_softmax_row,
     scale_and_dtypes,
+    bfloat16,
     zero_length,
 )
 

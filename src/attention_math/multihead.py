@@ -104,7 +104,13 @@ def _bias(name: str, b: ArrayLike | None, width: int) -> Floats | None:
 
 
 def _head_mask(
-    mask: ArrayLike | None, key_padding_mask: ArrayLike | None, batch_ndim: int
+    mask: ArrayLike | None,
+    key_padding_mask: ArrayLike | None,
+    batch_ndim: int,
+    *,
+    n_heads: int | None = None,
+    batch_shape: tuple[int, ...] | None = None,
+    n_k: int | None = None,
 ) -> NDArray[Any] | None:
     """``mask`` and ``key_padding_mask`` as one mask with a head axis, ``(..., h|1, L_q, L_k)``.
 
@@ -124,6 +130,11 @@ def _head_mask(
                 f"dimension(s): give (L_q, L_k), (..., L_q, L_k) or (..., n_heads, L_q, L_k) "
                 "with the batch dimensions of x_q"
             )
+        elif m.ndim == batch_ndim + 3 and n_heads is not None and m.shape[-3] not in (1, n_heads):
+            raise ValueError(
+                f"mask of shape {m.shape} is a per-head mask (..., n_heads, L_q, L_k) "
+                f"with {m.shape[-3]} heads on axis -3; give n_heads = {n_heads} or 1"
+            )
     if key_padding_mask is None:
         return m
     kpm = np.asarray(key_padding_mask)
@@ -132,6 +143,17 @@ def _head_mask(
             f"key_padding_mask must have shape (..., L_k) with the {batch_ndim} batch "
             f"dimension(s) of x_q, got {kpm.shape}"
         )
+    if n_k is not None and kpm.shape[-1] != n_k:
+        raise ValueError(
+            f"key_padding_mask of shape {kpm.shape} has {kpm.shape[-1]} keys on its last "
+            f"axis, but x_kv has L_k = {n_k}"
+        )
+    if batch_shape is not None and kpm.shape[:-1] != batch_shape:
+        if any(a not in (1, b) for a, b in zip(kpm.shape[:-1], batch_shape, strict=True)):
+            raise ValueError(
+                f"key_padding_mask of shape {kpm.shape} does not fit the inputs' batch "
+                f"shape {batch_shape}: give (*batch, L_k), with 1 to share an axis"
+            )
     if kpm.dtype == np.bool_:
         allowed = ~kpm[..., None, None, :]  # PyTorch: True = padding; (..., 1, 1, L_k)
         if m is None or m.dtype == np.bool_:
@@ -176,8 +198,10 @@ def _multi_head(
         _bias(name, b, w.shape[1])
         for name, b, w in zip(("b_q", "b_k", "b_v", "b_o"), biases, (wq, wk, wv, wo), strict=True)
     )
-    batch_ndim = max(xq.ndim, xk.ndim, xv.ndim) - 2
-    m = _head_mask(mask, key_padding_mask, batch_ndim)
+    batch = np.broadcast_shapes(xq.shape[:-2], xk.shape[:-2], xv.shape[:-2])
+    m = _head_mask(
+        mask, key_padding_mask, len(batch), n_heads=h, batch_shape=batch, n_k=xk.shape[-2]
+    )
     note = trace.append if trace is not None else (lambda _: None)
 
     q = xq @ wq  # (..., L_q, h·d_k)
@@ -416,7 +440,7 @@ def grouped_query_attention(
             f"{h}·{wv.shape[1] // g} = {h * (wv.shape[1] // g)}, got {wo.shape}"
         )
     # (..., h|1, L_q, L_k): per-head or shared, as in multi_head_attention
-    mask = _head_mask(mask, None, max(xq.ndim, xkv.ndim) - 2)
+    mask = _head_mask(mask, None, max(xq.ndim, xkv.ndim) - 2, n_heads=h)
 
     q = _split_heads(xq @ wq, h)  # (..., h, L_q, d_head)
     k = _split_heads(xkv @ wk, g)  # (..., g, L_k, d_head)

@@ -1,0 +1,98 @@
+"""The table of the page 'Coming from PyTorch, d2l or Hugging Face' (attention_math.conventions),
+run without PyTorch: every row runs, says when it ran one side only, and a disagreement raises."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+from attention_math import conventions
+from attention_math.conventions import ConventionMismatch, Row, rows, table
+
+# What issue 19 asks the page to map, one row each (in the table's order)
+TOPICS = [
+    "boolean mask",
+    "additive (float) mask",
+    "`nn.MultiheadAttention` masks",
+    "d2l's `valid_lens`",
+    "`(B, 1, 1, L)` masks",
+    "`is_causal` alignment",
+    "fully masked row",
+    "attention weights",
+    "`kdim`, `vdim`",
+    "log-sum-exp",
+    "backward",
+    "`log_softmax`, empty input",
+    "dtypes and `scale`",
+    "bfloat16",
+    "zero-length sequence",
+]
+
+
+def test_every_convention_has_a_row():
+    assert [r.topic for r in rows(torch=False)] == TOPICS
+
+
+def test_without_torch_each_torch_row_says_it_ran_one_side():
+    for r in rows(torch=False):
+        compared_in_numpy = r.topic in {"d2l's `valid_lens`", "`(B, 1, 1, L)` masks"}
+        assert ("PyTorch is not installed" in r.found) != (
+            compared_in_numpy or r.topic == "attention weights"
+        ), r
+        assert "nan" not in r.found, r  # NaN appears only in MultiheadAttention's column
+
+
+def test_rows_print_what_was_computed():
+    by_topic = {r.topic: r.found for r in rows(torch=False)}
+    assert "top-left [[1, 0, 0, 0], [1, 1, 0, 0]]" in by_topic["`is_causal` alignment"]
+    assert "bottom-right [[1, 1, 1, 0], [1, 1, 1, 1]]" in by_topic["`is_causal` alignment"]
+    assert (
+        "= [0.0, -1000.0], `log(softmax(…))` = [0.0, -inf]"
+        in by_topic["`log_softmax`, empty input"]
+    )
+    assert "ours [0.0, 0.0, 0.0, 0.0]" in by_topic["fully masked row"]
+    assert "weights [0.333, 0.333, 0.333]" in by_topic["fully masked row"]
+    assert "float16 with float32 gives float32" in by_topic["dtypes and `scale`"]
+    assert "negative scale refused" in by_topic["dtypes and `scale`"]
+    assert "output (2, 3, 4) (not (2, 2, 3, 4))" in by_topic["`(B, 1, 1, L)` masks"]
+    assert "no queries: ours (1, 1, 0, 5)" in by_topic["zero-length sequence"]
+
+
+def test_a_disagreement_raises_instead_of_printing():
+    a = np.zeros((2, 3))
+    assert conventions._agree(a, a + 1e-14).startswith("agree")
+    with pytest.raises(ConventionMismatch, match="shapes"):
+        conventions._agree(a, np.zeros((3, 2)))
+    with pytest.raises(ConventionMismatch, match="outputs differ"):
+        conventions._agree(a, a + 1e-3, "outputs")
+
+
+def test_a_row_that_stops_agreeing_fails_the_table(monkeypatch):
+    # d2l's rule against ours: break ours and the table raises rather than print "differ"
+    monkeypatch.setattr(conventions, "padding_mask", lambda lens, n: np.ones((2, 1, n), bool))
+    with pytest.raises(ConventionMismatch):
+        table(torch=False)
+
+
+def test_bfloat16_row_without_ml_dtypes(monkeypatch):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        conventions.importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "ml_dtypes" else real(name, *a),
+    )
+    assert "`ml_dtypes` is not installed" in conventions.bfloat16(None).found
+
+
+def test_bfloat16_row_with_ml_dtypes():
+    pytest.importorskip("ml_dtypes")  # in the test group: present wherever the suite runs
+    found = conventions.bfloat16(None).found
+    assert found.split("PyTorch")[-1].count("ours returns bfloat16") == 1
+
+
+def test_table_escapes_pipes_and_has_one_line_per_row(monkeypatch):
+    monkeypatch.setattr(conventions, "ROWS", (lambda torch: Row("a|b", "x", "y", "z"),) * 2)
+    lines = table(torch=False).splitlines()
+    assert len(lines) == 4 and lines[2] == "| a\\|b | x | y | z |"
