@@ -20,8 +20,9 @@ import pytest
 import sympy as sp
 
 from attention_math.exercises import catalogue
-from attention_math.exercises.cli import cli
+from attention_math.exercises.cli import check_answer
 from attention_math.exercises.parse import MAX_NESTING, MAX_OPERATORS
+from attention_math.terminal import UsageError
 from tests.test_safe_parse import MALICIOUS
 
 from .conftest import Tab, _open_tab
@@ -34,11 +35,15 @@ FIRST_CHECK_MS = 300_000  # the first check downloads and starts Python on two s
 
 
 def cli_says(exercise_id: str, text: str) -> str:
-    """What ``python -m attention_math check ID TEXT`` prints (run in this process)."""
+    """What ``python -m attention_math check ID TEXT`` says (run in this process): its verdict,
+    or the error it gives on stderr after ``error:``; unwrapped (the terminal wraps at 100)."""
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        cli("check", [exercise_id, text])
-    return out.getvalue().strip()
+    try:
+        with contextlib.redirect_stdout(out):
+            check_answer(exercise_id, text)
+    except UsageError as exc:
+        return str(exc)
+    return " ".join(out.getvalue().split())
 
 
 def typed(answer: sp.Basic) -> str:

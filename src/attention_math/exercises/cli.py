@@ -14,6 +14,7 @@ from attention_math.exercises.catalogue import catalogue
 from attention_math.exercises.checker import diagnose
 from attention_math.exercises.convert import to_sympy
 from attention_math.exercises.model import CHAPTERS, Exercise
+from attention_math.exercises.parse import unreadable
 from attention_math.terminal import UsageError, did_you_mean, plain, wrap
 
 __all__ = ["check_answer", "list_exercises", "show_exercise"]
@@ -92,13 +93,8 @@ def check_answer(exercise_id: str, text: str) -> int:
     ex = _get(exercise_id)
     try:
         got = to_sympy(text, ex.symbols)
-    except (ValueError, TypeError) as exc:  # each message starts by naming the answer
-        msg = str(exc)
-        raise UsageError(
-            "cannot read the answer: " + msg.removeprefix("answer: ")
-            if msg.startswith("answer: ")
-            else msg
-        ) from None
+    except (ValueError, TypeError) as exc:
+        raise UsageError(unreadable(exc)) from None
     result = diagnose(ex, got)
     print(wrap(result.message), file=sys.stdout)
     return 0 if result.correct else 1
