@@ -122,3 +122,14 @@ def test_the_module_runs_from_the_shell() -> None:
     )
     assert run.returncode == 2 and run.stdout == ""
     assert "python -m attention_math exercises: error: unknown exercise 'nope'" in run.stderr
+
+
+@pytest.mark.parametrize("text", ["", "1/(", "__import__('os')", "[[1, 2], [3]]"])
+def test_the_answer_box_says_what_the_command_line_says(text: str, capsys: Capsys) -> None:
+    from attention_math.exercises.live import check_text
+
+    assert main(["check", "softmax-logs", text]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    message = check_text("softmax-logs", text)["message"]
+    assert message.startswith("cannot read the answer: ") and "answer: answer" not in message
+    assert f"error: {message}" in err

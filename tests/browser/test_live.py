@@ -35,14 +35,15 @@ FIRST_CHECK_MS = 300_000  # the first check downloads and starts Python on two s
 
 
 def cli_says(exercise_id: str, text: str) -> str:
-    """What ``python -m attention_math check ID TEXT`` prints (run in this process)."""
+    """What ``python -m attention_math check ID TEXT`` says (run in this process): its verdict,
+    or the error it gives on stderr after ``error:``; unwrapped (the terminal wraps at 100)."""
     out = io.StringIO()
     try:
         with contextlib.redirect_stdout(out):
             check_answer(exercise_id, text)
-    except UsageError as exc:  # the command line prints it on stderr
+    except UsageError as exc:
         return str(exc)
-    return " ".join(out.getvalue().split())  # unwrapped: the terminal wraps at 100 columns
+    return " ".join(out.getvalue().split())
 
 
 def typed(answer: sp.Basic) -> str:

@@ -14,23 +14,12 @@ from attention_math.exercises.catalogue import catalogue
 from attention_math.exercises.checker import diagnose
 from attention_math.exercises.convert import to_sympy
 from attention_math.exercises.model import CHAPTERS, Exercise
+from attention_math.exercises.parse import unreadable
 from attention_math.terminal import UsageError, did_you_mean, plain, wrap
 
-__all__ = ["check_answer", "list_exercises", "show_exercise", "unreadable"]
+__all__ = ["check_answer", "list_exercises", "show_exercise"]
 
 _HINT = "list them with: python -m attention_math exercises"
-
-
-def unreadable(exc: Exception) -> str:
-    """What the checker says of an answer it cannot read (here and in the page's answer box).
-
-    Examples:
-        >>> from attention_math.exercises.cli import unreadable
-        >>> unreadable(ValueError("answer: it is empty"))
-        'cannot read the answer: it is empty'
-    """
-    msg = str(exc)  # the parser's messages start by naming the answer
-    return "cannot read the answer: " + msg.removeprefix("answer: ")
 
 
 def _get(exercise_id: str) -> Exercise:

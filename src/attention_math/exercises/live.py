@@ -12,8 +12,8 @@ import html
 
 from attention_math.exercises.catalogue import catalogue
 from attention_math.exercises.checker import diagnose
-from attention_math.exercises.cli import unreadable
 from attention_math.exercises.convert import to_sympy
+from attention_math.exercises.parse import unreadable
 from attention_math.symbolic import latex
 
 __all__ = ["VERDICTS", "answer_box", "check_text"]
@@ -82,8 +82,8 @@ def check_text(exercise_id: str, text: str) -> dict[str, str]:
         >>> check_text("scaling-factor", "0.1251")["verdict"]
         'rounding'
         >>> r = check_text("scaling-factor", "__import__('os')")
-        >>> r["verdict"], r["message"][:23]
-        ('error', 'cannot read the answer:')
+        >>> r["verdict"], r["message"][:33]
+        ('error', 'cannot read the answer: a call to')
     """
     exercises = catalogue()
     if exercise_id not in exercises:

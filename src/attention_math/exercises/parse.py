@@ -28,6 +28,7 @@ __all__ = [
     "MAX_OPERATORS",
     "ParseError",
     "parse_answer",
+    "unreadable",
 ]
 
 MAX_LENGTH = 5000  # characters: a 4×4 matrix of long expressions fits easily
@@ -83,6 +84,18 @@ def _bits(x: sp.Expr) -> int:
 
 class ParseError(ValueError):
     """The answer string is not plain math this reader accepts."""
+
+
+def unreadable(exc: Exception) -> str:
+    """The message for an answer that cannot be read, as the command line and the answer box
+    give it: the reader's messages name the answer already, so it is not said twice.
+
+    Examples:
+        >>> from attention_math.exercises.parse import ParseError, unreadable
+        >>> unreadable(ParseError("answer: it is empty"))
+        'cannot read the answer: it is empty'
+    """
+    return "cannot read the answer: " + str(exc).removeprefix("answer: ")
 
 
 def _allowed_text(symbols: Mapping[str, sp.Basic]) -> str:
