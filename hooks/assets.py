@@ -152,7 +152,11 @@ def accessible(output: str, where: str) -> str:
     output = output.replace(SEARCH_DIALOG, SEARCH_DIALOG[:-1] + ' aria-label="Search">', 1)
     # the theme wraps each table in a box that scrolls sideways on a phone; a focusable
     # table lets the keyboard reach the box and scroll it with the arrow keys
-    return output.replace("<table>", '<table tabindex="0">')
+    output = output.replace("<table>", '<table tabindex="0">')
+    # a figure too wide for a phone scrolls in its box (extra.css): reachable the same way
+    return output.replace(
+        '<div class="wide-figure">', '<div class="wide-figure" tabindex="0" role="group">'
+    )
 
 
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:

@@ -549,10 +549,10 @@ def table(torch: ModuleType | bool | None = True) -> str:
     Examples:
         >>> from attention_math.conventions import table
         >>> table(torch=False).splitlines()[0]
-        '| | PyTorch, d2l, Hugging Face | attention-math | run at build time |'
+        '| Topic | PyTorch, d2l, Hugging Face | attention-math | run at build time |'
     """
     lines = [
-        "| | PyTorch, d2l, Hugging Face | attention-math | run at build time |",
+        "| Topic | PyTorch, d2l, Hugging Face | attention-math | run at build time |",
         "|---|---|---|---|",
     ]
     for r in rows(torch):
