@@ -21,7 +21,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
-__all__ = ["heatmap", "style", "svg"]
+__all__ = ["fluid", "heatmap", "style", "svg"]
 
 _FG = "#808080"  # replaced by currentColor in the SVG text, see svg()
 
@@ -119,6 +119,17 @@ def svg(fig: Figure) -> str:
     text = re.sub(r"\s*<metadata>.*?</metadata>", "", text, flags=re.S)
     text = text.replace(_FG, "currentColor").replace(_FG.upper(), "currentColor")
     return _scope_ids(text)
+
+
+def fluid(text: str) -> str:
+    """The SVG ``text`` sized to the width of its box (its viewBox keeps the proportions).
+
+    Examples:
+        >>> from attention_math.plots import fluid
+        >>> fluid('<svg width="300pt" height="200pt" viewBox="0 0 300 200">')
+        '<svg width="100%" viewBox="0 0 300 200">'
+    """
+    return re.sub(r'width="[^"]*pt" height="[^"]*pt"', 'width="100%"', text, count=1)
 
 
 def _numbers(n: int) -> list[str]:

@@ -13,10 +13,10 @@ import numpy as np
 import sympy as sp
 from numpy.typing import ArrayLike
 
-from attention_math.crosscheck import crosscheck
+from attention_math.crosscheck import CrossCheck, crosscheck
 from attention_math.symbolic import latex
 
-__all__ = ["decimal_latex", "display", "exact_beside_decimal", "fmt", "table"]
+__all__ = ["badge", "decimal_latex", "display", "exact_beside_decimal", "fmt", "table"]
 
 
 def fmt(x: float, digits: int = 4) -> str:
@@ -89,7 +89,7 @@ def exact_beside_decimal(
         s = \\frac{\\sqrt{2}}{2} \\approx 0.7071
         $$
         <BLANKLINE>
-        <span class="checked">NumPy float64 agrees with the exact value to ... ε ...</span>
+        <span class="checked" title="NumPy float64 agrees with the exact value to ...">✓ ...</span>
         <BLANKLINE>
     """
     check = crosscheck(exact, numeric, bound_eps=bound_eps, label=name)
@@ -97,11 +97,31 @@ def exact_beside_decimal(
     if show_exact:
         parts.append(latex(exact))
     body = " = ".join(parts) + r" \approx " + decimal_latex(numeric, digits)
-    note = (
-        f'<span class="checked">NumPy {check.dtype} agrees with the exact value to '
-        f"{check.error_eps:.2g} ε (bound {check.bound_eps:g} ε).</span>\n"
+    return display(body) + badge(check)
+
+
+def badge(check: CrossCheck) -> str:
+    """A cross-check as a compact badge: the measured error and the bound, in ε.
+
+    The full sentence is the badge's tooltip (``title``).
+
+    Examples:
+        >>> import numpy as np, sympy as sp
+        >>> from attention_math.crosscheck import crosscheck
+        >>> from attention_math.render import badge
+        >>> text = badge(crosscheck(sp.Rational(1, 2), np.float64(0.5), bound_eps=2))
+        >>> print(text.split(">", 1)[1])
+        ✓ float64 = exact ± 0 ε <small>(bound 2 ε)</small></span>
+        <BLANKLINE>
+        >>> 'title="NumPy float64 agrees with the exact value to 0 ε (bound 2 ε)."' in text
+        True
+    """
+    err, bound = f"{check.error_eps:.2g}", f"{check.bound_eps:g}"
+    sentence = f"NumPy {check.dtype} agrees with the exact value to {err} ε (bound {bound} ε)."
+    return (
+        f'<span class="checked" title="{sentence}">✓ {check.dtype} = exact ± {err} ε '
+        f"<small>(bound {bound} ε)</small></span>\n"
     )
-    return display(body) + note
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
