@@ -7,6 +7,7 @@ through [`crosscheck`][attention_math.crosscheck.crosscheck] (a disagreement fai
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -16,7 +17,21 @@ from numpy.typing import ArrayLike
 from attention_math.crosscheck import CrossCheck, crosscheck
 from attention_math.symbolic import latex
 
-__all__ = ["badge", "decimal_latex", "display", "exact_beside_decimal", "fmt", "table"]
+__all__ = [
+    "COLUMN_CHARS",
+    "badge",
+    "decimal_latex",
+    "display",
+    "display_row",
+    "exact_beside_decimal",
+    "fmt",
+    "table",
+    "tex_width",
+]
+
+# How many characters of typeset maths fit the content column at 1280 px, with a margin
+# (the browser suite's layout test measures the real widths).
+COLUMN_CHARS = 54
 
 
 def fmt(x: float, digits: int = 4) -> str:
@@ -66,6 +81,51 @@ def display(tex: str) -> str:
     return f"\n$$\n{tex}\n$$\n\n"  # the blank line ends the block for arithmatex
 
 
+def tex_width(tex: str) -> int:
+    """A rough upper estimate of the typeset width of ``tex``, in characters.
+
+    A matrix is as wide as the sum of its widest entry per column; a fraction as its wider
+    part; a command (``\\sqrt``, ``\\infty``) counts as one character, braces and scripts'
+    markers as none.
+
+    Examples:
+        >>> from attention_math.render import tex_width
+        >>> tex_width(r"\\begin{bmatrix}0.5 & 0.333\\\\1 & 2\\end{bmatrix}")
+        12
+        >>> tex_width(r"\\frac{e^{2}}{2 + e}")
+        3
+    """
+
+    def matrix(m: re.Match[str]) -> str:
+        rows = [r.split("&") for r in m.group(1).split(r"\\")]
+        cols = max(len(r) for r in rows)
+        widest = [max(tex_width(r[c]) if c < len(r) else 0 for r in rows) for c in range(cols)]
+        return "x" * (sum(widest) + 2 * cols)
+
+    t = re.sub(r"\\begin\{[bp]matrix\}(.*?)\\end\{[bp]matrix\}", matrix, tex, flags=re.S)
+    frac = re.compile(r"\\[dt]?frac\{((?:[^{}]|\{[^{}]*\})*)\}\{((?:[^{}]|\{[^{}]*\})*)\}")
+    while (m := frac.search(t)) is not None:
+        t = t[: m.start()] + "x" * max(tex_width(m.group(1)), tex_width(m.group(2))) + t[m.end() :]
+    t = re.sub(r"\\(?:left|right|[,;!: ]|quad|qquad)", "", t)
+    t = re.sub(r"\\[A-Za-z]+", "x", t)
+    return len(re.sub(r"[{}^_\s]", "", t))
+
+
+def display_row(*parts: str, sep: str = r",\qquad ") -> str:
+    """``parts`` side by side in one display when they fit the column, else one per line.
+
+    Examples:
+        >>> from attention_math.render import display_row
+        >>> display_row("a = 1", "b = 2").count("$$")
+        2
+        >>> display_row("a = " + "1 + " * 30 + "1", "b = 2").count("$$")
+        4
+    """
+    if sum(tex_width(p) for p in parts) + 2 * (len(parts) - 1) <= COLUMN_CHARS:
+        return display(sep.join(parts))
+    return "".join(display(p) for p in parts)
+
+
 def exact_beside_decimal(
     name: str,
     exact: object,
@@ -78,7 +138,10 @@ def exact_beside_decimal(
     """``name = exact ≈ decimal`` as display math, after cross-checking the two.
 
     ``name`` is LaTeX. Raises [`CrossCheckError`][attention_math.crosscheck.CrossCheckError]
-    when the NumPy value disagrees with the exact one by more than ``bound_eps`` machine epsilons.
+    when the NumPy value disagrees with the exact one by more than ``bound_eps`` machine
+    epsilons. Too wide for one line (:data:`COLUMN_CHARS`), the decimal goes on a second
+    line; an exact form too wide even for its own line is shown folded, a click away,
+    below ``name ≈ decimal``.
 
     Examples:
         >>> import numpy as np, sympy as sp
@@ -91,13 +154,32 @@ def exact_beside_decimal(
         <BLANKLINE>
         <span class="checked" title="NumPy float64 agrees with the exact value to ...">✓ ...</span>
         <BLANKLINE>
+        >>> wide = sp.Matrix([[sp.exp(sp.Rational(i, 7)) / (2 + sp.E**2) for i in range(20)]])
+        >>> text = exact_beside_decimal("P", wide, np.array(wide.evalf(), dtype=float))
+        >>> print(text.split("$$")[1].strip())
+        P \\approx \\begin{bmatrix}0.1065 & ...\\end{bmatrix}
+        >>> '??? info "Exact form of $P$"' in text
+        True
     """
     check = crosscheck(exact, numeric, bound_eps=bound_eps, label=name)
-    parts = [name]
-    if show_exact:
-        parts.append(latex(exact))
-    body = " = ".join(parts) + r" \approx " + decimal_latex(numeric, digits)
-    return display(body) + badge(check)
+    decimal = decimal_latex(numeric, digits)
+    exact_tex = latex(exact) if show_exact else ""
+    name_w, exact_w, dec_w = tex_width(name), tex_width(exact_tex), tex_width(decimal)
+    if not show_exact:
+        body = f"{name} \\approx {decimal}"
+        if name_w + dec_w > COLUMN_CHARS:
+            body = rf"\begin{{aligned}} {name} \\ &\approx {decimal} \end{{aligned}}"
+        return display(body) + badge(check)
+    if name_w + exact_w + dec_w <= COLUMN_CHARS:
+        return display(f"{name} = {exact_tex} \\approx {decimal}") + badge(check)
+    if name_w + exact_w <= COLUMN_CHARS:
+        body = rf"\begin{{aligned}} {name} &= {exact_tex} \\ &\approx {decimal} \end{{aligned}}"
+        return display(body) + badge(check)
+    short = display(f"{name} \\approx {decimal}") + badge(check)
+    symbol = name.split("=")[0].strip()
+    folded = display(f"{name} = {exact_tex}").strip("\n")
+    indented = "\n".join("    " + line if line else "" for line in folded.splitlines())
+    return short + f'\n??? info "Exact form of ${symbol}$"\n\n{indented}\n\n'
 
 
 def badge(check: CrossCheck) -> str:

@@ -80,7 +80,7 @@ def solved(exercise_id: str, answer: object) -> str:
         attention_math.exercises.pages.SolutionError: the solution of scaling-factor fails ...
     """
     from attention_math.crosscheck import crosscheck  # NumPy: build time only
-    from attention_math.render import decimal_latex, display
+    from attention_math.render import COLUMN_CHARS, decimal_latex, display, tex_width
 
     ex = catalogue()[exercise_id]
     got = to_sympy(answer, ex.symbols)
@@ -88,11 +88,19 @@ def solved(exercise_id: str, answer: object) -> str:
     if not result.correct:
         raise SolutionError(f"the solution of {exercise_id} fails its checker: {result.message}")
     tex = latex(got)
-    note = ""
+    note, folded = "", ""
     if ex.numeric is not None:
         num = ex.numeric()
         exact = ex.answer.subs(ex.subs) if ex.subs else ex.answer
         check = crosscheck(exact, num, bound_eps=ex.bound_eps, label=exercise_id)
-        tex += r" \approx " + decimal_latex(num, 4)
+        decimal = decimal_latex(num, 4)
         note = f" NumPy {check.dtype} agrees with the exact answer to {check.error_eps:.2g} ε."
-    return display(tex) + f"\nThe checker says: **{result.message}**{note}\n"
+        if tex_width(tex) + tex_width(decimal) <= COLUMN_CHARS:
+            tex += r" \approx " + decimal
+        elif tex_width(tex) <= COLUMN_CHARS:  # too wide for one line: two
+            tex = rf"\begin{{aligned}} & {tex} \\ &\approx {decimal} \end{{aligned}}"
+        else:  # the exact form alone is too wide: decimals shown, exact one click away
+            inner = "\n".join("    " + line for line in display(tex).strip("\n").splitlines())
+            folded = f'\n??? info "The exact answer"\n\n{inner}\n\n'
+            tex = r"\approx " + decimal
+    return display(tex) + folded + f"\nThe checker says: **{result.message}**{note}\n"
