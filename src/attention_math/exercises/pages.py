@@ -5,6 +5,7 @@ from __future__ import annotations
 from attention_math.exercises.catalogue import catalogue
 from attention_math.exercises.checker import diagnose
 from attention_math.exercises.convert import to_sympy
+from attention_math.exercises.live import answer_box
 from attention_math.symbolic import latex
 
 __all__ = ["SolutionError", "solved", "statement", "tolerance_tex"]
@@ -33,7 +34,7 @@ def _shape_words(ex_shape: tuple[int, ...]) -> str:
 
 
 def statement(exercise_id: str) -> str:
-    """The exercise as Markdown: statement, inputs as LaTeX, and what form the answer takes.
+    """The exercise as Markdown: statement, inputs as LaTeX, the form of the answer, its box.
 
     Examples:
         >>> from attention_math.exercises import statement
@@ -41,6 +42,8 @@ def statement(exercise_id: str) -> str:
         By what number are the scores multiplied when $d_k = 64$?
         <BLANKLINE>
         *Answer:* a single value, exact. Id: `scaling-factor`.
+        <BLANKLINE>
+        <form class="exercise-check" data-exercise-id="scaling-factor" ...</form>
     """
     from attention_math.render import display  # NumPy: build time only
 
@@ -51,6 +54,7 @@ def statement(exercise_id: str) -> str:
     form = "exact" if ex.tolerance is None else f"every entry within {tolerance_tex(ex.tolerance)}"
     names = f"; symbols: {', '.join(f'`{s}`' for s in ex.symbols)}" if ex.symbols else ""
     parts.append(f"*Answer:* {_shape_words(ex.shape)}, {form}{names}. Id: `{ex.id}`.")
+    parts.append(answer_box(ex.id))  # checked in the reader's browser (hooks/live.py)
     return "\n\n".join(p.strip("\n") for p in parts)
 
 

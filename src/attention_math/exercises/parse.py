@@ -19,11 +19,24 @@ from typing import Any, NoReturn
 
 import sympy as sp
 
-__all__ = ["FUNCTIONS", "MAX_BITS", "MAX_EXPONENT", "MAX_LENGTH", "ParseError", "parse_answer"]
+__all__ = [
+    "FUNCTIONS",
+    "MAX_BITS",
+    "MAX_EXPONENT",
+    "MAX_LENGTH",
+    "MAX_NESTING",
+    "MAX_OPERATORS",
+    "ParseError",
+    "parse_answer",
+]
 
 MAX_LENGTH = 5000  # characters: a 4×4 matrix of long expressions fits easily
 MAX_EXPONENT = 100  # |n| in x**n for a number n: 10**10**10 would hang SymPy
 MAX_BITS = 100_000  # size of an exact power such as (9**99)**99: nested powers grow fast
+# Python's parser recurses per bracket and per operator; in the browser (Pyodide) its stack is
+# small enough that ~150 nested brackets crash the runtime, so deeper text is refused first.
+MAX_NESTING = 40  # brackets inside brackets: a matrix needs 2
+MAX_OPERATORS = 400  # + - * / ^ in the whole answer: a 4×4 matrix of long entries needs ~250
 
 # name -> (SymPy builder, number of arguments)
 FUNCTIONS: dict[str, tuple[Callable[..., sp.Expr], int]] = {
@@ -179,6 +192,20 @@ def _to_matrix(rows: list[Any], text: str) -> sp.Matrix:
     return sp.Matrix(rows)
 
 
+def _nesting_and_operators(src: str) -> tuple[int, int]:
+    """The deepest bracket nesting in ``src`` and its count of arithmetic operator characters."""
+    depth = deepest = operators = 0
+    for ch in src:
+        if ch in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in ")]}":
+            depth -= 1
+        elif ch in "+-*/^":
+            operators += 1
+    return deepest, operators
+
+
 def parse_answer(text: str, symbols: Mapping[str, sp.Basic] | None = None) -> sp.Expr | sp.Matrix:
     """Read ``text`` as a SymPy expression or Matrix without ever evaluating it as code.
 
@@ -216,6 +243,11 @@ def parse_answer(text: str, symbols: Mapping[str, sp.Basic] | None = None) -> sp
     src = _normalise(text).strip()
     if not src:
         raise ParseError("answer: the answer is empty")
+    deepest, operators = _nesting_and_operators(src)
+    if deepest > MAX_NESTING:
+        raise ParseError(f"answer: brackets nested {deepest} deep (more than {MAX_NESTING})")
+    if operators > MAX_OPERATORS:
+        raise ParseError(f"answer: {operators} operators (more than {MAX_OPERATORS})")
     try:
         tree = ast.parse(src, mode="eval")  # parses only; nothing is executed
     except SyntaxError as exc:

@@ -1,0 +1,102 @@
+"""The answer box on an exercise page: its markup, and the check it runs in the browser.
+
+The box is plain HTML written at build time; "Check" runs `check_text` in the reader's browser
+(Pyodide in a Web Worker, with SymPy and mpmath only: nothing here imports NumPy). The verdict
+is the command line's, word for word: `check_text` and ``python -m attention_math check`` call
+the same `diagnose` on the same parsed answer.
+"""
+
+from __future__ import annotations
+
+import html
+
+from attention_math.exercises.catalogue import catalogue
+from attention_math.exercises.checker import diagnose
+from attention_math.exercises.convert import to_sympy
+from attention_math.symbolic import latex
+
+__all__ = ["VERDICTS", "answer_box", "check_text"]
+
+# data-verdict values: right exactly, right up to rounding only, wrong, or not read at all
+VERDICTS = ("correct", "rounding", "wrong", "error")
+
+
+def _placeholder(shape: tuple[int, ...]) -> str:
+    if shape == ():
+        return "a"
+    rows, cols = shape
+    names = iter("abcdefghijklmnopqrstuvwxyz")
+    return (
+        "["
+        + ", ".join(
+            "[" + ", ".join(next(names, "x") for _ in range(cols)) + "]" for _ in range(rows)
+        )
+        + "]"
+    )
+
+
+def answer_box(exercise_id: str) -> str:
+    """The answer box of ``exercise_id`` as one HTML block (no blank line, so Markdown keeps it).
+
+    Examples:
+        >>> from attention_math.exercises.live import answer_box
+        >>> box = answer_box("scaling-factor")
+        >>> 'class="exercise-check"' in box, 'data-exercise-id="scaling-factor"' in box
+        (True, True)
+        >>> ">Check</button>" in box, "\\n\\n" in box
+        (True, False)
+    """
+    ex = catalogue()[exercise_id]
+    i = html.escape(ex.id, quote=True)
+    hint = html.escape(_placeholder(ex.shape), quote=True)
+    return (
+        f'<form class="exercise-check" data-exercise-id="{i}" autocomplete="off">\n'
+        f'<label for="answer-{i}">Check in the page</label>\n'
+        f'<span class="exercise-check__row"><input id="answer-{i}" type="text" name="answer"'
+        f' data-exercise-id="{i}" placeholder="{hint}" spellcheck="false"'
+        ' autocapitalize="off">\n'  # no maxlength: the parser's limit speaks, as on the CLI
+        '<button type="submit" class="md-button">Check</button></span>\n'
+        '<span class="exercise-check__progress" aria-live="polite"></span>\n'
+        '<span class="exercise-check__verdict" role="status" aria-live="polite"></span>\n'
+        '<span class="exercise-check__echo"></span>\n'
+        "</form>"
+    )
+
+
+def check_text(exercise_id: str, text: str) -> dict[str, str]:
+    """Check a typed answer as the command line does; the verdict word, message and LaTeX.
+
+    ``message`` is what ``python -m attention_math check ID ANSWER`` prints; ``verdict`` is
+    one of `VERDICTS`; ``latex`` is the answer as read (empty when it could not be read).
+
+    Examples:
+        >>> from attention_math.exercises.live import check_text
+        >>> r = check_text("scaling-factor", "1/sqrt(64)")
+        >>> r["verdict"], r["message"], r["latex"]
+        ('correct', 'scaling-factor: correct (exactly).', '\\\\frac{1}{8}')
+        >>> check_text("scaling-factor", "1")["verdict"]
+        'wrong'
+        >>> check_text("scaling-factor", "0.125")["verdict"]
+        'correct'
+        >>> check_text("scaling-factor", "0.1251")["verdict"]
+        'rounding'
+        >>> r = check_text("scaling-factor", "__import__('os')")
+        >>> r["verdict"], r["message"][:31]
+        ('error', 'cannot read the answer: answer:')
+    """
+    exercises = catalogue()
+    if exercise_id not in exercises:
+        return {"verdict": "error", "message": f"unknown exercise {exercise_id!r}", "latex": ""}
+    ex = exercises[exercise_id]
+    try:
+        answer = to_sympy(text, ex.symbols)
+    except (ValueError, TypeError) as exc:
+        return {"verdict": "error", "message": f"cannot read the answer: {exc}", "latex": ""}
+    result = diagnose(ex, answer)
+    if result.correct:
+        verdict = "correct"
+    elif result.diagnosis == "rounding":
+        verdict = "rounding"
+    else:
+        verdict = "wrong"
+    return {"verdict": verdict, "message": result.message, "latex": latex(answer)}

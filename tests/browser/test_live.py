@@ -1,0 +1,168 @@
+"""The answer boxes check in the page, under Pyodide in a Web Worker, as the command line does.
+
+One tab serves the whole module: the site is served under a sub-path, every request outside
+that sub-path (another origin, or the server's root) is blocked, and the runtime is loaded
+once by the first check and reused by the others, as on a reader's page.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import io
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sympy as sp
+
+from attention_math.exercises import catalogue
+from attention_math.exercises.cli import cli
+from attention_math.exercises.parse import MAX_NESTING, MAX_OPERATORS
+from tests.test_safe_parse import MALICIOUS
+
+from .conftest import Tab, _open_tab
+
+pytestmark = pytest.mark.browser
+
+SUB = "/attention-math"  # a project site lives under a sub-path of its host
+PAGE = "/exercises/softmax/"
+FIRST_CHECK_MS = 300_000  # the first check downloads and starts Python on two shared cores
+
+
+def cli_says(exercise_id: str, text: str) -> str:
+    """What ``python -m attention_math check ID TEXT`` prints (run in this process)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        cli("check", [exercise_id, text])
+    return out.getvalue().strip()
+
+
+def typed(answer: sp.Basic) -> str:
+    """An exact answer as a learner types it: nested lists for a matrix."""
+    return sp.sstr(answer.tolist() if isinstance(answer, sp.MatrixBase) else answer)
+
+
+class _SubPathHandler(http.server.SimpleHTTPRequestHandler):
+    """The site's files under ``SUB`` only; anything else is a 404."""
+
+    def log_message(self, format, *args) -> None:
+        pass
+
+    def translate_path(self, path: str) -> str:
+        if not (path == SUB or path.startswith(SUB + "/")):
+            return str(Path(self.directory) / "no such file")
+        return super().translate_path(path[len(SUB) :] or "/")
+
+
+@pytest.fixture(scope="module")
+def live(browser, built_site: Path) -> Iterator[Tab]:
+    handler = functools.partial(_SubPathHandler, directory=str(built_site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    tab = _open_tab(browser, f"http://127.0.0.1:{server.server_address[1]}{SUB}")
+    requests: list[str] = []
+    tab.page.on("request", lambda r: requests.append(r.url))
+    tab.requests = requests  # type: ignore[attr-defined]
+    tab.goto(PAGE)
+    try:
+        yield tab
+    finally:
+        tab.page.context.close()
+        server.shutdown()
+        server.server_close()
+
+
+def check_in_page(tab: Tab, exercise_id: str, text: str, timeout: int = 60_000) -> tuple[str, str]:
+    """Type ``text`` into the box of ``exercise_id``, press Check; the verdict and message."""
+    box = tab.page.locator(f'.exercise-check[data-exercise-id="{exercise_id}"]')
+    verdict = box.locator(".exercise-check__verdict")
+    verdict.evaluate("e => e.removeAttribute('data-verdict')")
+    box.locator("input[data-exercise-id]").fill(text)
+    box.get_by_role("button", name="Check").click()
+    box.locator(".exercise-check__verdict[data-verdict]").wait_for(timeout=timeout)
+    return verdict.get_attribute("data-verdict"), verdict.inner_text()
+
+
+def test_every_exercise_has_a_box(built_site: Path) -> None:
+    boxes = set()
+    for page in built_site.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        boxes |= set(re.findall(r'<form class="exercise-check" data-exercise-id="([^"]+)"', text))
+    assert boxes == set(catalogue())
+
+
+def test_an_unclicked_page_loads_nothing_live(desktop: Tab) -> None:
+    seen: list[str] = []
+
+    def record(request) -> None:
+        seen.append(request.url)
+
+    desktop.page.on("request", record)
+    try:
+        desktop.goto(PAGE)
+        desktop.page.wait_for_load_state("networkidle")
+    finally:
+        desktop.page.remove_listener("request", record)
+    assert desktop.page.locator(".exercise-check").count() == sum(
+        ex.chapter == "softmax" for ex in catalogue().values()
+    )
+    assert seen and not [u for u in seen if "/live/" in u]  # worker, Pyodide, wheels
+
+
+def test_correct_answers_are_correct_and_echoed_as_maths(live: Tab) -> None:
+    first = True
+    for ex in catalogue().values():
+        if ex.chapter != "softmax":
+            continue
+        text = typed(ex.answer)
+        verdict, message = check_in_page(live, ex.id, text, FIRST_CHECK_MS if first else 60_000)
+        first = False
+        assert (verdict, message) == ("correct", cli_says(ex.id, text)), ex.id
+        echo = live.page.locator(f'.exercise-check[data-exercise-id="{ex.id}"] mjx-container')
+        assert echo.count() == 1, ex.id
+    assert live.page.locator("[data-verdict='correct']").count() >= 5
+
+
+def test_slips_get_the_command_lines_diagnosis(live: Tab) -> None:
+    tried = 0
+    for ex in catalogue().values():
+        if ex.chapter != "softmax":
+            continue
+        for mistake in ex.mistakes:
+            text = typed(mistake.answer)
+            verdict, message = check_in_page(live, ex.id, text, FIRST_CHECK_MS)
+            assert (verdict, message) == ("wrong", cli_says(ex.id, text)), (ex.id, text)
+            tried += 1
+    decimals = typed(catalogue()["softmax-logs"].answer.evalf(4))
+    assert check_in_page(live, "softmax-logs", decimals) == (
+        "rounding",
+        cli_says("softmax-logs", decimals),
+    )
+    assert tried >= 4
+
+
+def test_hostile_strings_get_a_clear_message_and_the_page_keeps_working(live: Tab) -> None:
+    # the parser's limits, just inside: deep enough to have crashed Pyodide's small stack
+    edges = [f"{'(' * MAX_NESTING}1{')' * MAX_NESTING}", "-" * MAX_OPERATORS + "1"]
+    for template in [*MALICIOUS, *edges]:
+        text = template.format(path="/tmp/pwned-by-the-answer-box")
+        verdict, message = check_in_page(live, "softmax-logs", text, FIRST_CHECK_MS)
+        assert verdict == ("wrong" if template in edges else "error"), text
+        if text.strip():  # an empty box is answered in the page, without Python
+            assert message == cli_says("softmax-logs", text), text
+        else:
+            assert message == "Type an answer first."
+    assert not Path("/tmp/pwned-by-the-answer-box").exists()
+    assert check_in_page(live, "softmax-logs", "[1/6, 1/3, 1/2]")[0] == "correct"
+
+
+def test_the_runtime_is_loaded_once_from_the_sites_own_sub_path(live: Tab) -> None:
+    check_in_page(live, "softmax-logs", "[1/6, 1/3, 1/2]", FIRST_CHECK_MS)
+    requests: list[str] = live.requests  # type: ignore[attr-defined]
+    assert sum(u.endswith("pyodide.asm.wasm") for u in requests) == 1
+    assert all(u.startswith(live.base_url + "/") for u in requests), requests
+    assert live.external == [] and live.errors == []
