@@ -200,7 +200,7 @@ def tiles_pay(
 
     That count is measured once per machine and dtype: the first call that needs it times
     ``untiled(q, k, v)`` against :func:`tiled_attention` at the lengths of
-    ``_CALIBRATION_LENGTHS`` (d = 64, best of 3, alternated; about a tenth of a second) and
+    ``_CALIBRATION_LENGTHS`` (d = 64, best of 3, alternated; under a second) and
     writes the answer to :data:`CALIBRATION_FILE` in :func:`calibration_dir`, keyed by
     :func:`machine_key`. Later calls and later processes read it back, so on a given machine
     the path, and with it every bit of the result, no longer depends on a timing (the two
