@@ -163,6 +163,18 @@ def test_large_scores_error_is_the_input_rounding() -> None:
     assert abs(measured - r.normwise_eps) < 2  # the cause explains the measured error
 
 
+# --- the sharpening exercise: NumPy's decimals are the limit itself, not P(1000) ------------
+
+
+def test_sharpening_numeric_side_reaches_the_limit_exactly() -> None:
+    from attention_math.crosscheck import crosscheck
+    from attention_math.exercises import get
+
+    ex = get("identity-sharp")
+    assert np.array_equal(ex.numeric(), np.eye(2))  # no 8e-308 beside an exact 0
+    assert crosscheck(ex.answer, ex.numeric()).error_eps == 0
+
+
 # --- the built site: wrong statements gone, corrections present ----------------------------
 
 
@@ -173,7 +185,11 @@ GONE = {  # page: statements that must not come back
     "forward/weighted-sum": ["column's value range", "it lies between them"],
     "forward": ["weighted average of the whole sequence"],
     "why": ["Every claim is derived in SymPy"],
-    "why/equivariance": ["This is why transformers need positional information at all"],
+    "why/equivariance": [
+        "This is why transformers need positional information at all",
+        "(PQ, PK, PV)",  # a permutation is Π; P is the weights
+    ],
+    "why/reference": ["P A Pᵀ P V", "(PQ, PK, PV)"],
     "why/softmax": ["The seed documents compute"],
     "examples/five-words": ["sums of powers"],
     "long/online-softmax": ["FlashAttention-4", "the issue's bound", "e^{\\text{margin}}"],
@@ -211,6 +227,8 @@ def test_corrected_statements_are_on_their_pages(built_site: Path) -> None:
     assert "causal decoder" in page(built_site, "why/equivariance")
     assert "\\frac{1}{1 + e^{- a}}" in raw(built_site, "exercises/softmax")
     assert "relative to the largest weight" in page(built_site, "exercises/softmax")
+    units = raw(built_site, "why/softmax")  # the u-table says its unit and how it differs
+    assert "u = \\varepsilon/2" in units and "online-softmax/#accuracy" in units
 
 
 @pytest.mark.docs

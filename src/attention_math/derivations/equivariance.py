@@ -1,9 +1,9 @@
 """Permutation equivariance: attention treats its inputs as a set, not a sequence.
 
-For a permutation matrix ``P`` and ``Q, K, V`` whose rows are permuted together
-(``PQ, PK, PV``): the scores become ``P S Pᵀ``, the row softmax permutes along
-(``softmax(P S Pᵀ) = P softmax(S) Pᵀ``), and ``P A Pᵀ P V = P A V`` because ``PᵀP = I``.
-So ``attention(PQ, PK, PV) = P · attention(Q, K, V)``. A causal mask or positional
+For a permutation matrix ``Π`` and ``Q, K, V`` whose rows are permuted together
+(``ΠQ, ΠK, ΠV``): the scores become ``Π S Πᵀ``, the row softmax permutes along
+(``softmax(Π S Πᵀ) = Π softmax(S) Πᵀ``), and ``Π P Πᵀ Π V = Π P V`` because ``ΠᵀΠ = I``.
+So ``attention(ΠQ, ΠK, ΠV) = Π · attention(Q, K, V)``. A causal mask or positional
 information attached to the *positions* (not the tokens) breaks this.
 """
 
@@ -29,7 +29,7 @@ __all__ = [
 
 
 def permutation_matrix(perm: tuple[int, ...]) -> sp.Matrix:
-    """``P`` with ``(P X)_i = X_{perm[i]}``: row ``i`` of ``P`` is the unit vector ``e_{perm[i]}``.
+    """``Π`` with ``(Π X)_i = X_{perm[i]}``: row ``i`` of ``Π`` is the unit vector ``e_{perm[i]}``.
 
     Examples:
         >>> from attention_math.derivations.equivariance import permutation_matrix
@@ -46,7 +46,7 @@ def permutation_matrix(perm: tuple[int, ...]) -> sp.Matrix:
 
 
 def softmax_commutes(n: int = 3) -> bool:
-    """``softmax(P S Pᵀ) = P softmax(S) Pᵀ`` for a generic ``n × n`` ``S`` and every ``P``.
+    """``softmax(Π S Πᵀ) = Π softmax(S) Πᵀ`` for a generic ``n × n`` ``S`` and every ``Π``.
 
     Both sides hold the same exponentials: permuting rows and columns only reorders
     them, so the equality is exact (structural) after SymPy's canonical ordering of sums.
@@ -57,16 +57,16 @@ def softmax_commutes(n: int = 3) -> bool:
         True
     """
     S = symbolic.generic_matrix("s", n, n)
-    A = symbolic.softmax(S)
+    weights = symbolic.softmax(S)
     for perm in itertools.permutations(range(n)):
-        P = permutation_matrix(perm)
-        if symbolic.softmax(P * S * P.T) != P * A * P.T:
+        Pi = permutation_matrix(perm)
+        if symbolic.softmax(Pi * S * Pi.T) != Pi * weights * Pi.T:
             return False
     return True
 
 
 def equivariant_exactly(n: int = 3, d_k: int = 2, d_v: int = 1) -> bool:
-    """``attention(PQ, PK, PV) = P attention(Q, K, V)`` for generic ``Q, K, V`` and every ``P``.
+    """``attention(ΠQ, ΠK, ΠV) = Π attention(Q, K, V)`` for generic ``Q, K, V`` and every ``Π``.
 
     Examples:
         >>> from attention_math.derivations.equivariance import equivariant_exactly
@@ -78,15 +78,15 @@ def equivariant_exactly(n: int = 3, d_k: int = 2, d_v: int = 1) -> bool:
     V = symbolic.generic_matrix("v", n, d_v)
     out = symbolic.attention(Q, K, V)
     for perm in itertools.permutations(range(n)):
-        P = permutation_matrix(perm)
-        lhs = symbolic.attention(P * Q, P * K, P * V)
-        if (lhs - P * out).applyfunc(sp.expand) != sp.zeros(n, d_v):
+        Pi = permutation_matrix(perm)
+        lhs = symbolic.attention(Pi * Q, Pi * K, Pi * V)
+        if (lhs - Pi * out).applyfunc(sp.expand) != sp.zeros(n, d_v):
             return False
     return True
 
 
 def causal_breaks(q: _F, k: _F, v: _F, perm: tuple[int, ...]) -> tuple[_F, _F]:
-    """``(attention(PQ, PK, PV, causal), P · attention(Q, K, V, causal))``: they differ.
+    """``(attention(ΠQ, ΠK, ΠV, causal), Π · attention(Q, K, V, causal))``: they differ.
 
     The causal mask belongs to positions: after permuting, token ``perm[0]`` sits first
     and sees only itself, whatever it saw before.
@@ -110,7 +110,7 @@ def causal_breaks(q: _F, k: _F, v: _F, perm: tuple[int, ...]) -> tuple[_F, _F]:
 def positional_breaks(
     x: _F, pe: _F, w_q: _F, w_k: _F, w_v: _F, perm: tuple[int, ...]
 ) -> tuple[_F, _F]:
-    """Self-attention on ``x + pe``: ``(output for P x, P · output for x)``; they differ.
+    """Self-attention on ``x + pe``: ``(output for Π x, Π · output for x)``; they differ.
 
     ``pe`` is added by position, so permuting the tokens does not permute it.
 

@@ -12,7 +12,22 @@ from attention_math.exercises.build import (
 )
 from attention_math.exercises.model import Exercise, Mistake
 
-__all__ = ["exercises"]
+__all__ = ["exercises", "sharp_c"]
+
+
+def sharp_c() -> float:
+    """The ``c`` at which the sharpening exercise evaluates ``softmax(c I/√2)`` in float64: twice
+    the point where ``e^{-c/√2}`` falls below the smallest positive float64, so the small
+    weight is exactly ``0`` and NumPy returns the limit itself.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.exercises.chapters.examples import sharp_c
+        >>> float(np.exp(-sharp_c() / np.sqrt(2)))
+        0.0
+    """
+    tiny = float(np.finfo(np.float64).smallest_subnormal)
+    return float(2 * np.sqrt(2) * -np.log(tiny))
 
 
 def exercises() -> list[Exercise]:
@@ -85,6 +100,6 @@ def exercises() -> list[Exercise]:
             answer=P_c.applyfunc(lambda e: sp.limit(e, c, sp.oo)),
             inputs={"S": S},
             mistakes=(Mistake("missing_scale", P_c.subs(c, 0), "That is the limit c → 0."),),
-            numeric=lambda: numeric.softmax(1e3 * np.eye(2) / np.sqrt(2)),
+            numeric=lambda: numeric.softmax(sharp_c() * np.eye(2) / np.sqrt(2)),
         ),
     ]
