@@ -145,6 +145,8 @@ def notebook(markdown: str, src_uri: str, site_url: str, title: str) -> Any:
         if not body[0].source:
             body.pop(0)
     nb.cells = [v4.new_markdown_cell(intro), *body]
+    for i, cell in enumerate(nb.cells):
+        cell.id = f"cell-{i}"  # not nbformat's random ids: two builds give the same file
     nb.metadata["kernelspec"] = {
         "name": "python3",
         "display_name": "Python 3",

@@ -154,3 +154,9 @@ def test_every_notebook_runs_top_to_bottom(
 
     failed = [f for f in asyncio.run(run_all()) if f]
     assert not failed, "\n".join(failed)
+
+
+def test_the_same_page_gives_the_same_file() -> None:
+    nbformat = require_or_skip("nbformat", "nbformat is missing (uv sync --group docs)")
+    a, b = (notebooks.notebook(PAGE, "p.md", "/", "P") for _ in range(2))
+    assert nbformat.writes(a) == nbformat.writes(b)  # reproducible builds: no random cell ids
