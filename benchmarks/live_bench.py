@@ -26,6 +26,7 @@ import gzip
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -116,10 +117,29 @@ def own_example(page: Any, timeout_ms: int = 300_000) -> float:
     return elapsed
 
 
+def calibration() -> float:
+    """Seconds for this machine's CPython to import the checker (SymPy) in a fresh process:
+    the same work the first check does in WebAssembly, as a yardstick for the load."""
+    t = time.perf_counter()
+    code = "import attention_math.exercises.live"
+    subprocess.run([sys.executable, "-c", code], check=True)
+    return round(time.perf_counter() - t, 2)
+
+
+def box_bytes(site: Path) -> int:
+    """Bytes the answer boxes add to PAGE's HTML: their forms and the one inline loader."""
+    html = (site / PAGE / "index.html").read_text(encoding="utf-8")
+    forms = re.findall(r'<form class="exercise-check".*?</form>', html, re.S)
+    loader = re.findall(
+        r'<script type="module">document\.addEventListener\("submit".*?</script>', html
+    )
+    return sum(len(x.encode()) for x in [*forms, *loader])
+
+
 def measure(site: Path, base: str) -> dict[str, Any]:
     from playwright.sync_api import sync_playwright
 
-    out: dict[str, Any] = {"load_before": load()}
+    out: dict[str, Any] = {"load_before": load(), "native_import_s": calibration()}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         out["chromium"] = browser.version
@@ -131,11 +151,17 @@ def measure(site: Path, base: str) -> dict[str, Any]:
         page.goto(base + PAGE, wait_until="networkidle")
         out["untouched_page"] = seen.total()
         out["untouched_page"]["live_requests"] = sum("/live/" in u for u in seen.urls)
+        out["untouched_page"]["answer_box_bytes"] = box_bytes(site)
 
         start = len(seen.urls)  # the first check on it, still cold
         out["first_check_s"] = round(check(page, *FIRST), 2)
         page.wait_for_load_state("networkidle")
         out["first_check_download"] = seen.total(start)
+        out["first_check_files"] = {
+            urlsplit(u).path.rsplit("/", 1)[-1]: seen.file(u).stat().st_size
+            for u in seen.urls[start:]
+            if seen.file(u).is_file()
+        }
         out["first_check_verdict"] = page.locator(
             f'.exercise-check[data-exercise-id="{FIRST[0]}"] .exercise-check__verdict'
         ).get_attribute("data-verdict")
@@ -207,7 +233,9 @@ def table(r: dict[str, Any]) -> str:
         ),
         (
             "Downloaded by the exercise page, nothing clicked",
-            f"{kib(u['bytes'])} ({kib(u['gzip_bytes'])} gzipped), {u['requests']} requests",
+            f"{kib(u['bytes'])} ({kib(u['gzip_bytes'])} gzipped), {u['requests']} requests, "
+            f"{u['live_requests']} of them live; the boxes' HTML and loader: "
+            f"{u['answer_box_bytes']:,} bytes",
             "no live file",
             "met" if u["live_requests"] == 0 else "missed",
         ),
@@ -218,8 +246,9 @@ def table(r: dict[str, Any]) -> str:
     lines.append(
         f"Measured by `benchmarks/live_bench.py` in headless Chromium {r['chromium']} on "
         f"{r['cpus']} shared CPU cores ({r['date']}), load average "
-        f"{r['load_before'][0]} before and {r['load_after'][0]} after; the first check's "
-        f"download is Pyodide {r['pyodide']}, SymPy, mpmath and attention_math."
+        f"{r['load_before'][0]} before and {r['load_after'][0]} after (CPython importing the "
+        f"checker took {r['native_import_s']} s in the same run). The first check's download "
+        f"is Pyodide {r['pyodide']}, SymPy, mpmath and attention_math."
     )
     return "\n".join(lines) + "\n"
 
