@@ -8,6 +8,7 @@ fresh Python kernel (nbclient + ipykernel), outside the repository, failing on a
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import importlib.util
 import os
 import re
@@ -152,7 +153,9 @@ def test_every_notebook_runs_top_to_bottom(
         paths = sorted(set(site_notebooks.values()))
         return list(await asyncio.gather(*(run(p, slots) for p in paths)))
 
-    failed = [f for f in asyncio.run(run_all()) if f]
+    # in a thread of its own: the session's Playwright browser may hold this thread's loop
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        failed = [f for f in pool.submit(asyncio.run, run_all()).result() if f]
     assert not failed, "\n".join(failed)
 
 
