@@ -127,7 +127,8 @@ def table(rows: list[dict[str, Any]], axe: dict[str, dict[str, Any]], maths: dic
         "mobile": min(r["performance"] for r in mobile),
         "tbt_ms": max(r["total-blocking-time"] for r in mobile),
         "desktop": min(r["performance"] for r in desktop),
-        "accessibility": min(r["accessibility"] for r in mobile + desktop),
+        # a run that timed out scores 0 without having judged the page
+        "accessibility": min(r["accessibility"] for r in mobile + desktop if "error" not in r),
     }
     met = {k: (v <= TARGETS[k]) if k == "tbt_ms" else (v >= TARGETS[k]) for k, v in worst.items()}
     loads = [r["load"][0] for r in rows if "load" in r]
@@ -162,19 +163,29 @@ def table(rows: list[dict[str, Any]], axe: dict[str, dict[str, Any]], maths: dic
             else "Maths typeset in the reader's browser by MathJax (`tex-svg.js`, every page)."
         ),
         "",
-        "| Page | Mobile perf | Mobile TBT (ms) | Mobile LCP (ms) | Desktop perf | "
-        "Accessibility | Page weight (KiB, uncompressed) | axe serious + critical | Load | "
-        "Benchmark index |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        # every page, folded: ten columns are wider than the text column
+        f"??? info \"Every page ({len(paths)}): Lighthouse's scores, its mobile total blocking "
+        "time (TBT) and largest contentful paint (LCP), the page's weight as served here "
+        "(uncompressed), the failed accessibility audits, axe-core's serious and critical "
+        'findings, the load average and the benchmark index when the page was measured"',
+        "",
+        "    | Page | Mobile | TBT (ms) | LCP (s) | Desktop | Accessibility | KiB | axe | "
+        "Load | Index |",
+        "    |---|---:|---:|---:|---:|---|---:|---:|---:|---:|",
     ]
     for path, m, d in zip(paths, mobile, desktop, strict=True):
         a = axe.get(path, {})
+        failed = sorted(set(m["failed_accessibility"]) | set(d["failed_accessibility"]))
+        if "error" in m or "error" in d:
+            access = "not measured (Lighthouse timed out)"
+        else:
+            access = str(min(m["accessibility"], d["accessibility"]))
+            access += f" ({', '.join(failed)})" if failed else ""
         lines.append(
-            f"| `{path}` | {m['performance']} | {m['total-blocking-time']} | "
-            f"{m['largest-contentful-paint']} | {d['performance']} | "
-            f"{min(m['accessibility'], d['accessibility'])} | "
+            f"    | `{path}` | {m['performance']} | {m['total-blocking-time']} | "
+            f"{m['largest-contentful-paint'] / 1000:.1f} | {d['performance']} | {access} | "
             f"{m['total-byte-weight'] // 1024} | {a.get('serious', 0) + a.get('critical', 0)} | "
-            f"{m.get('load', [0.0])[0]:.2f} | {m.get('benchmark_index', '')} |"
+            f"{m.get('load', [0.0])[0]:.1f} | {m.get('benchmark_index', '')} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -188,9 +199,16 @@ def main() -> None:
         "--merge", action="store_true", help="keep the other pages' figures in the result files"
     )
     parser.add_argument("--axe-only", action="store_true", help="axe-core only, no Lighthouse")
+    parser.add_argument("--port", type=int, default=PORT, help=f"local port (default {PORT})")
+    parser.add_argument("--table", action="store_true", help="only write NAME.md from NAME.json")
     args = parser.parse_args()
-    install_lighthouse()
     out = ROOT / "benchmarks" / f"{args.out}.json"
+    if args.table:
+        kept = json.loads(out.read_text())
+        table_md = table(kept["lighthouse"], kept["axe"], kept["maths"])
+        out.with_suffix(".md").write_text(table_md)
+        return
+    install_lighthouse()
     old: dict[str, Any] = {"lighthouse": [], "axe": {}}
     if args.merge and out.is_file():
         old = json.loads(out.read_text())
@@ -198,9 +216,9 @@ def main() -> None:
         site = args.site
         if site is None:
             site = Path(tmp) / "site"
-            build(f"http://127.0.0.1:{PORT}/attention-math/", site)
+            build(f"http://127.0.0.1:{args.port}/attention-math/", site)
         paths = [p.lstrip("/") for p in args.only] if args.only is not None else pages(site)
-        with SiteServer(PORT) as server:
+        with SiteServer(args.port) as server:
             base = server.start(site)
             raw = Path(tmp) / "lighthouse.json"
             script = ROOT / "benchmarks" / "lighthouse_run.mjs"
