@@ -130,3 +130,11 @@ def pytest_make_collect_report(collector):
     if os.environ.get("CI") and report.skipped:
         report.outcome = "failed"
         report.longrepr = f"module skipped under CI, which installs everything: {report.longrepr}"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that needs the built site is a ``docs`` test, marked or not, so that
+    ``-m "not docs"`` never builds the site."""
+    for item in items:
+        if "built_site" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.docs)
