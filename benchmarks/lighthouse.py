@@ -141,7 +141,7 @@ def table(rows: list[dict[str, Any]], axe: dict[str, dict[str, Any]], maths: dic
         f"the machine {min(speed)}–{max(speed)} (its presets assume 1000 or more: below that "
         "every task on the main thread, and so the total blocking time, is inflated).",
         "",
-        "| Worst page | Measured | Target | |",
+        "| Worst page | Measured | Target | Verdict |",
         "|---|---:|---:|---|",
         f"| Mobile performance | {worst['mobile']} | ≥ {TARGETS['mobile']} | "
         f"{'met' if met['mobile'] else 'NOT met'} |",
