@@ -1,18 +1,16 @@
 """The answer boxes check in the page, under Pyodide in a Web Worker, as the command line does.
 
-One tab serves the whole module: the site is served under a sub-path, every request outside
-that sub-path (another origin, or the server's root) is blocked, and the runtime is loaded
-once by the first check and reused by the others, as on a reader's page.
+One tab serves the whole module: the site is served under its sub-path, every request outside
+that sub-path (another origin, or the server's root) is blocked (``Tab``), and the runtime is
+loaded once by the first check and reused by the others, as on a reader's page.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
-import http.server
 import io
 import re
-import threading
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +20,7 @@ import sympy as sp
 from attention_math.exercises import catalogue
 from attention_math.exercises.cli import check_answer
 from attention_math.exercises.parse import MAX_NESTING, MAX_OPERATORS
+from attention_math.own_example import own_example
 from attention_math.terminal import UsageError
 from tests.test_safe_parse import MALICIOUS
 
@@ -51,34 +50,15 @@ def typed(answer: sp.Basic) -> str:
     return sp.sstr(answer.tolist() if isinstance(answer, sp.MatrixBase) else answer)
 
 
-class _SubPathHandler(http.server.SimpleHTTPRequestHandler):
-    """The site's files under ``SUB`` only; anything else is a 404."""
-
-    def log_message(self, format, *args) -> None:
-        pass
-
-    def translate_path(self, path: str) -> str:
-        if not (path == SUB or path.startswith(SUB + "/")):
-            return str(Path(self.directory) / "no such file")
-        return super().translate_path(path[len(SUB) :] or "/")
-
-
 @pytest.fixture(scope="module")
-def live(browser, built_site: Path) -> Iterator[Tab]:
-    handler = functools.partial(_SubPathHandler, directory=str(built_site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    tab = _open_tab(browser, f"http://127.0.0.1:{server.server_address[1]}{SUB}")
-    requests: list[str] = []
-    tab.page.on("request", lambda r: requests.append(r.url))
-    tab.requests = requests  # type: ignore[attr-defined]
+def live(browser, base_url: str) -> Iterator[Tab]:
+    """A fresh tab of its own on the site served under its sub-path, on the softmax exercises."""
+    tab = _open_tab(browser, base_url)
     tab.goto(PAGE)
     try:
         yield tab
     finally:
         tab.page.context.close()
-        server.shutdown()
-        server.server_close()
 
 
 def check_in_page(tab: Tab, exercise_id: str, text: str, timeout: int = 60_000) -> tuple[str, str]:
@@ -127,8 +107,11 @@ def test_correct_answers_are_correct_and_echoed_as_maths(live: Tab) -> None:
         verdict, message = check_in_page(live, ex.id, text, FIRST_CHECK_MS if first else 60_000)
         first = False
         assert (verdict, message) == ("correct", cli_says(ex.id, text)), ex.id
-        echo = live.page.locator(f'.exercise-check[data-exercise-id="{ex.id}"] mjx-container')
+        # MathML from the worker, drawn by the browser itself (no MathJax in the page)
+        echo = live.page.locator(f'.exercise-check[data-exercise-id="{ex.id}"] math')
         assert echo.count() == 1, ex.id
+        assert echo.evaluate("m => m.namespaceURI") == "http://www.w3.org/1998/Math/MathML"
+        assert echo.bounding_box()["width"] > 10, ex.id  # drawn, not left as raw text
     assert live.page.locator("[data-verdict='correct']").count() >= 5
 
 
@@ -167,7 +150,95 @@ def test_hostile_strings_get_a_clear_message_and_the_page_keeps_working(live: Ta
 
 def test_the_runtime_is_loaded_once_from_the_sites_own_sub_path(live: Tab) -> None:
     check_in_page(live, "softmax-logs", "[1/6, 1/3, 1/2]", FIRST_CHECK_MS)
-    requests: list[str] = live.requests  # type: ignore[attr-defined]
-    assert sum(u.endswith("pyodide.asm.wasm") for u in requests) == 1
+    requests = [url for _, url in live.requests]  # since the page was opened
+    assert sum(u.split("?")[0].endswith("pyodide.asm.wasm") for u in requests) == 1
     assert all(u.startswith(live.base_url + "/") for u in requests), requests
+    assert live.external == [] and live.errors == []
+
+
+# "Your own example": the same tab, moved to its page after the answer-box tests (a page of
+# its own loads the runtime again, from the browser's cache).
+OWN = "/forward/own-example/"
+
+
+def own_in_page(
+    tab: Tab, matrices: dict[str, str], mask: str = "none", timeout: int = FIRST_CHECK_MS
+) -> tuple[str, str]:
+    """Fill the form (the mode follows the matrices given), press its button; the verdict and
+    message of its status line."""
+    form = tab.page.locator("form.own-example")
+    form.locator(f'input[name="mode"][value="{"x" if "X" in matrices else "qkv"}"]').check()
+    form.locator(f'input[name="mask"][value="{mask}"]').check()
+    for name, text in matrices.items():
+        form.locator(f'textarea[name="{name}"]').fill(text)
+    status = form.locator(".exercise-check__verdict")
+    status.evaluate("e => e.removeAttribute('data-verdict')")
+    form.get_by_role("button", name="Show every step").click()
+    form.locator(".exercise-check__verdict[data-verdict]").wait_for(timeout=timeout)
+    return status.get_attribute("data-verdict"), status.inner_text()
+
+
+def math_text(markup: str) -> str:
+    return "".join(ET.fromstring(markup).itertext())
+
+
+def shown_steps(tab: Tab) -> list[str]:
+    return tab.page.locator(".own-example__step").evaluate_all(
+        "steps => steps.map(s => [...s.querySelectorAll('math')].map(m => m.textContent).join('|'))"
+    )
+
+
+@pytest.mark.parametrize(
+    ("matrices", "mask"),
+    [
+        ({"Q": "1 0\n0 1", "K": "1 0\n0 1", "V": "1 2\n3 4"}, "none"),
+        (
+            {
+                "X": "1 0 1\n0 1 1/2\nsqrt(2) 1 0",
+                "W_Q": "1 1 0\n0 1 1\n1/2 0 1",
+                "W_K": "1 0 0\n0 1 0\n0 0 1",
+                "W_V": "1 2 3\n0 1 0\n1 1 1",
+            },
+            "causal",
+        ),
+    ],
+)
+def test_own_example_shows_every_step_as_python_computes_it(
+    live: Tab, matrices: dict[str, str], mask: str
+) -> None:
+    if live.page.url != live.base_url + OWN:
+        live.goto(OWN)
+    verdict, message = own_in_page(live, matrices, mask)
+    expected = own_example(matrices, mask)
+    assert verdict == "correct", message
+    steps = expected["steps"]
+    assert message.startswith(f"{len(steps)} steps")
+    want = [
+        "|".join(
+            math_text(s[k])
+            for k in (("decimal", "exact") if len(s["latex"]) > 400 else ("exact", "approx"))
+        )
+        for s in steps
+    ]
+    assert shown_steps(live) == want
+    assert live.page.locator(".own-example__step math").first.bounding_box()["width"] > 10
+
+
+def test_own_example_bad_input_gets_the_message_and_the_page_keeps_working(live: Tab) -> None:
+    if live.page.url != live.base_url + OWN:
+        live.goto(OWN)
+    good = {"Q": "1 0\n0 1", "K": "1 0\n0 1", "V": "1 2\n3 4"}
+    bad = [
+        {**good, "Q": "1 2\n3"},  # ragged
+        {**good, "K": "1 0 0\n0 1 0"},  # shapes that do not fit
+        {**good, "V": "1 2 3 4 5\n1 2 3 4 5"},  # past the size limit
+        {**good, "V": ""},
+        *({**good, "Q": t.format(path="/tmp/pwned-by-own-example")} for t in MALICIOUS[:8]),
+    ]
+    for matrices in bad:
+        verdict, message = own_in_page(live, matrices)
+        assert (verdict, message) == ("error", own_example(matrices)["error"]), matrices
+        assert live.page.locator(".own-example__step").count() == 0
+    assert not Path("/tmp/pwned-by-own-example").exists()
+    assert own_in_page(live, good)[0] == "correct"
     assert live.external == [] and live.errors == []
