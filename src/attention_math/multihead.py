@@ -368,7 +368,7 @@ def circuits(
 
     Args:
         w_q: ``(d_model, h·d_k)``, split into heads as in
-            [`multi_head_attention`][attention_math.multihead.multi_head_attention].
+            ``multi_head_attention``.
         w_k: ``(d_model, h·d_k)``, split the same way.
         w_v: ``(d_model, h·d_v)``.
         w_o: ``(h·d_v, d_out)``; rows ``i·d_v … (i+1)·d_v − 1`` belong to head ``i``.
