@@ -330,17 +330,28 @@ def tile_grid(length: int = 8, block: int = 2, d: int = 4, seed: int = 0) -> str
                         1,
                         facecolor=colours[kind],
                         edgecolor=_GREY,
-                        hatch="//" if kind == "skipped" else None,
+                        hatch="///" if kind == "skipped" else None,
                         lw=0.8,
                     )
                 )
-                if kind == "skipped":
-                    ax.text(bj + 0.5, bi + 0.5, "skipped", ha="center", va="center", fontsize=8)
+                if kind != "computed":
+                    ax.text(
+                        bj + 0.5,
+                        bi + 0.5 if kind == "skipped" else bi + 0.2,
+                        kind,
+                        ha="center",
+                        va="center",
+                        fontsize=7,
+                        color="black",
+                        bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.0}
+                        if kind == "skipped"
+                        else None,
+                    )
         for bj, (m, ell, _) in enumerate(trace):  # the last query's state after each tile
             ax.text(
                 bj + 0.5,
                 n - 0.5,
-                f"m = {m:.2f}\nλ = {ell:.2f}",
+                f"m = {m:.2f}\nλ = {ell:.2f}".replace("-", "−"),
                 ha="center",
                 va="center",
                 fontsize=8,
@@ -356,13 +367,14 @@ def tile_grid(length: int = 8, block: int = 2, d: int = 4, seed: int = 0) -> str
         ax.text(
             n / 2,
             n + 0.55,
-            f"state (m, λ, o) carried across a row; o / λ = the output (checked), L = {length}",
+            f"query {length}'s state (m, λ, o) after each tile, carried left to right;\n"
+            "its final o / λ is the attention output (checked)",
             ha="center",
             va="top",
             fontsize=8,
         )
         ax.set_xlim(0, n)
-        ax.set_ylim(n + 0.8, 0)
+        ax.set_ylim(n + 1.0, 0)
         ax.set_xticks(
             [j + 0.5 for j in range(n)],
             [f"keys {j * block + 1}–{(j + 1) * block}" for j in range(n)],
@@ -373,6 +385,8 @@ def tile_grid(length: int = 8, block: int = 2, d: int = 4, seed: int = 0) -> str
             [f"queries {i * block + 1}–{(i + 1) * block}" for i in range(n)],
             fontsize=7,
         )
+        ax.xaxis.tick_top()
+        ax.xaxis.set_label_position("top")
         ax.set_xlabel("key tile", fontsize=8)
         ax.set_ylabel("query tile", fontsize=8)
         ax.set_aspect("equal")
