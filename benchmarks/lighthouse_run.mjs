@@ -21,7 +21,10 @@ try {
   for (const url of urls) {
     for (const [preset, config] of [["mobile", undefined], ["desktop", desktopConfig]]) {
       const { lhr } = await lighthouse(url, flags, config);
+      // benchmarkIndex: Lighthouse's measure of this machine's speed at the time (a
+      // desktop that Lighthouse's presets assume scores 1000 or more); low under load
       const row = { url, preset, load: os.loadavg().map((x) => Math.round(x * 100) / 100),
+        benchmark_index: Math.round(lhr.environment.benchmarkIndex),
         performance: Math.round(lhr.categories.performance.score * 100),
         accessibility: Math.round(lhr.categories.accessibility.score * 100),
         failed_accessibility: Object.values(lhr.audits)

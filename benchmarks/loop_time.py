@@ -9,7 +9,12 @@ warm, as it is on a contributor's second clone):
 - ``calibration_s``: a fixed CPU workload (pure Python, NumPy, SymPy), best of 3, before and
   after: divide a figure by it to compare machines (a ratio, not seconds).
 
-The load average is recorded with every figure: the machine is shared. Writes
+Each step also records ``*_cpu_s``, the CPU seconds (user + system) its processes used. On a
+shared machine the wall time grows with the other work; the CPU time hardly does, and
+``cpu / cores`` is the least wall time the step could take on an idle machine of as many
+cores. The load average is recorded with every figure: the machine is shared. Results are
+written after each step, so a run stopped during the test command keeps its build figures
+(``--skip-tests`` measures setup and build only). Writes
 ``benchmarks/loop_time.json`` (data) and ``benchmarks/loop_time.md`` (the table the About
 page includes). Run from the project root, alone on the machine if you can::
 
@@ -22,9 +27,11 @@ import json
 import os
 import platform
 import re
+import resource
 import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -61,16 +68,22 @@ def load() -> float:
     return round(os.getloadavg()[0], 2)
 
 
-def timed(cmd: list[str] | str, cwd: Path, env: dict[str, str]) -> tuple[float, str]:
-    """Seconds for ``cmd`` to finish (it must succeed) and its combined output."""
-    start = time.perf_counter()
+def children_cpu() -> float:
+    """CPU seconds (user + system) used so far by this process's finished children."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(cmd: list[str] | str, cwd: Path, env: dict[str, str]) -> tuple[float, float, str]:
+    """Wall seconds and CPU seconds for ``cmd`` to finish (it must succeed); its output."""
+    start, cpu = time.perf_counter(), children_cpu()
     run = subprocess.run(
         cmd, cwd=cwd, env=env, shell=isinstance(cmd, str), capture_output=True, text=True
     )
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, children_cpu() - cpu
     if run.returncode != 0:
         raise SystemExit(f"failed ({run.returncode}): {cmd}\n{run.stdout[-3000:]}{run.stderr}")
-    return seconds, run.stdout + run.stderr
+    return seconds, cpu, run.stdout + run.stderr
 
 
 def readme_test_command() -> str:
@@ -80,57 +93,72 @@ def readme_test_command() -> str:
     return next(line for line in block.splitlines() if line.startswith("python3 "))
 
 
-def measure() -> dict[str, Any]:
+def measure(figures: dict[str, Any], skip_tests: bool) -> dict[str, Any]:
+    """Fill ``figures`` step by step, writing the results after each step."""
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "CI")}
     env["NO_MKDOCS_2_WARNING"] = "1"
     env.pop("ATTENTION_MATH_EXEC_CACHE", None)
-    figures: dict[str, Any] = {"load_start": load(), "calibration_s": round(calibration(), 3)}
+    figures |= {"load_start": load(), "calibration_s": round(calibration(), 3)}
     with tempfile.TemporaryDirectory() as tmp:
         clone = Path(tmp) / "attention-math"
         subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
         wheels = ["--find-links", "/opt/wheels"] if Path("/opt/wheels").is_dir() else []
-        s1, _ = timed([*UV, "sync", "-q", "--locked", "--group", "test"], clone, env)
+        s1, c1, _ = timed([*UV, "sync", "-q", "--locked", "--group", "test"], clone, env)
         torch = [*UV, "pip", "install", "-q", "--python", ".venv/bin/python", *wheels]
-        s2, _ = timed([*torch, "torch==2.13.0"], clone, env)
-        figures["setup_s"] = round(s1 + s2, 1)
+        s2, c2, _ = timed([*torch, "torch==2.13.0"], clone, env)
+        figures |= {"setup_s": round(s1 + s2, 1), "setup_cpu_s": round(c1 + c2, 1)}
 
         figures["load_before_build"] = load()
         build = [".venv/bin/python", "-m", "mkdocs", "build", "--strict", "-q", "-d", "site"]
-        figures["cold_build_s"] = round(timed(build, clone, env)[0], 1)
+        seconds, cpu, _ = timed(build, clone, env)
+        figures |= {"cold_build_s": round(seconds, 1), "cold_build_cpu_s": round(cpu, 1)}
+        write(figures)
 
-        figures["load_before_tests"] = load()
         command = readme_test_command()
-        seconds, output = timed(command, clone, env)
-        figures["test_command_s"] = round(seconds, 1)
         figures["test_command"] = command
-        summary = re.findall(r"=+ (\d+ passed.*?) in [\d.]+s", output)
-        figures["test_summary"] = summary[-1] if summary else output.splitlines()[-1]
+        if not skip_tests:
+            figures["load_before_tests"] = load()
+            seconds, cpu, output = timed(command, clone, env)
+            figures |= {"test_command_s": round(seconds, 1), "test_command_cpu_s": round(cpu, 1)}
+            summary = re.findall(r"=+ (\d+ passed.*?) in [\d.]+s", output)
+            figures["test_summary"] = summary[-1] if summary else output.splitlines()[-1]
     figures["load_end"] = load()
     figures["calibration_end_s"] = round(calibration(), 3)
     return figures
 
 
 def table(f: dict[str, Any]) -> str:
-    cal = f["calibration_s"]
+    cal, cores = f["calibration_s"], f["cpus"]
     rows = [
         ("README test command (clean clone)", "test_command_s", "load_before_tests"),
         ("Cold `mkdocs build --strict`", "cold_build_s", "load_before_build"),
         ("Setup: `uv sync` + PyTorch (warm cache)", "setup_s", "load_start"),
     ]
     lines = [
-        "| Measurement | Time | ÷ calibration | Target | | Load (1 min) |",
-        "|---|---:|---:|---|---|---:|",
+        "| Measurement | Time | ÷ calibration | CPU time | CPU ÷ cores | Target | Verdict "
+        "| Load (1 min) |",
+        "|---|---:|---:|---:|---:|---|---|---:|",
     ]
     for name, key, load_key in rows:
+        if key not in f:
+            lines.append(f"| {name} | not measured in this run | | | | | | |")
+            continue
         target = TARGETS.get(key)
         verdict = "" if target is None else ("met" if f[key] <= target else "**not met**")
         goal = "" if target is None else f"≤ {target:g} s"
         ratio = f"{f[key] / cal:.0f}×"
-        lines.append(f"| {name} | {f[key]} s | {ratio} | {goal} | {verdict} | {f[load_key]} |")
+        cpu = f[key.replace("_s", "_cpu_s")]
+        lines.append(
+            f"| {name} | {f[key]} s | {ratio} | {cpu} s | {cpu / cores:.0f} s | {goal} "
+            f"| {verdict} | {f[load_key]} |"
+        )
+    tests = f"Tests: {f['test_summary']}. " if "test_summary" in f else ""
     lines += [
         "",
         f"Calibration workload: {cal} s (best of 3; {f['calibration_end_s']} s after the run). "
-        f"Tests: {f['test_summary']}. Command: `{f['test_command']}`.",
+        f"{tests}Command: `{f['test_command']}`. CPU time: what the step's processes used, "
+        f"which the machine's other work hardly changes; CPU ÷ cores is the least wall time "
+        f"the step could take on an idle machine like this one.",
         "",
         f"Measured by `benchmarks/loop_time.py` on {f['cpus']} CPU cores shared with other "
         f"work, Python {f['python']}, {f['platform']}.",
@@ -138,17 +166,24 @@ def table(f: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def write(figures: dict[str, Any]) -> None:
+    """``loop_time.json`` (everything measured so far) and ``loop_time.md`` (its table)."""
+    (OUT / "loop_time.json").write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    if "calibration_end_s" not in figures:  # a partial run: the table needs the end figures
+        figures = figures | {"calibration_end_s": "(not yet)", "load_end": load()}
+    (OUT / "loop_time.md").write_text(table(figures), encoding="utf-8")
+
+
 def main() -> None:
-    figures = measure()
-    figures |= {
+    figures: dict[str, Any] = {
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
         "platform": platform.platform(),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "targets": TARGETS,
     }
-    (OUT / "loop_time.json").write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
-    (OUT / "loop_time.md").write_text(table(figures), encoding="utf-8")
+    measure(figures, skip_tests="--skip-tests" in sys.argv[1:])
+    write(figures)
     print(table(figures))
     print("wrote", shlex.quote(str(OUT / "loop_time.json")))
 

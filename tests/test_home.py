@@ -10,6 +10,14 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 
 
+class _Loader(yaml.SafeLoader):
+    """mkdocs.yml's tags (`!ENV`, `!!python/name:`) read as nothing: only the nav is wanted."""
+
+
+_Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda *a: None)
+_Loader.add_multi_constructor("!", lambda *a: None)
+
+
 def _pages(entry: object) -> list[str]:
     """Every Markdown page under one nav entry."""
     if isinstance(entry, str):
@@ -23,7 +31,7 @@ def _pages(entry: object) -> list[str]:
 
 def sections() -> dict[str, list[str]]:
     """The top-level sections of the nav (Home excluded) and their pages."""
-    nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text("utf-8"))["nav"]
+    nav = yaml.load((ROOT / "mkdocs.yml").read_text("utf-8"), Loader=_Loader)["nav"]
     out: dict[str, list[str]] = {}
     for item in nav:
         ((title, value),) = item.items()

@@ -47,3 +47,11 @@ def test_task_runner_and_hooks_exist() -> None:
     hooks = (ROOT / ".pre-commit-config.yaml").read_text(encoding="utf-8")
     for tool in ("ruff check", "ruff format", "mypy"):
         assert f"--group test {tool}" in hooks, tool
+
+
+def test_installed_packages_are_compiled_to_bytecode_once() -> None:
+    # a build and the tests start dozens of Python processes; where .pyc files cannot be
+    # written (PYTHONDONTWRITEBYTECODE, read-only site-packages) each one recompiled SymPy,
+    # matplotlib and MkDocs from source: 4× the CPU to import them
+    assert TOOL["uv"]["compile-bytecode"] is True  # uv sync, uv run
+    assert TOOL["uv"]["pip"]["compile-bytecode"] is True  # uv pip install torch (the oracle)

@@ -66,3 +66,16 @@ def test_symbolic_and_checker_run_without_numpy() -> None:
     )
     assert out.splitlines()[0] == "unnormalized"
     assert "'__import__'" in out.splitlines()[1] and "not allowed" in out.splitlines()[1]
+
+
+def test_the_answer_box_check_and_its_mathml_run_without_numpy() -> None:
+    out = run_without_numpy(
+        """
+        from attention_math.exercises.live import check_text
+
+        r = check_text("softmax-logs", "[1/6, 1/3, 1/2]")
+        print(r["verdict"], r["mathml"].startswith("<math"), "&" in r["mathml"])
+        assert "numpy" not in sys.modules
+        """
+    )
+    assert out.split() == ["correct", "True", "False"]

@@ -691,6 +691,13 @@ SYMBOLS: tuple[Symbol, ...] = (
         group=_W,
     ),
     Symbol(
+        r"$\mathbb{E}_q$",
+        (r"\mathbb{E}_q",),
+        "expectation over the query $q$ (after conditioning on it: the spread across queries)",
+        page="why/scaling.md",
+        group=_W,
+    ),
+    Symbol(
         r"$\mathbb{E}_w$",
         (r"\mathbb{E}_w",),
         "expectation over the random vector $w$",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import html
 import io
 import re
 from collections.abc import Sequence
@@ -20,6 +21,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
+
+from attention_math.terminal import plain
 
 __all__ = ["fluid", "heatmap", "style", "svg"]
 
@@ -128,7 +131,42 @@ def svg(fig: Figure) -> str:
     # axis); the glyphs are drawn already, and the site's maths typesetter would read the TeX
     text = re.sub(r"\s*<!--.*?-->", "", text, flags=re.S)
     text = text.replace(_FG, "currentColor").replace(_FG.upper(), "currentColor")
+    # the glyphs are paths: the text alternative names what the figure shows, for screen
+    # readers and for search (titles, axes and legend entries, maths in Unicode)
+    label = html.escape(description(fig), quote=True)
+    text = text.replace("<svg ", f'<svg role="img" aria-label="{label}" ', 1)
     return _scope_ids(text)
+
+
+def description(fig: Figure) -> str:
+    r"""A text alternative for ``fig``: its title, then each plot's title, axis labels and
+    legend entries, with the maths written in Unicode.
+
+    Examples:
+        >>> import matplotlib.pyplot as plt
+        >>> from attention_math.plots import description, style
+        >>> with style():
+        ...     fig, ax = plt.subplots()
+        ...     _ = ax.plot([0, 1], [0, 1], label="$d_k = 4$")
+        ...     _ = ax.set(title="scores $q \\cdot k$", xlabel="key", ylabel="weight")
+        ...     _ = ax.legend()
+        ...     print(description(fig))
+        ...     plt.close(fig)
+        Figure. scores q · k: key against weight; legend: dₖ = 4.
+    """
+    parts = []
+    parts.append(fig.get_suptitle())
+    for ax in fig.axes:
+        if not ax.get_visible() or not ax.axison:
+            continue
+        about = f"{ax.get_title()}: " if ax.get_title() else ""
+        about += " against ".join(x for x in (ax.get_xlabel(), ax.get_ylabel()) if x)
+        legend = ax.get_legend()
+        if legend is not None:
+            about += "; legend: " + ", ".join(t.get_text() for t in legend.get_texts())
+        parts.append(about)
+    words = ". ".join(p.strip() for p in parts if p.strip())
+    return "Figure. " + plain(words).replace("$", "") + "."
 
 
 def fluid(text: str, max_width: str | None = None) -> str:

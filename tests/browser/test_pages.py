@@ -83,6 +83,14 @@ def test_no_page_loads_a_script_it_does_not_use(seen: Seen) -> None:
     assert bad == {}
 
 
+def test_no_page_loads_the_search_index_before_the_reader_searches(seen: Seen) -> None:
+    """The index (hundreds of KiB) waits for search to be opened (overrides/main.html);
+    test_interactions' search test shows it is then loaded and answers."""
+    assert all(r["requests"] for r in seen.values())  # it sees requests
+    bad = [p for p, r in seen.items() if any("search_index" in u for _, u in r["requests"])]
+    assert bad == []
+
+
 # Serious or critical axe-core findings in the theme's own markup that the project cannot
 # change from mkdocs.yml, overrides/ or its stylesheet: rule -> why.
 THEME_EXCEPTIONS: dict[str, str] = {}

@@ -52,14 +52,37 @@ export function run(op, args, progress = () => {}) {
   });
 }
 
-async function typeset(el, tex) {
+// Maths computed in the worker comes as MathML (attention_math.mathml), which the browser
+// draws natively: no MathJax, nothing more to download. It is parsed as XML and only MathML's
+// presentation elements and a few of their attributes are kept.
+const MATHML = "http://www.w3.org/1998/Math/MathML";
+const ELEMENTS = new Set(
+  "math mrow mi mn mo ms mtext mspace mfrac msqrt mroot msub msup msubsup munder mover munderover mtable mtr mtd mstyle mpadded mphantom menclose".split(" "),
+);
+const ATTRIBUTES = new Set(["display", "mathvariant", "stretchy", "fence", "separator", "columnalign", "linethickness", "lspace", "rspace"]);
+
+function clean(node) {
+  for (const child of [...node.children]) {
+    if (child.namespaceURI !== MATHML || !ELEMENTS.has(child.localName)) child.remove();
+    else clean(child);
+  }
+  for (const { name } of [...node.attributes]) {
+    if (!ATTRIBUTES.has(name) && name !== "xmlns") node.removeAttribute(name);
+  }
+  return node;
+}
+
+export function mathml(markup) {
+  const doc = new DOMParser().parseFromString(markup, "application/xml");
+  const root = doc.documentElement;
+  if (root.namespaceURI !== MATHML || root.localName !== "math") return null;
+  return document.importNode(clean(root), true);
+}
+
+function typeset(el, markup) {
   el.replaceChildren();
-  if (!tex) return;
-  const math = document.createElement("div");
-  math.className = "arithmatex";
-  math.textContent = `\\[${tex}\\]`;
-  el.append(math);
-  if (window.MathJax?.typesetPromise) await MathJax.typesetPromise([math]);
+  const math = markup && mathml(markup);
+  if (math) el.append(math);
 }
 
 async function checkAnswer(form) {
@@ -82,7 +105,7 @@ async function checkAnswer(form) {
     const r = await run("check", [input.dataset.exerciseId, text], (p) => {
       progress.textContent = p;
     });
-    await typeset(echo, r.latex);
+    typeset(echo, r.mathml);
     verdict.textContent = r.message;
     verdict.dataset.verdict = r.verdict;
   } catch (err) {

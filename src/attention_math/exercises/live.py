@@ -14,6 +14,7 @@ from attention_math.exercises.catalogue import catalogue
 from attention_math.exercises.checker import diagnose
 from attention_math.exercises.convert import to_sympy
 from attention_math.exercises.parse import unreadable
+from attention_math.mathml import mathml
 from attention_math.symbolic import latex
 
 __all__ = ["VERDICTS", "answer_box", "check_text"]
@@ -65,10 +66,11 @@ def answer_box(exercise_id: str) -> str:
 
 
 def check_text(exercise_id: str, text: str) -> dict[str, str]:
-    """Check a typed answer as the command line does; the verdict word, message and LaTeX.
+    """Check a typed answer as the command line does; the verdict word, message and echo.
 
     ``message`` is what ``python -m attention_math check ID ANSWER`` prints; ``verdict`` is
-    one of `VERDICTS`; ``latex`` is the answer as read (empty when it could not be read).
+    one of `VERDICTS`; ``latex`` and ``mathml`` are the answer as read, as LaTeX and as the
+    MathML the page shows (both empty when it could not be read).
 
     Examples:
         >>> from attention_math.exercises.live import check_text
@@ -87,12 +89,13 @@ def check_text(exercise_id: str, text: str) -> dict[str, str]:
     """
     exercises = catalogue()
     if exercise_id not in exercises:
-        return {"verdict": "error", "message": f"unknown exercise {exercise_id!r}", "latex": ""}
+        unknown = f"unknown exercise {exercise_id!r}"
+        return {"verdict": "error", "message": unknown, "latex": "", "mathml": ""}
     ex = exercises[exercise_id]
     try:
         answer = to_sympy(text, ex.symbols)
     except (ValueError, TypeError) as exc:
-        return {"verdict": "error", "message": unreadable(exc), "latex": ""}
+        return {"verdict": "error", "message": unreadable(exc), "latex": "", "mathml": ""}
     result = diagnose(ex, answer)
     if result.correct:
         verdict = "correct"
@@ -100,4 +103,9 @@ def check_text(exercise_id: str, text: str) -> dict[str, str]:
         verdict = "rounding"
     else:
         verdict = "wrong"
-    return {"verdict": verdict, "message": result.message, "latex": latex(answer)}
+    return {
+        "verdict": verdict,
+        "message": result.message,
+        "latex": latex(answer),
+        "mathml": mathml(answer),
+    }
