@@ -18,7 +18,8 @@ written after each step, so a run stopped during the test command keeps its buil
 ``benchmarks/loop_time.json`` (data) and ``benchmarks/loop_time.md`` (the table the About
 page includes). Run from the project root, alone on the machine if you can::
 
-    python3 -m uv run python benchmarks/loop_time.py
+    python3 -m uv run python benchmarks/loop_time.py            # --skip-tests: setup and build
+    python3 -m uv run python benchmarks/loop_time.py --table    # the table from loop_time.json
 """
 
 from __future__ import annotations
@@ -112,10 +113,10 @@ def measure(figures: dict[str, Any], skip_tests: bool) -> dict[str, Any]:
         build = [".venv/bin/python", "-m", "mkdocs", "build", "--strict", "-q", "-d", "site"]
         seconds, cpu, _ = timed(build, clone, env)
         figures |= {"cold_build_s": round(seconds, 1), "cold_build_cpu_s": round(cpu, 1)}
-        write(figures)
-
         command = readme_test_command()
         figures["test_command"] = command
+        write(figures)
+
         if not skip_tests:
             figures["load_before_tests"] = load()
             seconds, cpu, output = timed(command, clone, env)
@@ -128,40 +129,40 @@ def measure(figures: dict[str, Any], skip_tests: bool) -> dict[str, Any]:
 
 
 def table(f: dict[str, Any]) -> str:
-    cal, cores = f["calibration_s"], f["cpus"]
+    cal = f["calibration_s"]
     rows = [
-        ("README test command (clean clone)", "test_command_s", "load_before_tests"),
+        ("README test command, clean clone", "test_command_s", "load_before_tests"),
         ("Cold `mkdocs build --strict`", "cold_build_s", "load_before_build"),
-        ("Setup: `uv sync` + PyTorch (warm cache)", "setup_s", "load_start"),
+        ("Setup: `uv sync`, PyTorch", "setup_s", "load_start"),
     ]
     lines = [
-        "| Measurement | Time | ÷ calibration | CPU time | CPU ÷ cores | Target | Verdict "
-        "| Load (1 min) |",
-        "|---|---:|---:|---:|---:|---|---|---:|",
+        "| Step | Wall time | ÷ calibration | CPU time | Target | Load |",
+        "|---|---:|---:|---:|---|---:|",
     ]
     for name, key, load_key in rows:
         if key not in f:
-            lines.append(f"| {name} | not measured in this run | | | | | | |")
+            lines.append(f"| {name} | not measured in this run | | | | |")
             continue
         target = TARGETS.get(key)
         verdict = "" if target is None else ("met" if f[key] <= target else "**not met**")
-        goal = "" if target is None else f"≤ {target:g} s"
-        ratio = f"{f[key] / cal:.0f}×"
+        goal = "" if target is None else f"≤ {target:g} s: {verdict}"
         cpu = f[key.replace("_s", "_cpu_s")]
         lines.append(
-            f"| {name} | {f[key]} s | {ratio} | {cpu} s | {cpu / cores:.0f} s | {goal} "
-            f"| {verdict} | {f[load_key]} |"
+            f"| {name} | {f[key]} s | {f[key] / cal:.0f}× | {cpu} s | {goal} | {f[load_key]} |"
         )
     tests = f"Tests: {f['test_summary']}. " if "test_summary" in f else ""
     lines += [
         "",
-        f"Calibration workload: {cal} s (best of 3; {f['calibration_end_s']} s after the run). "
-        f"{tests}Command: `{f['test_command']}`. CPU time: what the step's processes used, "
-        f"which the machine's other work hardly changes; CPU ÷ cores is the least wall time "
-        f"the step could take on an idle machine like this one.",
+        f"Calibration workload: {cal} s (best of 3; after the run: {f['calibration_end_s']}"
+        f"{' s' if isinstance(f['calibration_end_s'], float) else ''}). "
+        f"{tests}Command: `{f.get('test_command') or readme_test_command()}`. "
+        "CPU time: what the step's processes used, which the machine's other work hardly "
+        f"changes; on an idle machine of {f['cpus']} cores a step takes at least its CPU time "
+        f"÷ {f['cpus']}, and about its CPU time when it uses one core at a time, as the build "
+        "mostly does. Load: the 1-minute load average when the step started.",
         "",
-        f"Measured by `benchmarks/loop_time.py` on {f['cpus']} CPU cores shared with other "
-        f"work, Python {f['python']}, {f['platform']}.",
+        f"Measured by `benchmarks/loop_time.py` on {f['date']}, on {f['cpus']} CPU cores "
+        f"shared with other work, Python {f['python']}, {f['platform']}.",
     ]
     return "\n".join(lines) + "\n"
 
@@ -170,7 +171,10 @@ def write(figures: dict[str, Any]) -> None:
     """``loop_time.json`` (everything measured so far) and ``loop_time.md`` (its table)."""
     (OUT / "loop_time.json").write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     if "calibration_end_s" not in figures:  # a partial run: the table needs the end figures
-        figures = figures | {"calibration_end_s": "(not yet)", "load_end": load()}
+        figures = figures | {
+            "calibration_end_s": "not measured: the run stopped before",
+            "load_end": load(),
+        }
     (OUT / "loop_time.md").write_text(table(figures), encoding="utf-8")
 
 
@@ -189,4 +193,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--table"]:  # the table again from loop_time.json (a stopped run)
+        write(json.loads((OUT / "loop_time.json").read_text(encoding="utf-8")))
+    else:
+        main()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import pytest
 
@@ -57,11 +58,21 @@ def site_server():
         yield server
 
 
+#: The reproducibility test's second build, started beside the shared one (see built_site).
+SECOND_BUILD: dict[str, Any] = {}
+
+
+def _wants_second_build(session: pytest.Session) -> bool:
+    return any("two_builds" in getattr(item, "fixturenames", ()) for item in session.items)
+
+
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory, site_server):
+def built_site(request, tmp_path_factory, site_server):
     """The site built once per test session with ``mkdocs build --strict``; its directory.
 
-    Built for the sub-path address of ``site_server`` (``SITE_URL``), as it is hosted.
+    Built for the sub-path address of ``site_server`` (``SITE_URL``), as it is hosted. When
+    the session also runs tests/test_reproducible_build.py, its second build runs at the same
+    time, on the other core, instead of after this one.
     """
     import subprocess
     import sys
@@ -72,18 +83,29 @@ def built_site(tmp_path_factory, site_server):
     # its own calibration dir: tests/test_default_path.py checks the build never timed a path
     cache = out.parent / f"{out.name}-calibration"
     cache.mkdir()
-    proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        env={
-            **os.environ,
-            "NO_MKDOCS_2_WARNING": "1",
-            "ATTENTION_MATH_CACHE_DIR": str(cache),
-            "SITE_URL": site_server.url,
-        },
-    )
+    if _wants_second_build(request.session):
+        from tests.test_reproducible_build import start_second_build
+
+        SECOND_BUILD["build"] = start_second_build(tmp_path_factory, site_server.url)
+        # a session that ends before the test collects it (-x, Ctrl-C) leaves no process behind
+        request.addfinalizer(lambda: SECOND_BUILD.pop("build").stop() if SECOND_BUILD else None)
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            env={
+                **os.environ,
+                "NO_MKDOCS_2_WARNING": "1",
+                "ATTENTION_MATH_CACHE_DIR": str(cache),
+                "SITE_URL": site_server.url,
+            },
+        )
+    except BaseException:
+        if "build" in SECOND_BUILD:
+            SECOND_BUILD.pop("build").stop()
+        raise
     # not --quiet: it drops warnings before --strict can count them, so a failing block passed
     if proc.returncode != 0 or "WARNING" in proc.stderr:
         pytest.fail(f"mkdocs build --strict failed or warned:\n{proc.stdout}\n{proc.stderr}")
@@ -108,3 +130,11 @@ def pytest_make_collect_report(collector):
     if os.environ.get("CI") and report.skipped:
         report.outcome = "failed"
         report.longrepr = f"module skipped under CI, which installs everything: {report.longrepr}"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that needs the built site is a ``docs`` test, marked or not, so that
+    ``-m "not docs"`` never builds the site."""
+    for item in items:
+        if "built_site" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.docs)

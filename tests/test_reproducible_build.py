@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import filecmp
 import importlib.util
+import json
 import os
 import re
 import subprocess
@@ -20,23 +21,66 @@ from pathlib import Path
 import pytest
 
 from tests.browser.server import SiteServer
+from tests.conftest import SECOND_BUILD
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _build(site: Path, hash_seed: str, site_url: str) -> None:
-    env = os.environ | {
-        "PYTHONHASHSEED": hash_seed,
-        "NO_MKDOCS_2_WARNING": "1",
-        "SITE_URL": site_url,  # the shared build's address, or every canonical link differs
-    }
-    subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        timeout=600,
-    )
+class SecondBuild:
+    """A ``mkdocs build --strict`` running in the background into ``site``."""
+
+    def __init__(self, site: Path, hash_seed: str, site_url: str) -> None:
+        env = os.environ | {
+            "PYTHONHASHSEED": hash_seed,
+            "NO_MKDOCS_2_WARNING": "1",
+            "SITE_URL": site_url,  # the shared build's address, or every canonical link differs
+        }
+        self.site = site
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+
+    def wait(self) -> Path:
+        """The built site; a failed build fails the test with its log."""
+        log, _ = self.proc.communicate(timeout=900)
+        if self.proc.returncode != 0:
+            pytest.fail(f"the second build failed ({self.proc.returncode}):\n{log[-5000:]}")
+        return self.site
+
+    def stop(self) -> None:
+        self.proc.kill()
+        self.proc.communicate()
+
+
+def _warm_live_cache() -> None:
+    """Gather the in-browser runtime into .cache/live/ once, before two builds run at once:
+    then both only read it (a cold cache written by two builds at a time could race)."""
+    path = ROOT / "hooks" / "live.py"
+    spec = importlib.util.spec_from_file_location("live_hook_warm", path)
+    assert spec is not None and spec.loader is not None
+    live = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(live)
+    try:
+        lock = json.loads(live.LOCK.read_text(encoding="utf-8"))
+        live.pyodide_core(lock)
+        live.pypi_wheels(lock["wheels"])
+        live.project_wheel()
+    except Exception:  # each build meets the same error and reports it
+        pass
+
+
+def start_second_build(tmp_path_factory: pytest.TempPathFactory, site_url: str) -> SecondBuild:
+    """The second build, started now (``built_site`` starts it beside the shared build)."""
+    _warm_live_cache()
+    second = tmp_path_factory.mktemp("reproducible") / "second"
+    # a hash seed the shared build did not use (it ran with the environment's, or a random one)
+    seed = os.environ.get("PYTHONHASHSEED", "")
+    return SecondBuild(second, str(int(seed) + 1) if seed.isdigit() else "12345", site_url)
 
 
 def _differences(a: Path, b: Path) -> list[str]:
@@ -61,11 +105,10 @@ def _load_hook():
 def two_builds(
     built_site: Path, site_server: SiteServer, tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[Path, Path]:
-    second = tmp_path_factory.mktemp("reproducible") / "second"
-    # a hash seed the shared build did not use (it ran with the environment's, or a random one)
-    seed = os.environ.get("PYTHONHASHSEED", "")
-    _build(second, str(int(seed) + 1) if seed.isdigit() else "12345", site_server.url)
-    return built_site, second
+    pending = SECOND_BUILD.pop("build", None)  # started beside built_site, in the session
+    if pending is None:
+        pending = start_second_build(tmp_path_factory, site_server.url)
+    return built_site, pending.wait()
 
 
 @pytest.mark.docs

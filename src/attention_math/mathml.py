@@ -81,6 +81,4 @@ def decimals(values: list[list[float]], lhs: str = "", digits: int = 4) -> str:
         for row in values
     )
     body = f"<mrow><mo>[</mo><mtable>{rows}</mtable><mo>]</mo></mrow>"
-    if lhs:
-        body = f"{lhs}<mo>≈</mo>{body}"
-    return MATH.format("block", body)
+    return MATH.format("block", f"{lhs}<mo>≈</mo>{body}")

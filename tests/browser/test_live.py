@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +20,7 @@ import sympy as sp
 from attention_math.exercises import catalogue
 from attention_math.exercises.cli import check_answer
 from attention_math.exercises.parse import MAX_NESTING, MAX_OPERATORS
+from attention_math.own_example import own_example
 from attention_math.terminal import UsageError
 from tests.test_safe_parse import MALICIOUS
 
@@ -151,4 +153,92 @@ def test_the_runtime_is_loaded_once_from_the_sites_own_sub_path(live: Tab) -> No
     requests = [url for _, url in live.requests]  # since the page was opened
     assert sum(u.split("?")[0].endswith("pyodide.asm.wasm") for u in requests) == 1
     assert all(u.startswith(live.base_url + "/") for u in requests), requests
+    assert live.external == [] and live.errors == []
+
+
+# "Your own example": the same tab, moved to its page after the answer-box tests (a page of
+# its own loads the runtime again, from the browser's cache).
+OWN = "/forward/own-example/"
+
+
+def own_in_page(
+    tab: Tab, matrices: dict[str, str], mask: str = "none", timeout: int = FIRST_CHECK_MS
+) -> tuple[str, str]:
+    """Fill the form (the mode follows the matrices given), press its button; the verdict and
+    message of its status line."""
+    form = tab.page.locator("form.own-example")
+    form.locator(f'input[name="mode"][value="{"x" if "X" in matrices else "qkv"}"]').check()
+    form.locator(f'input[name="mask"][value="{mask}"]').check()
+    for name, text in matrices.items():
+        form.locator(f'textarea[name="{name}"]').fill(text)
+    status = form.locator(".exercise-check__verdict")
+    status.evaluate("e => e.removeAttribute('data-verdict')")
+    form.get_by_role("button", name="Show every step").click()
+    form.locator(".exercise-check__verdict[data-verdict]").wait_for(timeout=timeout)
+    return status.get_attribute("data-verdict"), status.inner_text()
+
+
+def math_text(markup: str) -> str:
+    return "".join(ET.fromstring(markup).itertext())
+
+
+def shown_steps(tab: Tab) -> list[str]:
+    return tab.page.locator(".own-example__step").evaluate_all(
+        "steps => steps.map(s => [...s.querySelectorAll('math')].map(m => m.textContent).join('|'))"
+    )
+
+
+@pytest.mark.parametrize(
+    ("matrices", "mask"),
+    [
+        ({"Q": "1 0\n0 1", "K": "1 0\n0 1", "V": "1 2\n3 4"}, "none"),
+        (
+            {
+                "X": "1 0 1\n0 1 1/2\nsqrt(2) 1 0",
+                "W_Q": "1 1 0\n0 1 1\n1/2 0 1",
+                "W_K": "1 0 0\n0 1 0\n0 0 1",
+                "W_V": "1 2 3\n0 1 0\n1 1 1",
+            },
+            "causal",
+        ),
+    ],
+)
+def test_own_example_shows_every_step_as_python_computes_it(
+    live: Tab, matrices: dict[str, str], mask: str
+) -> None:
+    if live.page.url != live.base_url + OWN:
+        live.goto(OWN)
+    verdict, message = own_in_page(live, matrices, mask)
+    expected = own_example(matrices, mask)
+    assert verdict == "correct", message
+    steps = expected["steps"]
+    assert message.startswith(f"{len(steps)} steps")
+    want = [
+        "|".join(
+            math_text(s[k])
+            for k in (("decimal", "exact") if len(s["latex"]) > 400 else ("exact", "approx"))
+        )
+        for s in steps
+    ]
+    assert shown_steps(live) == want
+    assert live.page.locator(".own-example__step math").first.bounding_box()["width"] > 10
+
+
+def test_own_example_bad_input_gets_the_message_and_the_page_keeps_working(live: Tab) -> None:
+    if live.page.url != live.base_url + OWN:
+        live.goto(OWN)
+    good = {"Q": "1 0\n0 1", "K": "1 0\n0 1", "V": "1 2\n3 4"}
+    bad = [
+        {**good, "Q": "1 2\n3"},  # ragged
+        {**good, "K": "1 0 0\n0 1 0"},  # shapes that do not fit
+        {**good, "V": "1 2 3 4 5\n1 2 3 4 5"},  # past the size limit
+        {**good, "V": ""},
+        *({**good, "Q": t.format(path="/tmp/pwned-by-own-example")} for t in MALICIOUS[:8]),
+    ]
+    for matrices in bad:
+        verdict, message = own_in_page(live, matrices)
+        assert (verdict, message) == ("error", own_example(matrices)["error"]), matrices
+        assert live.page.locator(".own-example__step").count() == 0
+    assert not Path("/tmp/pwned-by-own-example").exists()
+    assert own_in_page(live, good)[0] == "correct"
     assert live.external == [] and live.errors == []

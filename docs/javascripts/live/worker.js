@@ -43,7 +43,9 @@ self.onmessage = async ({ data: { id, op, args } }) => {
     progress("Working…");
     const [module, name] = ops[op];
     const fn = py.pyimport(module)[name];
-    const out = fn(...args);
+    const pyArgs = args.map((a) => (typeof a === "object" ? py.toPy(a) : a)); // {…} → dict
+    const out = fn(...pyArgs);
+    for (const a of pyArgs) a?.destroy?.();
     const result = out.toJs({ dict_converter: Object.fromEntries });
     out.destroy();
     fn.destroy();

@@ -1,0 +1,195 @@
+"""MkDocs hook: every page that runs code can be downloaded as a Jupyter notebook.
+
+A page's executed blocks (```` ```python exec="on" ````) become code cells, in order; the
+prose between them becomes Markdown cells, with admonitions and tabs turned into bold
+headings (Jupyter does not know them) and links to other pages made absolute. The notebook
+(``<page>.ipynb``, beside the page's HTML, built with ``nbformat``) runs top to bottom in
+Jupyter with ``attention_math`` installed; ``tests/test_notebooks.py`` executes every one.
+The page gets a "Download notebook" link under its title.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from nbformat import v4
+
+FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,}|~{3,})\s*(?P<info>.*)$")
+CONTAINER = re.compile(
+    r'^(?P<indent>[ \t]*)(?:(?:!!!|\?\?\?\+?)\s*(?P<kind>[\w-]+)|===)\s*(?:"(?P<title>[^"]*)")?'
+)
+LINK = re.compile(r"\]\((?P<target>[^)\s:#]+\.md)(?P<anchor>#[^)\s]*)?\)")
+ATTRS = re.compile(r"\s*\{[:#.][^}\n]*\}\s*$")  # attr_list: { #eq-x } and friends
+LINK_CLASS = "notebook-link"
+# code reading the repository's committed data (benchmark results), not only the package
+REPOSITORY_FILES = re.compile(r"""Path\(["'](benchmarks|docs|src)/""")
+
+_built: dict[str, Any] = {}  # dest path in the site -> notebook
+
+
+def _executed(info: str) -> bool:
+    return info.startswith("python") and re.search(r'\bexec="(on|1|true)"', info) is not None
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def cells(markdown: str, src_uri: str = "page.md", site_url: str = "/") -> list[Any]:
+    """The notebook cells of a page's Markdown source: prose and executed code, in order.
+
+    Examples:
+        >>> source = 'Text [a](b.md).\\n\\n```python exec="on"\\nprint(1)\\n```\\n'
+        >>> source += '\\n!!! note "N"\\n    more\\n'
+        >>> for c in cells(source, "p/index.md", "https://x.org/"):
+        ...     print(c.cell_type, repr(c.source))
+        markdown 'Text [a](https://x.org/p/b/).'
+        code 'print(1)'
+        markdown '**N**\\n\\nmore'
+    """
+    out: list[Any] = []
+    prose: list[str] = []
+    containers: list[int] = []  # indents of the admonitions and tabs the line is in
+    lines = markdown.splitlines()
+    i = 0
+
+    def flush() -> None:
+        text = re.sub(r"\n{3,}", "\n\n", "\n".join(prose)).strip("\n")
+        if text.strip():
+            out.append(v4.new_markdown_cell(text))
+        prose.clear()
+
+    while i < len(lines):
+        line = lines[i]
+        if line.strip():
+            while containers and _indent(line) <= containers[-1]:
+                containers.pop()
+        depth = 4 * len(containers)
+        fence = FENCE.match(line)
+        if fence:
+            indent, ticks = fence["indent"], fence["ticks"]
+            body = []
+            i += 1
+            while i < len(lines) and not re.match(
+                rf"^[ \t]*{ticks[0]}{{{len(ticks)},}}\s*$", lines[i]
+            ):
+                body.append(
+                    lines[i][len(indent) :] if lines[i].startswith(indent) else lines[i].lstrip()
+                )
+                i += 1
+            i += 1  # the closing fence
+            if _executed(fence["info"]):
+                flush()
+                out.append(v4.new_code_cell("\n".join(body).strip("\n")))
+            else:
+                prose.extend([ticks + fence["info"], *body, ticks])
+            continue
+        container = CONTAINER.match(line)
+        if container:
+            title = container["title"] or (container["kind"] or "").replace("-", " ").capitalize()
+            prose.extend(["", f"**{title}**", ""] if title else [])
+            containers.append(_indent(line))
+        else:
+            prose.append(line[depth:] if line[:depth].strip() == "" else line.lstrip())
+        i += 1
+    flush()
+    for cell in out:
+        if cell.cell_type == "markdown":
+            text = ATTRS.sub("", cell.source) if "\n" not in cell.source else cell.source
+            text = "\n".join(ATTRS.sub("", t) for t in text.split("\n"))
+            cell.source = LINK.sub(lambda m: _absolute(m, src_uri, site_url), text)
+    return out
+
+
+def page_address(src_uri: str, site_url: str) -> str:
+    """The address of the page built from ``src_uri`` ("forward/scores.md"): directory URLs.
+
+    Examples:
+        >>> page_address("forward/scores.md", "https://x.org/s/"), page_address("why/index.md", "/")
+        ('https://x.org/s/forward/scores/', '/why/')
+    """
+    path = re.sub(r"(^|/)index$", r"\1", src_uri.removesuffix(".md"))
+    return site_url.rstrip("/") + "/" + (path.rstrip("/") + "/" if path else "")
+
+
+def _absolute(m: re.Match[str], src_uri: str, site_url: str) -> str:
+    """A link to another page's source, as that page's address on the site."""
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(src_uri), m["target"]))
+    return f"]({page_address(target, site_url)}{m['anchor'] or ''})"
+
+
+def notebook(markdown: str, src_uri: str, site_url: str, title: str) -> Any:
+    """The page as a notebook: a first cell saying where it comes from, then its cells."""
+    nb = v4.new_notebook()
+    page_url = page_address(src_uri, site_url)
+    intro = (
+        f"# {title}\n\nThis notebook is the page [{page_url}]({page_url}) of attention-math, "
+        "with its code as cells. It needs the `attention_math` package installed in the "
+        "kernel's environment; every cell runs top to bottom."
+    )
+    body = cells(markdown, src_uri, site_url)
+    in_repository = any(REPOSITORY_FILES.search(c.source) for c in body if c.cell_type == "code")
+    if in_repository:
+        intro += (
+            " This page's code also reads data committed in the repository: run the notebook "
+            "from the root of a clone of the project's repository."
+        )
+    if body and body[0].cell_type == "markdown" and body[0].source.startswith("# "):
+        body[0].source = (
+            body[0].source.split("\n", 1)[1].lstrip("\n") if "\n" in body[0].source else ""
+        )
+        if not body[0].source:
+            body.pop(0)
+    nb.cells = [v4.new_markdown_cell(intro), *body]
+    for i, cell in enumerate(nb.cells):
+        cell.id = f"cell-{i}"  # not nbformat's random ids: two builds give the same file
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nb.metadata["language_info"] = {"name": "python"}
+    nb.metadata["attention_math"] = {"page": page_url, "needs_repository": in_repository}
+    nbformat.validate(nb)
+    return nb
+
+
+def _name(page: Any) -> str:
+    stem = Path(page.file.src_uri).with_suffix("").as_posix().replace("/", "-")
+    return (stem.removesuffix("-index") or "index") + ".ipynb"
+
+
+def on_pre_build(config: Any) -> None:
+    _built.clear()
+
+
+def runs_code(markdown: str) -> bool:
+    """Whether a page's source has a block that the build executes."""
+    return any(_executed(m["info"]) for m in map(FENCE.match, markdown.splitlines()) if m)
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
+    source = page.file.content_string
+    if not runs_code(source):
+        return html
+    name = _name(page)
+    dest = posixpath.join(posixpath.dirname(page.file.dest_uri), name)
+    site_url = config.get("site_url") or "/"
+    _built[dest] = notebook(source, page.file.src_uri, site_url, page.title or name)
+    link = (
+        f'<p class="{LINK_CLASS}"><a href="{name}" download>Download notebook</a>'
+        " (this page's code as cells, to run in Jupyter)</p>"
+    )
+    head = re.search(r"</h1>", html)
+    return html[: head.end()] + link + html[head.end() :] if head else link + html
+
+
+def on_post_build(config: Any) -> None:
+    for dest, nb in _built.items():
+        path = Path(config["site_dir"]) / dest
+        path.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, str(path))

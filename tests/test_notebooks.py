@@ -1,0 +1,165 @@
+"""Every page with code downloads as a notebook that runs top to bottom (hooks/notebooks.py).
+
+The conversion is tested on small sources; then, on the built site, every page that runs code
+has its notebook and a "Download notebook" link to it, and every notebook is executed in a
+fresh Python kernel (nbclient + ipykernel), outside the repository, failing on any error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import importlib.util
+import os
+import re
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests.conftest import require_or_skip
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _hook() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("notebooks_hook", ROOT / "hooks/notebooks.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+notebooks = _hook()
+
+PAGE = """# Title
+
+Prose with a [link](../forward/softmax.md#eq-softmax) and maths $a$.
+
+```python exec="on" source="tabbed-right"
+x = 1
+```
+
+```python
+shown_not_run()
+```
+
+??? success "Solution"
+
+    The reason.
+
+    ```python exec="on"
+    print(x + 1)
+    ```
+
+=== "Shell"
+
+    ```bash
+    python -m attention_math check a "1"
+    ```
+
+After.
+"""
+
+
+def test_code_cells_are_the_executed_blocks_in_order() -> None:
+    nb = notebooks.notebook(PAGE, "exercises/softmax.md", "https://x.org/am/", "Softmax")
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    assert code == ["x = 1", "print(x + 1)"]  # the indented block dedented; the plain one not run
+
+
+def test_prose_becomes_markdown_jupyter_reads() -> None:
+    nb = notebooks.notebook(PAGE, "exercises/softmax.md", "https://x.org/am/", "Softmax")
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert nb.cells[0].source.startswith("# Softmax")
+    assert "https://x.org/am/exercises/softmax/" in nb.cells[0].source
+    assert "[link](https://x.org/am/forward/softmax/#eq-softmax)" in text
+    assert "**Solution**\n\nThe reason." in text  # no 4-space indent: not a code block
+    assert "```python\nshown_not_run()\n```" in text
+    assert "**Shell**" in text and "```bash\npython -m attention_math" in text
+    assert "??? " not in text and "=== " not in text and "\n    " not in text
+    assert text.count("# Title") == 0  # the page title is the first cell's, once
+
+
+def test_a_page_without_code_has_no_notebook() -> None:
+    assert not notebooks.runs_code("# Prose\n\n```python\nprint(1)\n```\n")
+    assert notebooks.runs_code('```python exec="on"\nprint(1)\n```\n')
+
+
+def needs_repository(nb: object) -> bool:
+    return bool(nb.metadata.get("attention_math", {}).get("needs_repository"))  # type: ignore[attr-defined]
+
+
+def test_only_pages_reading_committed_data_need_the_repository() -> None:
+    reads = notebooks.notebook(
+        'x\n\n```python exec="on"\nPath("benchmarks/results/a.json")\n```\n', "p.md", "/", "P"
+    )
+    assert needs_repository(reads) and "clone" in reads.cells[0].source
+    assert not needs_repository(notebooks.notebook(PAGE, "p.md", "/", "P"))
+
+
+@pytest.fixture(scope="module")
+def site_notebooks(built_site: Path) -> dict[Path, Path]:
+    """The built pages that run code, each with the notebook its link points to."""
+    found = {}
+    for page in sorted(built_site.rglob("*.html")):
+        html = page.read_text(encoding="utf-8")
+        m = re.search(r'<p class="notebook-link"><a href="([^"]+\.ipynb)" download>', html)
+        if m:
+            found[page] = page.parent / m[1]
+    return found
+
+
+@pytest.mark.docs
+def test_every_page_with_code_links_its_notebook(site_notebooks: dict[Path, Path]) -> None:
+    sources = [p for p in (ROOT / "docs").rglob("*.md") if notebooks.runs_code(p.read_text())]
+    assert len(site_notebooks) == len(sources) > 40
+    for page, nb in site_notebooks.items():
+        assert nb.is_file(), page
+
+
+@pytest.mark.docs
+@pytest.mark.slow
+def test_every_notebook_runs_top_to_bottom(
+    site_notebooks: dict[Path, Path], tmp_path: Path
+) -> None:
+    nbformat = require_or_skip("nbformat", "nbformat is missing (uv sync --group test)")
+    nbclient = require_or_skip("nbclient", "nbclient is missing (uv sync --group test)")
+    require_or_skip("ipykernel", "ipykernel is missing (uv sync --group test)")
+    # "python3": ipykernel's own kernel, which runs this interpreter (attention_math installed)
+    from jupyter_client.kernelspec import NATIVE_KERNEL_NAME
+
+    async def run(nb_path: Path, slots: asyncio.Semaphore) -> str:
+        """Run one notebook in a fresh kernel; "" or what failed."""
+        nb = nbformat.read(nb_path, as_version=4)
+        client = nbclient.NotebookClient(
+            nb,
+            timeout=600,
+            kernel_name=NATIVE_KERNEL_NAME,
+            # outside the repository (a reader has the package, not our files), unless the
+            # notebook says it reads the repository's committed data
+            resources={"metadata": {"path": str(ROOT if needs_repository(nb) else tmp_path)}},
+        )
+        async with slots:
+            try:
+                await client.async_execute()
+            except nbclient.exceptions.CellExecutionError as exc:
+                return f"{nb_path.name}: {str(exc).strip().splitlines()[-1]}"
+        ran = [c for c in nb.cells if c.cell_type == "code" and c.get("execution_count")]
+        return "" if ran else f"{nb_path.name}: no cell ran"
+
+    async def run_all() -> list[str]:
+        slots = asyncio.Semaphore(os.cpu_count() or 1)  # one kernel per core at a time
+        paths = sorted(set(site_notebooks.values()))
+        return list(await asyncio.gather(*(run(p, slots) for p in paths)))
+
+    # in a thread of its own: the session's Playwright browser may hold this thread's loop
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        failed = [f for f in pool.submit(asyncio.run, run_all()).result() if f]
+    assert not failed, "\n".join(failed)
+
+
+def test_the_same_page_gives_the_same_file() -> None:
+    nbformat = require_or_skip("nbformat", "nbformat is missing (uv sync --group docs)")
+    a, b = (notebooks.notebook(PAGE, "p.md", "/", "P") for _ in range(2))
+    assert nbformat.writes(a) == nbformat.writes(b)  # reproducible builds: no random cell ids
