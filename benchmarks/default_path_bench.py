@@ -16,6 +16,11 @@ temporary calibration directory (``ATTENTION_MATH_CACHE_DIR``) that every timed 
 reads, as a user's later processes read theirs; its duration and the thresholds it chose are
 recorded. Results and the machine (CPU model, BLAS and its kernel, L2 size, load average) go
 to ``benchmarks/results/default_path.json``, read by the Performance page.
+
+Last, ``default_path_profile.py`` runs in a process of its own for each dtype: one head on
+one thread, in CPU time, the default path and PyTorch side by side and the tile loop's steps
+(two GEMMs, the exponential) timed one by one: where the time goes, measured in a way a
+busy machine disturbs less than the wall-clock ratios.
 """
 
 from __future__ import annotations
@@ -30,9 +35,13 @@ import sys
 import tempfile
 from pathlib import Path
 
+import numpy as np
 from attention_bench import in_child, machine
 
+from attention_math import tiled
+
 RESULTS = Path(__file__).parent / "results" / "default_path.json"
+DTYPES = ("float32", "float64")
 
 
 def target(n: int) -> float:
@@ -60,10 +69,22 @@ def calibrate() -> dict:
     return json.loads(out.stdout)
 
 
+def profile(n: int, dtype: str) -> dict:
+    """``default_path_profile.py`` for one dtype, in a fresh process reading the calibration."""
+    script = Path(__file__).with_name("default_path_profile.py")
+    out = subprocess.run(
+        [sys.executable, str(script), str(n), dtype], capture_output=True, text=True
+    )
+    if out.returncode != 0:
+        return dict(L=n, dtype=dtype, skipped=f"failed: {out.stderr.strip().splitlines()[-1]}")
+    return json.loads(out.stdout)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lengths", type=int, nargs="+", default=[2048, 4096, 8192])
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--profile-length", type=int, default=4096)
     ap.add_argument("--out", type=Path, default=RESULTS)
     args = ap.parse_args(argv)
     started = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
@@ -75,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"calibration: {calibration}", flush=True)
     rows = []
     for n in args.lengths:
-        for dtype in ("float32", "float64"):
+        for dtype in DTYPES:
             for causal in (False, True):
                 t: dict[str, list[float]] = {"default": [], "torch": []}
                 mem = []
@@ -111,14 +132,22 @@ def main(argv: list[str] | None = None) -> int:
                     f"load {row['load']:.1f}",
                     flush=True,
                 )
+    profiles = []
+    for dtype in DTYPES:
+        p = profile(args.profile_length, dtype)
+        profiles.append(p)
+        print(f"profile: {p}", flush=True)
+    info = machine()
+    info["default_block"] = {d: list(tiled.default_block(np.dtype(d))) for d in DTYPES}
     doc = {
         "started_utc": started,
         "load_before": load_before,
         "load_after": os.getloadavg(),
-        "machine": machine(),
+        "machine": info,
         "rounds": args.rounds,
         "calibration": calibration,
         "results": rows,
+        "profile": profiles,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(doc, indent=1) + "\n")

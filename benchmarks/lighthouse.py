@@ -135,13 +135,14 @@ def table(rows: list[dict[str, Any]], axe: dict[str, dict[str, Any]], maths: dic
     speed = [r["benchmark_index"] for r in rows if "benchmark_index" in r] or [0]
     severe = sum(a.get("serious", 0) + a.get("critical", 0) for a in axe.values())
     lines = [
-        f"Lighthouse 12 (mobile and desktop presets) and axe-core on {len(paths)} pages, served "
-        f"locally under `/attention-math/`; 1-minute load average during the runs "
+        f"Lighthouse 12 (mobile and desktop presets) on {len(paths)} pages and axe-core on "
+        f"{len(axe)}, served locally under `/attention-math/`; 1-minute load average "
+        "during the runs "
         f"{min(loads):.2f}–{max(loads):.2f} (2 shared cores); Lighthouse's benchmark index of "
         f"the machine {min(speed)}–{max(speed)} (its presets assume 1000 or more: below that "
         "every task on the main thread, and so the total blocking time, is inflated).",
         "",
-        "| Worst page | Measured | Target | |",
+        "| Worst page | Measured | Target | Verdict |",
         "|---|---:|---:|---|",
         f"| Mobile performance | {worst['mobile']} | ≥ {TARGETS['mobile']} | "
         f"{'met' if met['mobile'] else 'NOT met'} |",
@@ -153,6 +154,17 @@ def table(rows: list[dict[str, Any]], axe: dict[str, dict[str, Any]], maths: dic
         f"{'met' if met['accessibility'] else 'NOT met'} |",
         f"| axe-core serious + critical (all pages) | {severe} | 0 | "
         f"{'met' if severe == 0 else 'NOT met'} |",
+        "",
+        "axe-core's serious and critical findings by page: "
+        + (
+            ", ".join(
+                f"`{p}` {a.get('serious', 0) + a.get('critical', 0)} ({', '.join(a['rules'])})"
+                for p, a in sorted(axe.items())
+                if a.get("serious", 0) + a.get("critical", 0)
+            )
+            or "none"
+        )
+        + ".",
         "",
         (
             f"Maths, typeset at build time: {maths['formulas']} formulas, "

@@ -151,3 +151,27 @@ def test_the_docs_build_never_times_a_path(built_site):
     # the build's own calibration dir (tests/conftest.py) stays empty: no page calls the
     # default path at a size where the choice would depend on a timing
     assert list((built_site.parent / f"{built_site.name}-calibration").iterdir()) == []
+
+
+def test_committed_benchmark_covers_the_issue_cases():
+    """benchmarks/results/default_path.json, shown on the Performance page: every length,
+    dtype and mask the targets name, with the machine, the load and the one-thread profile."""
+    from pathlib import Path
+
+    path = Path(__file__).parents[1] / "benchmarks" / "results" / "default_path.json"
+    doc = json.loads(path.read_text())
+    assert {"cpu", "blas", "blas_kernel", "l2_cache_bytes"} <= doc["machine"].keys()
+    assert len(doc["load_before"]) == 3 and len(doc["load_after"]) == 3
+    timed = {(r["L"], r["dtype"], r["causal"]) for r in doc["results"] if "ratio" in r}
+    for n in (2048, 4096, 8192):
+        for dtype in ("float32", "float64"):
+            assert {(n, dtype, False), (n, dtype, True)} <= timed
+    for r in doc["results"]:
+        assert r["met"] == (r["ratio"] <= r["target"]) and np.isfinite(r["load"])
+        assert r["target"] == (1.25 if r["L"] >= 4096 else 1.5)
+    prof = {p["dtype"]: p for p in doc["profile"]}
+    assert prof.keys() == {"float32", "float64"}
+    for p in prof.values():
+        steps = p["gemm_scores_s"] + p["exp_s"] + p["gemm_values_s"] + p["rest_s"]
+        assert 0 < steps <= 1.5 * p["default_s"]  # the steps are (most of) the default path
+        assert p["ratio"] == pytest.approx(p["default_s"] / p["torch_s"])

@@ -54,4 +54,4 @@ def test_installed_packages_are_compiled_to_bytecode_once() -> None:
     # written (PYTHONDONTWRITEBYTECODE, read-only site-packages) each one recompiled SymPy,
     # matplotlib and MkDocs from source: 4× the CPU to import them
     assert TOOL["uv"]["compile-bytecode"] is True  # uv sync, uv run
-    assert TOOL["uv"]["pip"]["compile-bytecode"] is True  # uv pip install torch (the oracle)
+    assert TOOL["uv"]["pip"]["compile-bytecode"] is True  # uv pip: the PyTorch oracle

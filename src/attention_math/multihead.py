@@ -285,7 +285,7 @@ def multi_head_attention(
         w_v: ``(d_kv, h·d_v)``, or ``(d_v_in, h·d_v)`` when ``x_v`` is given.
         w_o: ``(h·d_v, d_out)``; rows ``i·d_v … (i+1)·d_v − 1`` multiply head ``i``.
         n_heads: ``h``, a positive integer dividing the widths of ``w_q``, ``w_k``, ``w_v``.
-        mask: as in :func:`attention_math.numeric.attention` (boolean True = may attend, or
+        mask: as in [`attention`][attention_math.numeric.attention] (boolean True = may attend, or
             additive). ``(L_q, L_k)`` or ``(..., L_q, L_k)`` with the batch dimensions of
             the inputs: the same for every head; ``(..., n_heads, L_q, L_k)``: per head (a
             head axis of 1, such as The Annotated Transformer's and Hugging Face's
@@ -302,7 +302,7 @@ def multi_head_attention(
             convention: boolean **True = padding** (the opposite of ``mask``), or float
             added to the scores. Combined with ``mask`` (both must allow a key).
         is_causal: a causal mask, combined with ``mask``, as in
-            :func:`~attention_math.numeric.attention` (PyTorch's ``is_causal`` is only a
+            [`attention`][attention_math.numeric.attention] (PyTorch's ``is_causal`` is only a
             hint that ``mask`` is causal; here it applies the mask itself).
         causal_alignment: ``"top-left"`` (default) or ``"bottom-right"``.
         return_weights: also return the attention weights (PyTorch's ``need_weights``).
@@ -367,7 +367,8 @@ def circuits(
     (``d_v``), however wide ``d_model`` is.
 
     Args:
-        w_q: ``(d_model, h·d_k)``, split into heads as in :func:`multi_head_attention`.
+        w_q: ``(d_model, h·d_k)``, split into heads as in
+            ``multi_head_attention``.
         w_k: ``(d_model, h·d_k)``, split the same way.
         w_v: ``(d_model, h·d_v)``.
         w_o: ``(h·d_v, d_out)``; rows ``i·d_v … (i+1)·d_v − 1`` belong to head ``i``.

@@ -25,6 +25,7 @@ __all__ = [
     "display_row",
     "exact_beside_decimal",
     "fmt",
+    "folded",
     "table",
     "tex_width",
 ]
@@ -206,8 +207,10 @@ def badge(check: CrossCheck) -> str:
     )
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A Markdown table.
+def table(
+    headers: Sequence[str], rows: Sequence[Sequence[object]], *, compact: bool = False
+) -> str:
+    """A Markdown table; ``compact`` narrows its cells' padding (many numeric columns).
 
     Examples:
         >>> from attention_math.render import table
@@ -215,10 +218,32 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
         | a | b |
         |---|---|
         | 1 | 2 |
+        >>> print(table(["a"], [[1]], compact=True).splitlines()[0])
+        <div class="compact-table" markdown>
     """
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    if compact:  # md_in_html: the blank lines keep the table Markdown inside the div
+        lines = ['<div class="compact-table" markdown>', "", *lines, "", "</div>"]
     return "\n".join(lines)
+
+
+def folded(title: str, markdown: str, *, kind: str = "info") -> str:
+    """``markdown`` in a collapsed block titled ``title``, a click away.
+
+    Examples:
+        >>> from attention_math.render import folded
+        >>> print(folded("All rows", "| a |\\n|---|\\n| 1 |"))
+        <BLANKLINE>
+        ??? info "All rows"
+        <BLANKLINE>
+            | a |
+            |---|
+            | 1 |
+        <BLANKLINE>
+    """
+    body = "\n".join("    " + line if line else "" for line in markdown.splitlines())
+    return f'\n??? {kind} "{title}"\n\n{body}\n'
 
 
 def shape_str(a: ArrayLike | sp.MatrixBase) -> str:

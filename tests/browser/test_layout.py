@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from .conftest import Tab, _open_tab
+from .conftest import Tab, _open_tab, probe
 
 pytestmark = pytest.mark.browser
 
@@ -52,9 +52,15 @@ def _measure(tab: Tab, pages: list[str]) -> dict[str, dict]:
     return seen
 
 
+@probe("layout")
+def _layout(tab: Tab) -> dict:
+    """Measured at 1280 px during the one visit of each page that ``seen`` makes."""
+    return tab.page.evaluate(MEASURE, BLOCKS)
+
+
 @pytest.fixture(scope="session")
-def desktop_layout(desktop: Tab, site_pages: list[str]) -> dict[str, dict]:
-    return _measure(desktop, site_pages)
+def desktop_layout(seen: dict[str, dict]) -> dict[str, dict]:
+    return {path: record["layout"] for path, record in seen.items()}
 
 
 @pytest.fixture(scope="session")

@@ -37,6 +37,7 @@ __all__ = [
     "softmax_one",
     "softmax_one_is_padded_softmax",
     "symbols",
+    "tex",
 ]
 
 n_layers, h_kv, d_head, n_bytes, t = sp.symbols("n_layers h_kv d_head n_bytes t", positive=True)
@@ -51,6 +52,29 @@ def symbols() -> dict[str, sp.Symbol]:
         ['L', 'd_head', 'd_model', 'h', 'h_kv', 'n_bytes', 'n_layers', 't']
     """
     return {str(s): s for s in (n_layers, h_kv, d_head, n_bytes, t, cost.L, cost.h, cost.d_model)}
+
+
+#: the site's notation for the size symbols (upright subscripts, as in the notation table)
+_TEX_NAMES = {
+    "d_head": r"d_{\text{head}}",
+    "d_model": r"d_{\text{model}}",
+    "n_bytes": r"n_{\text{bytes}}",
+    "n_layers": r"n_{\text{layers}}",
+}
+
+
+def tex(expr: object) -> str:
+    """LaTeX for a cost or size formula, in the site's notation (``d_{\\text{head}}``, not
+    ``d_{head}``).
+
+    Examples:
+        >>> from attention_math.derivations.decoding import cache_bytes, tex
+        >>> tex(cache_bytes())
+        '2 L d_{\\\\text{head}} h_{kv} n_{\\\\text{bytes}} n_{\\\\text{layers}}'
+    """
+    e = sp.sympify(expr)
+    names = {x: _TEX_NAMES[str(x)] for x in e.free_symbols if str(x) in _TEX_NAMES}
+    return str(sp.latex(e, symbol_names=names))
 
 
 def _attention(q: sp.Matrix, k: sp.Matrix, v: sp.Matrix, mask: object = None) -> sp.Matrix:
