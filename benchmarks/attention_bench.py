@@ -239,9 +239,10 @@ def cases(quick: bool) -> list[dict]:
     return out
 
 
-def in_child(case: dict) -> dict:
+def in_child(case: dict, script: str = __file__) -> dict:
+    """``case`` measured by ``script --case`` in a fresh process (its own peak memory)."""
     proc = subprocess.run(
-        [sys.executable, __file__, "--case", json.dumps(case)],
+        [sys.executable, script, "--case", json.dumps(case)],
         capture_output=True,
         text=True,
         check=False,

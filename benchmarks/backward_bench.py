@@ -20,13 +20,11 @@ import datetime
 import json
 import os
 import statistics
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
-from attention_bench import machine, peak_rss, reset_peak_rss
+from attention_bench import in_child, machine, peak_rss, reset_peak_rss
 
 D = 64
 LENGTHS = (4096, 16384)
@@ -78,18 +76,6 @@ def one_case(case: dict) -> dict:
     return result
 
 
-def in_child(case: dict) -> dict:
-    proc = subprocess.run(
-        [sys.executable, __file__, "--case", json.dumps(case)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if proc.returncode != 0:
-        return dict(case, skipped=f"failed: {proc.stderr.strip().splitlines()[-1]}")
-    return json.loads(proc.stdout)
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="L = 1024 only; nothing written")
@@ -111,7 +97,9 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for n in lengths:
         for impl in ("untiled", "tiled"):  # alternate, so load drifts hit both alike
-            r = in_child({"L": n, "impl": impl, "block": list(BLOCK), "threads": args.threads})
+            r = in_child(
+                {"L": n, "impl": impl, "block": list(BLOCK), "threads": args.threads}, __file__
+            )
             results.append(r)
             print(
                 f"L={n:6d} {impl:8s} median {r.get('median_s', float('nan')):8.3f} s  "
