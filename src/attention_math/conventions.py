@@ -283,8 +283,8 @@ def fully_masked_row(torch: ModuleType | None) -> Row:
         ]
     return Row(
         "fully masked row",
-        "SDPA (2.x): zeros; `nn.MultiheadAttention`: NaN; a finite fill such as HF's "
-        "`finfo.min`: uniform weights over the blocked keys",
+        "SDPA (since 2.5; NaN before): zeros; `nn.MultiheadAttention`: NaN; a finite fill "
+        "such as HF's `finfo.min`: uniform weights over the blocked keys",
         "zero weights and a zero output row: no key is seen, so nothing is averaged, and "
         "no NaN reaches the next layer",
         "; ".join(parts),

@@ -277,6 +277,13 @@ SYMBOLS: tuple[Symbol, ...] = (
         group=_N,
     ),
     Symbol(
+        r"$r_{\min}$",
+        ("r_min",),
+        "the smallest positive (subnormal) float of a format",
+        page="why/masks.md",
+        group=_N,
+    ),
+    Symbol(
         r"$\operatorname{lse}$",
         ("lse",),
         r"log-sum-exp, $\log \sum_j e^{s_j}$",
@@ -317,7 +324,8 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$g$",
         ("g",),
-        r"the upstream gradient of one row, $g = \partial \ell/\partial p$",
+        r"the upstream gradient of one row, $g = \partial \ell/\partial p$; in the symbolic "
+        r"checks, $g_{ij}$ are the entries of the upstream gradient $dO$",
         page="gradients/index.md",
         group=_G,
     ),
@@ -517,9 +525,9 @@ SYMBOLS: tuple[Symbol, ...] = (
         group=_P,
     ),
     Symbol(
-        r"$m_h$",
-        ("m_h",),
-        r"the ALiBi slope of head $h$: its scores get the bias $-m_h \lvert i - j \rvert$",
+        r"$m_k$",
+        ("m_k",),
+        r"the ALiBi slope of head $k$: its scores get the bias $-m_k \lvert i - j \rvert$",
         "scalar",
         "positions/alibi.md",
         _P,
@@ -822,9 +830,6 @@ TERMS: tuple[Term, ...] = (
         "machine epsilon",
         r"$\varepsilon$, the gap between $1$ and the next float.",
         "forward/formula.md",
-    ),
-    Term(
-        "ULP", "Unit in the last place: the gap between a float and the next one.", "why/softmax.md"
     ),
     Term("float64, float32", "The IEEE 754 double and single precision formats.", "why/softmax.md"),
     Term(
