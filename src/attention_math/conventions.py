@@ -53,9 +53,7 @@ def torch_or_none() -> ModuleType | None:
     """
     if importlib.util.find_spec("torch") is None:
         return None
-    import torch
-
-    return torch
+    return importlib.import_module("torch")  # typed ModuleType whether or not torch is there
 
 
 class ConventionMismatch(AssertionError):

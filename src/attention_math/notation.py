@@ -402,6 +402,15 @@ SYMBOLS: tuple[Symbol, ...] = (
         _M,
     ),
     Symbol(
+        r"$W_{QK}$, $W_{OV}$",
+        ("W_QK", "W_OV"),
+        r"a head's QK circuit $W_Q^{(i)} W_K^{(i)\top}$ (where it looks) and OV circuit "
+        r"$W_V^{(i)} W_O^{(i)}$ (what it moves)",
+        r"$d_{\text{model}} \times d_{\text{model}}$",
+        "attention-as.md",
+        _M,
+    ),
+    Symbol(
         r"$d_{\text{out}}$",
         ("d_out",),
         "width of the multi-head output",
@@ -830,6 +839,9 @@ TERMS: tuple[Term, ...] = (
         "machine epsilon",
         r"$\varepsilon$, the gap between $1$ and the next float.",
         "forward/formula.md",
+    ),
+    Term(
+        "ULP", "Unit in the last place: the gap between a float and the next one.", "why/softmax.md"
     ),
     Term("float64, float32", "The IEEE 754 double and single precision formats.", "why/softmax.md"),
     Term(
