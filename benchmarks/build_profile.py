@@ -37,6 +37,7 @@ def _children_cpu() -> float:
 def profile() -> dict[str, Any]:
     """One strict build, timed per page and per block."""
     os.environ.pop("ATTENTION_MATH_EXEC_CACHE", None)
+    os.environ["ATTENTION_MATH_PARALLEL"] = "0"  # the work itself, all in this process
     os.environ["NO_MKDOCS_2_WARNING"] = "1"
     os.chdir(ROOT)
     sys.path.insert(0, str(ROOT / "src"))
