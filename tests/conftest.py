@@ -134,7 +134,9 @@ def pytest_make_collect_report(collector):
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test that needs the built site is a ``docs`` test, marked or not, so that
-    ``-m "not docs"`` never builds the site."""
+    ``-m "not docs"`` never builds the site; under pytest-xdist (``-n``, on by default in
+    pyproject.toml) they all go to one worker, so that the site is built once per run."""
     for item in items:
         if "built_site" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.docs)
+            item.add_marker(pytest.mark.xdist_group("built_site"))
