@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +14,35 @@ TORCH_MISSING = (
     "PyTorch, the optional test-time oracle, is not installed; install it with: "
     "python3 -m uv pip install --python .venv/bin/python torch==2.13.0"
 )
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def mkdocs_config() -> dict[str, Any]:
+    """mkdocs.yml as data; its tags (``!ENV``, ``!!python/name:``) read as ``None``."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda *a: None)
+    Loader.add_multi_constructor("!", lambda *a: None)
+    config: dict[str, Any] = yaml.load(
+        (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader
+    )
+    return config
+
+
+def nav_pages(entry: object) -> list[str]:
+    """Every Markdown page under a nav entry (the whole nav by default), in reading order."""
+    if isinstance(entry, str):
+        return [entry] if entry.endswith(".md") else []
+    if isinstance(entry, dict):
+        return [p for value in entry.values() for p in nav_pages(value)]
+    if isinstance(entry, list):
+        return [p for item in entry for p in nav_pages(item)]
+    return []
 
 
 def require_or_skip(module: str, reason: str):
