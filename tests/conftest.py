@@ -162,6 +162,7 @@ def pytest_make_collect_report(collector):
         report.longrepr = f"module skipped under CI, which installs everything: {report.longrepr}"
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test that needs the built site is a ``docs`` test, marked or not, so that
     ``-m "not docs"`` never builds the site; under pytest-xdist (``-n``, on by default in
