@@ -162,6 +162,27 @@ def pytest_make_collect_report(collector):
         report.longrepr = f"module skipped under CI, which installs everything: {report.longrepr}"
 
 
+class _GroupIds:
+    """pytest-xdist 3.8 writes a test's group into ``item._nodeid``, which pytest 9.2's
+    structured ids no longer read (pytest-xdist issue 1386), and the group is lost: write it
+    where pytest reads it, once xdist has had its turn (a fixed xdist leaves nothing to do)."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]):
+        if not getattr(config.option, "loadgroup", False):  # set in xdist's workers only
+            return
+        for item in items:
+            groups = sorted({str(m.args[0]) for m in item.iter_markers("xdist_group")})
+            if groups and "@" not in item.nodeid:
+                from _pytest.nodeid import coerce_node_id  # pytest >= 9.2 only gets here
+
+                item._id = coerce_node_id(f"{item.nodeid}@{'_'.join(groups)}")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(_GroupIds(), "attention-math-xdist-groups")
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test that needs the built site is a ``docs`` test, marked or not, so that
