@@ -127,6 +127,13 @@ def display_row(*parts: str, sep: str = r",\qquad ") -> str:
     return "".join(display(p) for p in parts)
 
 
+def _integers(exact: object) -> bool:
+    """Whether every entry of ``exact`` (a SymPy expression or matrix) is an integer."""
+    e = sp.sympify(exact)
+    entries = list(e) if isinstance(e, sp.MatrixBase) else [e]
+    return all(getattr(x, "is_Integer", False) for x in entries)
+
+
 def exact_beside_decimal(
     name: str,
     exact: object,
@@ -142,7 +149,8 @@ def exact_beside_decimal(
     when the NumPy value disagrees with the exact one by more than ``bound_eps`` machine
     epsilons. Too wide for one line (:data:`COLUMN_CHARS`), the decimal goes on a second
     line; an exact form too wide even for its own line is shown folded, a click away,
-    below ``name ≈ decimal``.
+    below ``name ≈ decimal``. Integers that NumPy reproduces exactly are shown once,
+    ``name = exact`` (the decimal would repeat them).
 
     Examples:
         >>> import numpy as np, sympy as sp
@@ -161,6 +169,9 @@ def exact_beside_decimal(
         P \\approx \\begin{bmatrix}0.1065 & ...\\end{bmatrix}
         >>> '??? info "Exact form of $P$"' in text
         True
+        >>> text = exact_beside_decimal("Q", sp.Matrix([[1, -2]]), np.array([[1.0, -2.0]]))
+        >>> print(text.split("$$")[1].strip())
+        Q = \\begin{bmatrix}1 & -2\\end{bmatrix}
     """
     check = crosscheck(exact, numeric, bound_eps=bound_eps, label=name)
     decimal = decimal_latex(numeric, digits)
@@ -171,6 +182,8 @@ def exact_beside_decimal(
         if name_w + dec_w > COLUMN_CHARS:
             body = rf"\begin{{aligned}} {name} \\ &\approx {decimal} \end{{aligned}}"
         return display(body) + badge(check)
+    if check.error_eps == 0 and _integers(exact):
+        return display(f"{name} = {exact_tex}") + badge(check)
     if name_w + exact_w + dec_w <= COLUMN_CHARS:
         return display(f"{name} = {exact_tex} \\approx {decimal}") + badge(check)
     if name_w + exact_w <= COLUMN_CHARS:
