@@ -142,6 +142,7 @@ def exact_beside_decimal(
     digits: int = 4,
     bound_eps: float = 16.0,
     show_exact: bool = True,
+    fold: bool = False,
 ) -> str:
     """``name = exact ≈ decimal`` as display math, after cross-checking the two.
 
@@ -150,7 +151,8 @@ def exact_beside_decimal(
     epsilons. Too wide for one line (:data:`COLUMN_CHARS`), the decimal goes on a second
     line; an exact form too wide even for its own line is shown folded, a click away,
     below ``name ≈ decimal``. Integers that NumPy reproduces exactly are shown once,
-    ``name = exact`` (the decimal would repeat them).
+    ``name = exact`` (the decimal would repeat them). ``fold`` folds the exact form even
+    when it fits: for exact forms that do not teach (long rationals, many-term sums).
 
     Examples:
         >>> import numpy as np, sympy as sp
@@ -169,6 +171,10 @@ def exact_beside_decimal(
         P \\approx \\begin{bmatrix}0.1065 & ...\\end{bmatrix}
         >>> '??? info "Exact form of $P$"' in text
         True
+        >>> w = sp.Rational(6714893, 10**6)
+        >>> folded = exact_beside_decimal("w", w, np.float64(6.714893), fold=True)
+        >>> print(folded.split("$$")[1].strip())
+        w \\approx 6.715
         >>> text = exact_beside_decimal("Q", sp.Matrix([[1, -2]]), np.array([[1.0, -2.0]]))
         >>> print(text.split("$$")[1].strip())
         Q = \\begin{bmatrix}1 & -2\\end{bmatrix}
@@ -184,9 +190,9 @@ def exact_beside_decimal(
         return display(body) + badge(check)
     if check.error_eps == 0 and _integers(exact):
         return display(f"{name} = {exact_tex}") + badge(check)
-    if name_w + exact_w + dec_w <= COLUMN_CHARS:
+    if not fold and name_w + exact_w + dec_w <= COLUMN_CHARS:
         return display(f"{name} = {exact_tex} \\approx {decimal}") + badge(check)
-    if name_w + exact_w <= COLUMN_CHARS:
+    if not fold and name_w + exact_w <= COLUMN_CHARS:
         body = rf"\begin{{aligned}} {name} &= {exact_tex} \\ &\approx {decimal} \end{{aligned}}"
         return display(body) + badge(check)
     short = display(f"{name} \\approx {decimal}") + badge(check)
