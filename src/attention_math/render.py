@@ -27,6 +27,7 @@ __all__ = [
     "fmt",
     "folded",
     "table",
+    "teaches",
     "tex_width",
 ]
 
@@ -134,6 +135,23 @@ def _integers(exact: object) -> bool:
     return all(getattr(x, "is_Integer", False) for x in entries)
 
 
+def teaches(exact: object, max_digits: int = 6) -> bool:
+    """Whether an exact form is worth reading: no rational in it has a numerator or
+    denominator longer than ``max_digits`` digits (``6714893/1000000`` is a decimal in
+    disguise, ``e/(2 + e)`` teaches).
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.render import teaches
+        >>> teaches(sp.E / (2 + sp.E)), teaches(sp.exp(sp.Rational(6714893, 10**6)))
+        (True, False)
+    """
+    return not any(
+        len(str(abs(r.p))) > max_digits or len(str(r.q)) > max_digits
+        for r in sp.sympify(exact).atoms(sp.Rational)
+    )
+
+
 def exact_beside_decimal(
     name: str,
     exact: object,
@@ -151,8 +169,9 @@ def exact_beside_decimal(
     epsilons. Too wide for one line (:data:`COLUMN_CHARS`), the decimal goes on a second
     line; an exact form too wide even for its own line is shown folded, a click away,
     below ``name ≈ decimal``. Integers that NumPy reproduces exactly are shown once,
-    ``name = exact`` (the decimal would repeat them). ``fold`` folds the exact form even
-    when it fits: for exact forms that do not teach (long rationals, many-term sums).
+    ``name = exact`` (the decimal would repeat them). An exact form that does not teach
+    ([`teaches`][attention_math.render.teaches]: long rationals) is folded even when it
+    fits, and so is any exact form when ``fold`` is set.
 
     Examples:
         >>> import numpy as np, sympy as sp
@@ -180,6 +199,7 @@ def exact_beside_decimal(
         Q = \\begin{bmatrix}1 & -2\\end{bmatrix}
     """
     check = crosscheck(exact, numeric, bound_eps=bound_eps, label=name)
+    fold = fold or not teaches(exact)
     decimal = decimal_latex(numeric, digits)
     exact_tex = latex(exact) if show_exact else ""
     name_w, exact_w, dec_w = tex_width(name), tex_width(exact_tex), tex_width(decimal)
