@@ -31,9 +31,9 @@ __all__ = [
     "tex_width",
 ]
 
-# How many characters of typeset maths fit the content column at 1280 px, with a margin
-# (the browser suite's layout test measures the real widths).
 COLUMN_CHARS = 54
+"""How many characters of typeset maths fit the content column at 1280 px, with a margin
+(the browser suite's layout test measures the real widths)."""
 
 
 def fmt(x: float, digits: int = 4) -> str:
@@ -166,9 +166,9 @@ def exact_beside_decimal(
 
     ``name`` is LaTeX. Raises [`CrossCheckError`][attention_math.crosscheck.CrossCheckError]
     when the NumPy value disagrees with the exact one by more than ``bound_eps`` machine
-    epsilons. Too wide for one line (:data:`COLUMN_CHARS`), the decimal goes on a second
-    line; an exact form too wide even for its own line is shown folded, a click away,
-    below ``name ≈ decimal``. Integers that NumPy reproduces exactly are shown once,
+    epsilons. Too wide for one line ([`COLUMN_CHARS`][attention_math.render.COLUMN_CHARS]), the
+    decimal goes on a second line; an exact form too wide even for its own line is shown folded, a
+    click away, below ``name ≈ decimal``. Integers that NumPy reproduces exactly are shown once,
     ``name = exact`` (the decimal would repeat them). An exact form that does not teach
     ([`teaches`][attention_math.render.teaches]: long rationals) is folded even when it
     fits, and so is any exact form when ``fold`` is set.

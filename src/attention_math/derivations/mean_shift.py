@@ -111,7 +111,7 @@ def mean_shift(
 ) -> MeanShift:
     """Standard normal ``q``, ``k``; then ``μ_k = shift`` on the keys, or ``μ_q = shift``.
 
-    The defaults are :data:`EXPERIMENT`'s sizes.
+    The defaults are the sizes of ``EXPERIMENT`` (the experiment on the page).
 
     Examples:
         >>> import numpy as np
