@@ -3,7 +3,10 @@
 The session's shared build (``built_site``) is compared with a second build made in another
 process with another hash seed (so set and dict-of-set ordering cannot hide) into another
 directory. ``hooks/reproducible.py`` pins the
-page dates to the commit time of ``HEAD`` instead of the day of the build.
+page dates to the commit time of ``HEAD`` instead of the day of the build. The shared build
+runs the executed blocks on two processes (``hooks/parallel_exec.py``), the second in one
+(``ATTENTION_MATH_PARALLEL=0``): identical bytes also show that a block's output does not
+depend on which process ran it.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ class SecondBuild:
             "PYTHONHASHSEED": hash_seed,
             "NO_MKDOCS_2_WARNING": "1",
             "SITE_URL": site_url,  # the shared build's address, or every canonical link differs
+            "ATTENTION_MATH_PARALLEL": "0",  # every block in the build's own process
         }
         self.site = site
         self.proc = subprocess.Popen(
