@@ -5,7 +5,7 @@ Softmax attention computes ``softmax(Q Kᵀ) V``: the L_q × L_k weights come fi
 ``(φ(Q) φ(K)ᵀ) V = φ(Q) (φ(K)ᵀ V)``: the ``d × d_v`` matrix ``φ(K)ᵀ V`` is formed once and
 the cost grows linearly in the length (Katharopoulos et al., 2020, "Transformers are RNNs").
 With a causal mask, query ``t`` needs the sums over keys ``0..t`` only, which a running
-state ``S_t = S_{t−1} + φ(k_t) v_tᵀ``, ``z_t = z_{t−1} + φ(k_t)`` provides: an RNN.
+state ``U_t = U_{t−1} + φ(k_t) v_tᵀ``, ``z_t = z_{t−1} + φ(k_t)`` provides: an RNN.
 
 Performer (Choromanski et al., 2021) picks random features whose dot product *estimates*
 ``exp(q·k)`` without bias, so that linear attention approximates softmax attention.
@@ -76,7 +76,7 @@ def linear_attention(
             ``(..., L, d_k)`` to non-negative features ``(..., L, m)`` (for example
             ``lambda x: random_features(x, w)``).
         causal: query ``t`` sees keys ``0..t`` only, computed by the running sums
-            ``S_t = S_{t−1} + φ(k_t) v_tᵀ`` and ``z_t = z_{t−1} + φ(k_t)``: memory
+            ``U_t = U_{t−1} + φ(k_t) v_tᵀ`` and ``z_t = z_{t−1} + φ(k_t)``: memory
             O(L·d) plus one ``m × d_v`` state, never L × L. Needs ``L_q = L_k``.
 
     Returns:
@@ -132,10 +132,10 @@ def linear_attention(
 def _causal_sums(
     fq: NDArray[np.floating], fk: NDArray[np.floating], v: NDArray[np.floating]
 ) -> tuple[NDArray[np.floating], NDArray[np.floating]]:
-    """Numerators ``φ(q_t)ᵀ S_t`` and normalisers ``φ(q_t)ᵀ z_t`` by the recurrence."""
+    """Numerators ``φ(q_t)ᵀ U_t`` and normalisers ``φ(q_t)ᵀ z_t`` by the recurrence."""
     batch = np.broadcast_shapes(fq.shape[:-2], fk.shape[:-2], v.shape[:-2])
     n, m, d_v = fq.shape[-2], fq.shape[-1], v.shape[-1]
-    s = np.zeros((*batch, m, d_v), dtype=v.dtype)  # S_t = Σ_{j≤t} φ(k_j) v_jᵀ
+    s = np.zeros((*batch, m, d_v), dtype=v.dtype)  # U_t = Σ_{j≤t} φ(k_j) v_jᵀ
     z = np.zeros((*batch, m), dtype=v.dtype)  # z_t = Σ_{j≤t} φ(k_j)
     num = np.empty((*batch, n, d_v), dtype=v.dtype)
     den = np.empty((*batch, n, 1), dtype=v.dtype)

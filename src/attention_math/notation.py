@@ -200,9 +200,18 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$z$, $Z$",
         ("z", "Z"),
-        "a vector (a matrix) of logits: scores before the softmax, in exercises and proofs",
+        "a vector (a matrix) of logits: scores before the softmax, in exercises and proofs; "
+        r"$z_t$: the running normaliser $\sum_{j \le t} \varphi(k_j)$ of causal linear attention",
         page="forward/softmax.md",
         group=_N,
+    ),
+    Symbol(
+        r"$\alpha$",
+        (r"\alpha",),
+        r"the score scale of the gradients chapter, $S = \alpha\, QK^\top + M$ "
+        r"($\alpha = 1/\sqrt{d_k}$ by default); a rotation angle in the RoPE exercises",
+        page="gradients/index.md",
+        group=_G,
     ),
     Symbol(
         r"$a$",
@@ -740,6 +749,14 @@ SYMBOLS: tuple[Symbol, ...] = (
         "long/linear-attention.md",
         _L,
         any_subscript=True,
+    ),
+    Symbol(
+        r"$U_t$",
+        ("U",),
+        r"the running state $\sum_{j \le t} \varphi(k_j) v_j^\top$ of causal linear attention",
+        r"$m \times d_v$",
+        "long/linear-attention.md",
+        _L,
     ),
     Symbol(
         r"$\operatorname{elu}$",

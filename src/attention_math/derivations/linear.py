@@ -1,7 +1,7 @@
 """Linear attention and Performer's random features, exactly.
 
 * Associativity: ``(φ(Q) φ(K)ᵀ) V = φ(Q) (φ(K)ᵀ V)`` for symbolic features (L = 3).
-* The causal recurrence ``S_t = S_{t−1} + φ(k_t) v_tᵀ``, ``z_t = z_{t−1} + φ(k_t)`` gives
+* The causal recurrence ``U_t = U_{t−1} + φ(k_t) v_tᵀ``, ``z_t = z_{t−1} + φ(k_t)`` gives
   the same rows as the lower-triangular (masked) quadratic form (L = 3).
 * The FLOP counts of both forms, from the conventions of
   [`attention_math.derivations.cost`][], and the length at which they cross.
@@ -52,7 +52,7 @@ def associativity(n: int = 3, m: int = 2, d_val: int = 2) -> bool:
 
 
 def causal_recurrence_equals_masked(n: int = 3, m: int = 2, d_val: int = 1) -> bool:
-    """Row ``t`` of the recurrence, ``φ(q_t)ᵀ S_t / φ(q_t)ᵀ z_t``, equals row ``t`` of the
+    """Row ``t`` of the recurrence, ``φ(q_t)ᵀ U_t / φ(q_t)ᵀ z_t``, equals row ``t`` of the
     lower-triangular quadratic form ``tril(F_Q F_Kᵀ) V / tril(F_Q F_Kᵀ) 1``, for every ``t``.
 
     Examples:
@@ -66,7 +66,7 @@ def causal_recurrence_equals_masked(n: int = 3, m: int = 2, d_val: int = 1) -> b
     quad = [(a[t, :] * v) / sum(a[t, :]) for t in range(n)]
     s, z = sp.zeros(m, d_val), sp.zeros(m, 1)
     for t in range(n):
-        s += fk[t, :].T * v[t, :]  # S_t = S_{t−1} + φ(k_t) v_tᵀ
+        s += fk[t, :].T * v[t, :]  # U_t = U_{t−1} + φ(k_t) v_tᵀ
         z += fk[t, :].T  # z_t = z_{t−1} + φ(k_t)
         row = (fq[t, :] * s) / (fq[t, :] * z)[0]
         if sp.simplify(row - quad[t]) != sp.zeros(1, d_val):
