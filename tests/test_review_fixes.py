@@ -76,3 +76,26 @@ def test_figure_descriptions_carry_no_tex(built_site: Path) -> None:
         if "\\" in label or "$" in label
     ]
     assert not bad, bad
+
+
+@pytest.mark.docs
+def test_load_averages_stay_in_the_appendix(built_site: Path) -> None:
+    """A load average qualifies a timing; the lesson pages show errors, not timings, so the
+    engineering figures live in the Appendix (issue 15: reports out of the lesson)."""
+    from tests.conftest import mkdocs_config, nav_pages
+
+    nav = mkdocs_config()["nav"]
+    appendix = {
+        p
+        for entry in nav
+        if isinstance(entry, dict) and "Appendix" in entry
+        for p in nav_pages(entry)
+    }
+    lesson = [p for p in nav_pages(nav) if p not in appendix]
+    assert len(lesson) > 40 and appendix
+    shown = [
+        p
+        for p in lesson
+        if "load average" in page(built_site, p.removesuffix(".md").removesuffix("index"))
+    ]
+    assert not shown, shown
