@@ -189,7 +189,9 @@ def backward_graph(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLike) -
         edges = (  # from, to, what the step multiplies by
             ("dO", "dV", "$P^T$ · …"),
             ("dO", "dP", "… · $V^T$"),
-            ("dP", "dS", "softmax\nJacobian,\nrow by row"),
+            # in maths: the site's abbreviations would wrap a plain "softmax" in <abbr>,
+            # which SVG does not draw
+            ("dP", "dS", "$\\mathrm{softmax}$\nJacobian,\nrow by row"),
             ("dS", "dQ", "$s$ · … · $K$"),
             ("dS", "dK", "$s$ · …$^T$ · $Q$"),
         )
