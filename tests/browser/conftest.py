@@ -90,6 +90,10 @@ def _local(url: str, base_url: str) -> bool:
     return url.startswith(base_url + "/") or url == base_url
 
 
+# every block laid out (see Tab.reveal)
+REVEAL = "* { content-visibility: visible !important; }"
+
+
 @dataclass
 class Tab:
     """One browser tab on the local site that records what went wrong since ``goto``.
@@ -111,7 +115,17 @@ class Tab:
         self.requests.clear()
         response = self.page.goto(self.base_url + path, wait_until="load")
         self.wait_for_math()
+        self.reveal()
         return response
+
+    def reveal(self) -> None:
+        """Lay out the whole page, as each block will be once the reader has scrolled to it.
+
+        The site lets the browser skip off-screen blocks (``content-visibility: auto`` in
+        extra.css) until they come near the screen; a test measuring sizes or contrast must
+        see them drawn. ``test_interactions`` checks the page as it is without this.
+        """
+        self.page.add_style_tag(content=REVEAL)
 
     def wait_for_math(self) -> None:
         """Wait until MathJax has typeset the page, if the page typesets in the browser."""
