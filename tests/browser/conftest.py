@@ -90,8 +90,10 @@ def _local(url: str, base_url: str) -> bool:
     return url.startswith(base_url + "/") or url == base_url
 
 
-# every block laid out (see Tab.reveal)
-REVEAL = "* { content-visibility: visible !important; }"
+# every block laid out and nothing clipped by the skipping (see Tab.reveal), so that a block
+# wider than the column still shows as pushing the page sideways
+REVEAL = """* { content-visibility: visible !important; }
+:where(.md-content__inner > *, .md-typeset .doc-children > .doc-object) { overflow: visible; }"""
 
 
 @dataclass
@@ -122,8 +124,9 @@ class Tab:
         """Lay out the whole page, as each block will be once the reader has scrolled to it.
 
         The site lets the browser skip off-screen blocks (``content-visibility: auto`` in
-        extra.css) until they come near the screen; a test measuring sizes or contrast must
-        see them drawn. ``test_interactions`` checks the page as it is without this.
+        extra.css) until they come near the screen, and clips what they draw to their box; a
+        test measuring sizes or contrast must see them drawn, unclipped. ``test_interactions``
+        checks the page as it is without this.
         """
         self.page.add_style_tag(content=REVEAL)
 
