@@ -14,9 +14,9 @@ When the inputs themselves were printed rounded (the 768-dimensional notebook), 
 half-unit uncertainty is propagated and added to the ½.
 
 A diagnosis is computed, not asserted: the computation is rerun under each hypothesis in
-:data:`HYPOTHESES` (in that order) and the first that reproduces the published value to its
-printed precision is named. ``python -m attention_math audit`` prints the table and fails
-when any verdict or diagnosis differs from the one registered in
+[`HYPOTHESES`][attention_math.audit.HYPOTHESES] (in that order) and the first that reproduces the
+published value to its printed precision is named. ``python -m attention_math audit`` prints the
+table and fails when any verdict or diagnosis differs from the one registered in
 [`attention_math.examples`][attention_math.examples].
 """
 

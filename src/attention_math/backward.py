@@ -8,7 +8,7 @@ weights and ``O = P v``:
 - ``dS = P ∘ (dP − rowsum(d_out ∘ O))`` (the softmax Jacobian ``diag(p) − p pᵀ``, row by row)
 - ``dq = scale · dS k`` and ``dk = scale · dSᵀ q``.
 
-:mod:`attention_math.derivations.gradients` derives and verifies each line exactly in SymPy.
+[`attention_math.derivations.gradients`][] derives and verifies each line exactly in SymPy.
 Masked positions have weight 0, so they get ``dS = 0``; a fully masked row gets zero
 gradients everywhere. Inputs that were broadcast get their gradients summed back to their
 own shape, as autograd frameworks do.
@@ -55,7 +55,7 @@ def attention_backward(
 ) -> Any:
     """Gradients ``(dq, dk, dv)`` of a scalar loss through scaled dot-product attention.
 
-    The forward pass is :func:`attention_math.numeric.attention` with the same ``q``, ``k``,
+    The forward pass is [`attention`][attention_math.numeric.attention] with the same ``q``, ``k``,
     ``v``, ``mask`` and ``scale``; it is recomputed here (nothing is cached).
 
     Args:
@@ -66,18 +66,18 @@ def attention_backward(
             ``(..., L_q, d_v)`` with the batch dimensions of ``q``, ``k``, ``v`` and
             ``mask`` broadcast together.
         mask: boolean (True = may attend) or additive float mask broadcastable to
-            ``(..., L_q, L_k)``, as in :func:`~attention_math.numeric.attention`.
+            ``(..., L_q, L_k)``, as in [`attention`][attention_math.numeric.attention].
         scale: factor on the scores; default ``1/√d_k`` (finite and ``≥ 0``).
         is_causal: the forward pass had ``is_causal=True``; combined with ``mask``.
         causal_alignment: ``"top-left"`` (default) or ``"bottom-right"``, as in
-            :func:`~attention_math.numeric.attention`.
+            [`attention`][attention_math.numeric.attention].
         return_dmask: also return ``∂ℓ/∂mask`` for an additive float mask (a learned
             bias, as in ALiBi or T5's relative positions). The mask is added to the
             scores after scaling, so its gradient is ``dS`` itself, summed back to the
             mask's shape; it is 0 wherever the weight is 0 (blocked entries included).
             A boolean mask has no gradient: asking for one is a ``TypeError``.
         block_size: compute tile by tile, as FlashAttention-2's backward
-            (:mod:`attention_math.tiled_backward`): an int, or ``(block_q, block_k)``.
+            ([`attention_math.tiled_backward`][]): an int, or ``(block_q, block_k)``.
             The weights are recomputed per tile from the saved log-sum-exp, so the extra
             memory is O(L·d) plus a few tiles instead of L_q × L_k; the result equals the
             untiled one to a few ε. ``None`` (default): untiled. Cannot be combined with

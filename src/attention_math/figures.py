@@ -1,6 +1,6 @@
 """The lesson's figures: pictures drawn from the package's own results at build time.
 
-Each function returns inline SVG text (:func:`attention_math.plots.svg`): deterministic,
+Each function returns inline SVG text ([`svg`][attention_math.plots.svg]): deterministic,
 labelled, drawn in the page's text colour.
 """
 
@@ -127,7 +127,7 @@ def pipeline(
 
 
 def running_pipeline(causal: bool = True) -> str:
-    """:func:`pipeline` for the running example (:mod:`attention_math.running`), causal by
+    """`pipeline` for the running example (`attention_math.running`), causal by
     default, every matrix cross-checked against the exact result first; as wide as its box.
 
     Examples:
@@ -211,7 +211,7 @@ def value_hull(v: ArrayLike, outputs: dict[str, ArrayLike], *, title: str) -> st
 
 
 def running_hull() -> str:
-    """:func:`value_hull` for the running example, without and with the causal mask.
+    """`value_hull` for the running example, without and with the causal mask.
 
     Examples:
         >>> from attention_math.figures import running_hull
@@ -290,8 +290,8 @@ def tile_grid(length: int = 8, block: int = 2, d: int = 4, seed: int = 0) -> str
     Tiles wholly below the diagonal are computed in full, diagonal tiles are computed and
     masked in part, tiles wholly above it are skipped (never computed). The last query's
     running state ``(m, λ)`` after each tile of its row is written in that tile, from
-    :func:`attention_math.derivations.online_softmax.numeric_trace` on seeded inputs; its
-    final ``o / λ`` is checked against :func:`attention_math.numeric.attention` (a
+    [`numeric_trace`][attention_math.derivations.online_softmax.numeric_trace] on seeded inputs; its
+    final ``o / λ`` is checked against [`attention`][attention_math.numeric.attention] (a
     disagreement raises ``AssertionError``, also under ``python -O``).
 
     Examples:

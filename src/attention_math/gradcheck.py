@@ -3,7 +3,8 @@
 The central difference ``(ℓ(x + h) − ℓ(x − h)) / 2h`` differs from ``ℓ'(x)`` by a truncation
 error ``≈ h² ℓ'''(x) / 6``, which shrinks as ``h`` does, plus a rounding error
 ``≈ ε |ℓ| / h`` from subtracting two nearly equal floats, which grows. The total is smallest
-near ``h ≈ ε^{1/3}``; :func:`step_size_sweep` measures the whole curve.
+near ``h ≈ ε^{1/3}``; [`step_size_sweep`][attention_math.gradcheck.step_size_sweep] measures the
+whole curve.
 """
 
 from __future__ import annotations

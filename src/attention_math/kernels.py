@@ -4,7 +4,7 @@ Nadaraya (1964) and Watson (1964) estimated ``y`` at a point ``x`` as an average
 observed ``y_i``, weighted by a kernel of the distance ``x − x_i``. With a Gaussian kernel
 those weights are exactly a softmax of the scores ``−‖q − k‖² / (2·bandwidth²)``: attention
 whose queries are the points asked about, whose keys are the observed points and whose
-values are the observations (:mod:`attention_math.derivations.kernels` proves it is
+values are the observations ([`attention_math.derivations.kernels`][] proves it is
 dot-product attention plus a key bias).
 
 Two other scores from the attention literature are here too, for every query/key pair:

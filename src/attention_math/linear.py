@@ -9,7 +9,7 @@ state ``S_t = S_{t−1} + φ(k_t) v_tᵀ``, ``z_t = z_{t−1} + φ(k_t)`` provid
 
 Performer (Choromanski et al., 2021) picks random features whose dot product *estimates*
 ``exp(q·k)`` without bias, so that linear attention approximates softmax attention.
-:mod:`attention_math.derivations.linear` proves both statements exactly.
+[`attention_math.derivations.linear`][] proves both statements exactly.
 """
 
 from __future__ import annotations

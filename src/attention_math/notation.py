@@ -1,10 +1,11 @@
 """The site's notation as data: one table of symbols and terms, and the rule for "uses".
 
 The glossary page and the notation page print this table; a test extracts the symbols
-from the math of every built page with :func:`symbols_in_tex` and fails on any symbol
-that no entry defines (:func:`undefined`).
+from the math of every built page with [`symbols_in_tex`][attention_math.notation.symbols_in_tex]
+and fails on any symbol that no entry defines ([`undefined`][attention_math.notation.undefined]).
 
-What counts as a *symbol* in a piece of TeX (the rule :func:`symbols_in_tex` applies):
+What counts as a *symbol* in a piece of TeX (the rule
+[`symbols_in_tex`][attention_math.notation.symbols_in_tex] applies):
 
 - a Latin letter, a Greek letter (``\\alpha`` … ``\\Omega``, ``\\ell``), a letter in
   ``\\mathcal``, ``\\mathbb`` or ``\\mathbf``, or an ``\\operatorname`` name;
@@ -42,8 +43,9 @@ __all__ = [
 class Symbol:
     """One row of the notation table.
 
-    ``names`` are the symbols it defines, in the form :func:`symbols_in_tex` returns;
-    ``any_subscript`` lets the symbol carry any subscript (``m_T``, ``o_{T\\cup U}``).
+    ``names`` are the symbols it defines, in the form
+    [`symbols_in_tex`][attention_math.notation.symbols_in_tex] returns; ``any_subscript`` lets the
+    symbol carry any subscript (``m_T``, ``o_{T\\cup U}``).
     """
 
     tex: str
@@ -898,7 +900,8 @@ def symbols_in_tex(tex: str) -> list[str]:
     """The symbols a piece of TeX uses, by the rule in this module's docstring.
 
     A subscript that names (``W_O``) is kept, ``_name``; a ``\\text`` label becomes
-    ``_text:label``, which :func:`undefined` accepts as its base symbol.
+    ``_text:label``, which [`undefined`][attention_math.notation.undefined] accepts as its base
+    symbol.
 
     Examples:
         >>> from attention_math.notation import symbols_in_tex
@@ -953,7 +956,7 @@ def symbols_in_tex(tex: str) -> list[str]:
 
 
 def defined_names() -> frozenset[str]:
-    """Every symbol name some entry of :data:`SYMBOLS` defines.
+    """Every symbol name some entry of ``SYMBOLS`` defines.
 
     Examples:
         >>> from attention_math.notation import defined_names
@@ -964,7 +967,8 @@ def defined_names() -> frozenset[str]:
 
 
 def undefined(used: Iterable[str]) -> list[str]:
-    """The symbols in ``used`` (from :func:`symbols_in_tex`) that no glossary entry defines.
+    """The symbols in ``used`` (from [`symbols_in_tex`][attention_math.notation.symbols_in_tex])
+    that no glossary entry defines.
 
     Examples:
         >>> from attention_math.notation import undefined

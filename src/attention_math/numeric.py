@@ -70,11 +70,11 @@ def softmax(x: ArrayLike, axis: int = -1) -> NDArray[np.floating]:
 def log_softmax(x: ArrayLike, axis: int = -1) -> NDArray[np.floating]:
     """``log(softmax(x))`` along ``axis``, computed as ``x − max − log Σ exp(x − max)``.
 
-    Taking the log of :func:`softmax` loses every weight that underflows to 0:
-    ``log(softmax([0, −1000]))`` is ``[0, −inf]``, while the log-probability of the second
+    Taking the log of [`softmax`][attention_math.numeric.softmax] loses every weight that underflows
+    to 0: ``log(softmax([0, −1000]))`` is ``[0, −inf]``, while the log-probability of the second
     entry is −1000. Here no exponential is taken of a large number and no log of 0, except
     for masked (``-inf``) entries, whose log-weight is ``-inf``; a fully masked slice is all
-    ``-inf`` (the log of the zero row that :func:`softmax` returns).
+    ``-inf`` (the log of the zero row that [`softmax`][attention_math.numeric.softmax] returns).
 
     Examples:
         >>> import numpy as np
@@ -205,9 +205,10 @@ def padding_mask(valid_lens: ArrayLike, n_k: int) -> NDArray[np.bool_]:
     Sequence ``b`` has ``valid_lens[b]`` real keys, the rest is padding. Lengths of shape
     ``(B,)`` give a mask ``(B, 1, n_k)`` whose singleton axis broadcasts over the queries;
     lengths of shape ``(B, L_q)`` (one length per query, as d2l's ``masked_softmax``
-    accepts) give ``(B, L_q, n_k)``. Either is ready for :func:`attention` with
-    ``(B, L, d)`` inputs. (PyTorch's ``key_padding_mask`` is the opposite, True = padding:
-    it is ``~padding_mask(valid_lens, n_k)[:, 0]``.)
+    accepts) give ``(B, L_q, n_k)``. Either is ready for
+    [`attention`][attention_math.numeric.attention] with ``(B, L, d)`` inputs. (PyTorch's
+    ``key_padding_mask`` is the opposite, True = padding: it is
+    ``~padding_mask(valid_lens, n_k)[:, 0]``.)
 
     Args:
         valid_lens: integers in ``[0, n_k]``, shape ``(B,)`` or ``(B, L_q)``.
@@ -393,10 +394,10 @@ def attention(
             and is refused with a ``ValueError`` (0 gives uniform weights).
         return_weights: also return the attention weights ``(..., L_q, L_k)``.
         block_size: compute tile by tile with the online softmax
-            (:mod:`attention_math.tiled`): an int, or ``(block_q, block_k)`` query rows ×
+            ([`attention_math.tiled`][]): an int, or ``(block_q, block_k)`` query rows ×
             key columns per tile. Extra memory is O(L·d) plus one tile instead of the
             L_q × L_k scores. ``None`` (default): the faster path for this size on this
-            machine (:func:`attention_math.tiled.tiles_pay`: untiled below 1024² scores
+            machine ([`tiles_pay`][attention_math.tiled.tiles_pay]: untiled below 1024² scores
             per head, tiled above ``tiled.SCORES_BUDGET_BYTES`` or where a one-off timing
             found tiles faster), tiles sized by ``tiled.default_block`` (the L2 cache).
             Cannot be combined with ``return_weights`` (the weights *are* L_q × L_k).
@@ -406,9 +407,10 @@ def attention(
             computing and masking them. (The tiled path also skips any tile in which a
             boolean ``mask`` is all False, so ``mask=causal_mask(L)`` skips them too.)
         causal_alignment: with ``is_causal``, where the diagonal sits when
-            ``L_q ≠ L_k``, as in :func:`causal_mask`: ``"top-left"`` (default, PyTorch's
-            ``is_causal=True``) or ``"bottom-right"`` (PyTorch's ``causal_lower_right``:
-            the queries are the last ``L_q`` positions, as when decoding with a cache).
+            ``L_q ≠ L_k``, as in [`causal_mask`][attention_math.numeric.causal_mask]: ``"top-left"``
+            (default, PyTorch's ``is_causal=True``) or ``"bottom-right"`` (PyTorch's
+            ``causal_lower_right``: the queries are the last ``L_q`` positions, as when decoding
+            with a cache).
         return_lse: also return the log-sum-exp of each row of scores,
             ``lse = log Σ_j exp(q_i·k_j · scale + mask_ij)``, shape ``(..., L_q)``, what
             FlashAttention saves for its backward pass (``P = exp(S − lse)``). A fully
@@ -541,7 +543,7 @@ def _scores(
 
 
 def _untiled_reference(q: NDArray[Any], k: NDArray[Any], v: NDArray[Any]) -> object:
-    """The untiled path, for :func:`attention_math.tiled.tiles_pay` to time against tiles."""
+    """The untiled path, for [`tiles_pay`][attention_math.tiled.tiles_pay] to time against tiles."""
     return attention(q, k, v, return_weights=True)  # the weights need the untiled path
 
 

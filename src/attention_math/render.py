@@ -30,9 +30,9 @@ __all__ = [
     "tex_width",
 ]
 
-# How many characters of typeset maths fit the content column at 1280 px, with a margin
-# (the browser suite's layout test measures the real widths).
 COLUMN_CHARS = 54
+"""How many characters of typeset maths fit the content column at 1280 px, with a margin
+(the browser suite's layout test measures the real widths)."""
 
 
 def fmt(x: float, digits: int = 4) -> str:
@@ -140,9 +140,9 @@ def exact_beside_decimal(
 
     ``name`` is LaTeX. Raises [`CrossCheckError`][attention_math.crosscheck.CrossCheckError]
     when the NumPy value disagrees with the exact one by more than ``bound_eps`` machine
-    epsilons. Too wide for one line (:data:`COLUMN_CHARS`), the decimal goes on a second
-    line; an exact form too wide even for its own line is shown folded, a click away,
-    below ``name ≈ decimal``.
+    epsilons. Too wide for one line ([`COLUMN_CHARS`][attention_math.render.COLUMN_CHARS]), the
+    decimal goes on a second line; an exact form too wide even for its own line is shown folded, a
+    click away, below ``name ≈ decimal``.
 
     Examples:
         >>> import numpy as np, sympy as sp

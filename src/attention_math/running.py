@@ -5,7 +5,7 @@ turns the raw scores (all even) into integer scores, so each weight is a quotien
 powers of ``e`` that can be read by eye, and ``W_Q ≠ W_K`` makes the scores
 non-symmetric (token 1 attends most to token 3, token 3 most to token 2). ``d_v = 2``
 makes every value and every output a point in the plane. The 2×2 identity example
-(:data:`attention_math.examples.IDENTITY_2X2`) stays as a worked example.
+([`IDENTITY_2X2`][attention_math.examples.IDENTITY_2X2]) stays as a worked example.
 """
 
 from __future__ import annotations
@@ -61,8 +61,8 @@ def forward(causal: bool = False) -> dict[str, sp.Matrix]:
 
 
 def numeric_forward(causal: bool = False) -> dict[str, NDArray[np.float64]]:
-    """The same intermediates in float64 with :mod:`attention_math.numeric`, each one
-    cross-checked against :func:`forward` (a disagreement raises ``CrossCheckError``).
+    """The same intermediates in float64 with [`attention_math.numeric`][], each one
+    cross-checked against `forward` (a disagreement raises ``CrossCheckError``).
 
     ``"raw"`` holds the scaled scores before the mask.
 

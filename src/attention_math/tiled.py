@@ -2,7 +2,7 @@
 
 The L_q × L_k score matrix is never formed. Queries are cut into blocks of ``block_q`` rows;
 for each query block the keys are visited ``block_k`` at a time, and a running state is kept
-per query row (see :mod:`attention_math.derivations.online_softmax` for the exact proof):
+per query row (see [`attention_math.derivations.online_softmax`][] for the exact proof):
 
 * ``m`` — the largest score seen so far (the softmax shift),
 * ``λ`` — the sum of ``exp(s − m)`` over the keys seen so far,
@@ -29,7 +29,7 @@ max pass (a NaN or ``+inf`` score always takes that path, which raises). Extra m
 ``[V | 1]ᵀ`` (``L_k × (d + 1)`` each): O(L·d), not O(L²).
 
 This module is the engine behind ``attention(..., block_size=...)`` in
-:mod:`attention_math.numeric`, which validates the input; call that function, not these.
+[`attention_math.numeric`][], which validates the input; call that function, not these.
 """
 
 from __future__ import annotations
@@ -70,14 +70,15 @@ __all__ = [
     "tiles_pay",
 ]
 
-#: When ``attention(block_size=None)`` would allocate more than this many bytes for the
-#: L_q × L_k scores (all batch entries together), it always takes the tiled path; below it,
-#: :func:`tiles_pay` decides by speed.
 SCORES_BUDGET_BYTES = 256 * 2**20
+"""When ``attention(block_size=None)`` would allocate more than this many bytes for the
+L_q × L_k scores (all batch entries together), it always takes the tiled path; below it,
+[`tiles_pay`][attention_math.tiled.tiles_pay] decides by speed."""
 
-#: (block_q, block_k) when the cache size cannot be read; :func:`default_block` derives the
-#: tile from the machine's L2 cache otherwise.
 DEFAULT_BLOCK = (256, 1024)
+"""(block_q, block_k) when the cache size cannot be read;
+[`default_block`][attention_math.tiled.default_block] derives the tile from the machine's L2
+cache otherwise."""
 
 #: Query rows per default tile: enough rows that each GEMM reuses a key tile many times.
 _BLOCK_Q = 256
@@ -157,7 +158,7 @@ def default_block(dtype: np.dtype[Any]) -> tuple[int, int]:
     Why twice: the tile is written by one GEMM and read once by ``exp`` and once by the
     next GEMM while the ``(d + 1)``-row operands stay in L1; the benchmark's block sweep
     (``benchmarks/attention_bench.py``) finds the best tile at this size on the machine it
-    runs on. Without a readable cache size, :data:`DEFAULT_BLOCK`.
+    runs on. Without a readable cache size, [`DEFAULT_BLOCK`][attention_math.tiled.DEFAULT_BLOCK].
 
     Examples:
         >>> import numpy as np
@@ -178,13 +179,13 @@ def default_block(dtype: np.dtype[Any]) -> tuple[int, int]:
 CACHE_DIR_ENV = "ATTENTION_MATH_CACHE_DIR"
 CALIBRATE_ENV = "ATTENTION_MATH_CALIBRATE"
 
-#: The calibration file in :func:`calibration_dir`: per machine, per dtype, the per-head
-#: score count from which tiles run.
 CALIBRATION_FILE = "default-path.json"
+"""The calibration file in [`calibration_dir`][attention_math.tiled.calibration_dir]: per machine,
+per dtype, the per-head score count from which tiles run."""
 
-#: Per-head score count from which tiles run when the timing is switched off
-#: (``ATTENTION_MATH_CALIBRATE=0``): where they won on the machines measured so far.
 UNCALIBRATED_CROSSOVER = 2048**2
+"""Per-head score count from which tiles run when the timing is switched off
+(``ATTENTION_MATH_CALIBRATE=0``): where they won on the machines measured so far."""
 
 _crossover: dict[str, int] = {}
 
@@ -195,20 +196,21 @@ def tiles_pay(
     untiled: Callable[[NDArray[Any], NDArray[Any], NDArray[Any]], object],
 ) -> bool:
     """Whether the default path should tile scores of ``scores_shape``: always above
-    :data:`SCORES_BUDGET_BYTES`, never below 1024² scores per head, and in between from the
-    per-head score count at which tiles were faster on this machine.
+    [`SCORES_BUDGET_BYTES`][attention_math.tiled.SCORES_BUDGET_BYTES], never below 1024² scores per
+    head, and in between from the per-head score count at which tiles were faster on this machine.
 
     That count is measured once per machine and dtype: the first call that needs it times
-    ``untiled(q, k, v)`` against :func:`tiled_attention` at the lengths of
-    ``_CALIBRATION_LENGTHS`` (d = 64, best of 3, alternated; under a second) and
-    writes the answer to :data:`CALIBRATION_FILE` in :func:`calibration_dir`, keyed by
-    :func:`machine_key`. Later calls and later processes read it back, so on a given machine
-    the path, and with it every bit of the result, no longer depends on a timing (the two
-    paths agree within a few ε, not bit for bit). Nothing is written anywhere else; if the
-    directory cannot be written, the answer is kept for the process only.
+    ``untiled(q, k, v)`` against [`tiled_attention`][attention_math.tiled.tiled_attention] at the
+    lengths of ``_CALIBRATION_LENGTHS`` (d = 64, best of 3, alternated; under a second) and
+    writes the answer to [`CALIBRATION_FILE`][attention_math.tiled.CALIBRATION_FILE] in
+    [`calibration_dir`][attention_math.tiled.calibration_dir], keyed by
+    [`machine_key`][attention_math.tiled.machine_key]. Later calls and later processes read it back,
+    so on a given machine the path, and with it every bit of the result, no longer depends on a
+    timing (the two paths agree within a few ε, not bit for bit). Nothing is written anywhere else;
+    if the directory cannot be written, the answer is kept for the process only.
     ``ATTENTION_MATH_CALIBRATE=0`` skips the timing (tiles from
-    :data:`UNCALIBRATED_CROSSOVER` scores per head): the choice is then a function of the
-    shape alone.
+    [`UNCALIBRATED_CROSSOVER`][attention_math.tiled.UNCALIBRATED_CROSSOVER] scores per head): the
+    choice is then a function of the shape alone.
 
     Examples:
         >>> import numpy as np
@@ -233,7 +235,8 @@ def crossover(
 ) -> int:
     """The per-head score count from which the default path tiles, for ``dtype`` on this
     machine: from this process's memo, else the calibration file, else a fresh timing
-    (saved); :data:`UNCALIBRATED_CROSSOVER` if ``ATTENTION_MATH_CALIBRATE=0``."""
+    (saved); [`UNCALIBRATED_CROSSOVER`][attention_math.tiled.UNCALIBRATED_CROSSOVER] if
+    ``ATTENTION_MATH_CALIBRATE=0``."""
     if os.environ.get(CALIBRATE_ENV, "1").strip() == "0":
         return UNCALIBRATED_CROSSOVER
     key = np.dtype(dtype).name
@@ -374,12 +377,13 @@ def tiled_attention(
         is_causal: query ``i`` sees keys ``0..i`` only; tiles entirely above the diagonal
             are skipped (never computed). The same as ``causal=0``.
         causal: the diagonal of a causal mask as an offset (see
-            :func:`attention_math.numeric.causal_offset`): query ``i`` sees keys
+            [`causal_offset`][attention_math.numeric.causal_offset]): query ``i`` sees keys
             ``0..i + causal``; ``None`` (default) for no causal mask.
         block: ``(block_q, block_k)``.
-        workers: threads over query blocks; default :func:`default_workers`, or one
-            thread for heads of fewer than ``2**20`` scores. The result
-            does not depend on it (each query block is computed the same way).
+        workers: threads over query blocks; default
+            [`default_workers`][attention_math.tiled.default_workers], or one thread for heads of
+            fewer than ``2**20`` scores. The result does not depend on it (each query block is
+            computed the same way).
         lse: if given, an array ``(..., L_q)`` of the working dtype and the output's batch
             shape, filled with the log-sum-exp of each row of masked scores (``-inf`` for a
             fully masked row).

@@ -1,9 +1,9 @@
 """The tiled backward pass of FlashAttention-2, in NumPy.
 
-The untiled backward (:mod:`attention_math.backward`) keeps the L_q × L_k weights ``P`` and
+The untiled backward ([`attention_math.backward`][]) keeps the L_q × L_k weights ``P`` and
 their gradient. Here neither is ever whole: the forward keeps, per query row, only the
 output ``O`` and the log-sum-exp ``lse = m + log ℓ`` of its scores (the online-softmax
-state of :mod:`attention_math.tiled`); the backward then visits the tiles again and
+state of [`attention_math.tiled`][]); the backward then visits the tiles again and
 
 * recomputes each tile's weights from the saved ``lse``, ``P = exp(S − lse·1ᵀ)`` (exact:
   ``e^{s − lse} = e^s / Σ e^{s'}``, no new max or sum needed),
@@ -16,10 +16,10 @@ state of :mod:`attention_math.tiled`); the backward then visits the tiles again 
 The loop runs over key blocks outside and query blocks inside, as FlashAttention-2 does, so
 ``dK`` and ``dV`` of a key block are finished before the next starts. Extra memory is
 ``O``, ``dQ`` (``L_q × d``), ``lse``, ``D`` (``L_q``) and a few tiles: O(L·d), not O(L²).
-:mod:`attention_math.derivations.flash_backward` proves the identities exactly.
+[`attention_math.derivations.flash_backward`][] proves the identities exactly.
 
-:func:`attention_math.backward.attention_backward` validates the input and calls
-:func:`tiled_backward` when given ``block_size``.
+[`attention_backward`][attention_math.backward.attention_backward] validates the input and calls
+[`tiled_backward`][attention_math.tiled_backward.tiled_backward] when given ``block_size``.
 """
 
 from __future__ import annotations
@@ -147,7 +147,7 @@ def tiled_backward(
         scale: the score factor, a NumPy scalar of the working dtype.
         mask: ``None`` or a validated boolean/additive mask broadcastable to the scores.
         causal: ``None``, or the offset of a causal mask's diagonal (query ``i`` sees keys
-            ``0..i + causal``, see :func:`attention_math.numeric.causal_offset`); tiles
+            ``0..i + causal``, see [`causal_offset`][attention_math.numeric.causal_offset]); tiles
             entirely above the diagonal are skipped.
         block: ``(block_q, block_k)``.
 

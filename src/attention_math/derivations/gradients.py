@@ -170,7 +170,7 @@ def backward(
 ) -> dict[str, sp.Matrix]:
     """The backward pass by the matrix formulas, exactly: ``P, O, dP, dS, dQ, dK, dV``.
 
-    ``mask`` and ``scale`` are as in :func:`attention_math.symbolic.attention` (a boolean
+    ``mask`` and ``scale`` are as in [`attention`][attention_math.symbolic.attention] (a boolean
     matrix or an additive one; ``scale`` defaults to ``1/√d_k``).
 
     Examples:
@@ -241,7 +241,8 @@ def projection_backward(
 ) -> dict[str, sp.Matrix]:
     """Gradients through the projections by the formulas: ``dX, dW_Q, dW_K, dW_V``.
 
-    Also returns the attention-level gradients of :func:`backward`.
+    Also returns the attention-level gradients of
+    [`backward`][attention_math.derivations.gradients.backward].
 
     Examples:
         >>> import sympy as sp

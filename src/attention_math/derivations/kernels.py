@@ -178,7 +178,9 @@ def _truth(x: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def smoother_figure(bandwidths: tuple[float, ...] = (0.1, 0.5, 3.0)) -> str:
-    """Nadaraya–Watson estimates of :func:`regression_data` for a few bandwidths, as SVG.
+    """Nadaraya–Watson estimates of
+    [`regression_data`][attention_math.derivations.kernels.regression_data] for a few
+    bandwidths, as SVG.
 
     Examples:
         >>> from attention_math.derivations.kernels import smoother_figure

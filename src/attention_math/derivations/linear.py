@@ -4,7 +4,7 @@
 * The causal recurrence ``S_t = S_{t−1} + φ(k_t) v_tᵀ``, ``z_t = z_{t−1} + φ(k_t)`` gives
   the same rows as the lower-triangular (masked) quadratic form (L = 3).
 * The FLOP counts of both forms, from the conventions of
-  :mod:`attention_math.derivations.cost`, and the length at which they cross.
+  [`attention_math.derivations.cost`][], and the length at which they cross.
 * ``E_w[φ_w(q)·φ_w(k)] = e^{q·k}`` for ``w ~ N(0, I)``: an exact Gaussian integral; and the
   Monte Carlo error of ``m`` features, which shrinks like ``1/√m``.
 """

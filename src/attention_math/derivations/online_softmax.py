@@ -12,7 +12,7 @@ Two states merge with ``m = max(m_a, m_b)``, ``ℓ = e^{m_a − m} ℓ_a + e^{m_
 functions below build these states from symbols and prove, by simplification to zero,
 that merging is associative and commutative (so any grouping *and* any order of the tiles
 gives the same state) and that the merged result is exactly ``softmax(s) · v``.
-The NumPy engine that runs this update is :mod:`attention_math.tiled`.
+The NumPy engine that runs this update is [`attention_math.tiled`][].
 """
 
 from __future__ import annotations
