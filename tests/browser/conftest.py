@@ -90,12 +90,6 @@ def _local(url: str, base_url: str) -> bool:
     return url.startswith(base_url + "/") or url == base_url
 
 
-# every block laid out and nothing clipped by the skipping (see Tab.reveal), so that a block
-# wider than the column still shows as pushing the page sideways
-REVEAL = """* { content-visibility: visible !important; }
-:where(.md-content__inner > *, .md-typeset .doc-children > .doc-object) { overflow: visible; }"""
-
-
 @dataclass
 class Tab:
     """One browser tab on the local site that records what went wrong since ``goto``.
@@ -117,18 +111,7 @@ class Tab:
         self.requests.clear()
         response = self.page.goto(self.base_url + path, wait_until="load")
         self.wait_for_math()
-        self.reveal()
         return response
-
-    def reveal(self) -> None:
-        """Lay out the whole page, as each block will be once the reader has scrolled to it.
-
-        The site lets the browser skip off-screen blocks (``content-visibility: auto`` in
-        extra.css) until they come near the screen, and clips what they draw to their box; a
-        test measuring sizes or contrast must see them drawn, unclipped. ``test_interactions``
-        checks the page as it is without this.
-        """
-        self.page.add_style_tag(content=REVEAL)
 
     def wait_for_math(self) -> None:
         """Wait until MathJax has typeset the page, if the page typesets in the browser."""

@@ -169,31 +169,3 @@ def test_figures_are_drawn_in_the_text_colour_of_both_schemes(desktop: Tab, buil
         inks.append(fill)
         page.locator("form[data-md-component=palette] label:visible").first.click()
     assert inks[0] != inks[1]  # the figure's text changed with the scheme
-
-
-def test_off_screen_blocks_are_skipped_yet_a_link_far_down_lands_on_its_heading(
-    phone: Tab,
-) -> None:
-    """A phone skips the layout of blocks far from the screen (``content-visibility: auto``,
-    the guessed heights standing in for them); a link to the last section of a long page
-    still brings its heading to the top of the screen, and its text is drawn there."""
-    page = phone.page
-    page.goto(phone.base_url + "/gradients/", wait_until="load")
-    skipped = page.evaluate(
-        "() => [...document.querySelectorAll('.md-content__inner > p')]"
-        ".filter(p => !p.checkVisibility({contentVisibilityAuto: true})).length"
-    )
-    assert skipped > 3  # the far paragraphs are not laid out at start-up
-    last = page.evaluate("() => [...document.querySelectorAll('article h2[id]')].at(-1).id")
-    page.goto(phone.base_url + "/forward/")  # arrive from elsewhere, as a reader does
-    page.goto(phone.base_url + f"/gradients/#{last}", wait_until="load")
-    page.wait_for_timeout(500)  # the theme's scroll to the anchor, the blocks then drawn
-    top, drawn = page.evaluate(
-        """id => { const h = document.getElementById(id);
-                   const next = h.nextElementSibling;
-                   return [h.getBoundingClientRect().top,
-                           next.checkVisibility({contentVisibilityAuto: true})]; }""",
-        last,
-    )
-    assert 0 <= top < 150, top  # below the header, at the top of the screen
-    assert drawn
