@@ -71,9 +71,9 @@ def _warm_live_cache() -> None:
     spec.loader.exec_module(live)
     try:
         lock = json.loads(live.LOCK.read_text(encoding="utf-8"))
-        live.pyodide_core(lock)
-        live.pypi_wheels(lock["wheels"])
-        live.project_wheel()
+        core = live.pyodide_core(lock)
+        wheels = [path for _, _, path in live.pypi_wheels(lock["wheels"])]
+        live.served_archives(core, lock, [*wheels, live.project_wheel()])  # and the bytecode
     except Exception:  # each build meets the same error and reports it
         pass
 
