@@ -49,7 +49,8 @@ def docs(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
-    """The fast-loop benchmark: README test command, cold build, calibration."""
+    """The fast-loop benchmarks: README test command, cold build, calibration, then
+    benchmarks/build_time.py (``-- --skip-build-times`` to leave it out)."""
     session.run(*UV_RUN, "python", "benchmarks/loop_time.py", *session.posargs)
 
 

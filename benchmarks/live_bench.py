@@ -4,29 +4,38 @@ Headless Chromium (Playwright) against the built site served on localhost under 
 sub-path. Each cold measurement uses a fresh browser context (empty HTTP cache):
 
 - an untouched exercise page: every byte it downloads, and how many of those requests
-  are the live runtime's (targets: none; the page weighs what it did before the boxes);
+  are the live runtime's (target: none); and, in the same run, the same page without the
+  live parts (its answer boxes, their loader and their style rules taken out of a copy), so
+  that what the boxes add to a page nobody clicks is a measured difference;
 - the first check on that page, cold: seconds from the click to the verdict (≤ 15 s on the
-  two-core machine) and the bytes it downloads;
+  two-core machine), split by the progress line's phases, and the bytes it downloads;
+- the same first check with the runtime's modules served as sources (as before the build
+  compiled them to bytecode), on a copy of the site: what the bytecode saves, in one run;
 - later checks on the same page (≤ 1 s each);
 - "Your own example" with 3×3 inputs once the runtime is loaded (≤ 3 s).
 
 Bytes are as served (this server does not compress) and, beside them, gzip-compressed as
 GitHub Pages serves them. The machine is shared: the load average is recorded.
 
-    python benchmarks/live_bench.py [--site DIR] [--out NAME]
+    python benchmarks/live_bench.py [--site DIR] [--out NAME] [--repeat N] [--no-sources]
 
-Without ``--site`` the site is built first. Writes ``benchmarks/NAME.json`` and the table
-``benchmarks/NAME.md`` that the engineering appendix (docs/about.md) includes.
+Without ``--site`` the site is built first (the official run: one command, unattended).
+``--repeat`` takes each cold first check N times (alternating bytecode and sources; the
+table gives the median); ``--no-sources`` skips the sources copy. Writes
+``benchmarks/NAME.json`` and the table ``benchmarks/NAME.md`` that the engineering appendix
+(docs/about.md) includes.
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import importlib.util
 import json
 import os
 import platform
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -43,6 +52,8 @@ from tests.browser.server import SUBPATH, SiteServer  # noqa: E402
 
 CHROMIUM = os.environ.get("ATTENTION_MATH_CHROMIUM", "/usr/bin/chromium")
 PAGE = "exercises/softmax/"
+BARE = "exercises/softmax-without-boxes/"  # PAGE without the live parts (a copy made here)
+CSS = "stylesheets/extra.css"
 OWN = "forward/own-example/"
 # (exercise, answer) for the first check and the later ones: all on PAGE
 FIRST = ("softmax-logs", "[1/6, 1/3, 1/2]")
@@ -128,17 +139,122 @@ def calibration() -> float:
     return round(time.perf_counter() - t, 2)
 
 
+FORMS = re.compile(r'<form class="exercise-check".*?</form>', re.S)
+LOADER = re.compile(r'<script type="module">document\.addEventListener\("submit".*?</script>')
+
+
 def box_bytes(site: Path) -> int:
     """Bytes the answer boxes add to PAGE's HTML: their forms and the one inline loader."""
     html = (site / PAGE / "index.html").read_text(encoding="utf-8")
-    forms = re.findall(r'<form class="exercise-check".*?</form>', html, re.S)
-    loader = re.findall(
-        r'<script type="module">document\.addEventListener\("submit".*?</script>', html
-    )
-    return sum(len(x.encode()) for x in [*forms, *loader])
+    return sum(len(x.encode()) for x in [*FORMS.findall(html), *LOADER.findall(html)])
 
 
-def measure(site: Path, base: str) -> dict[str, Any]:
+def without_boxes(site: Path) -> None:
+    """Write BARE: PAGE with its forms and loader taken out, and a stylesheet without the
+    boxes' rules (the site's stylesheet holds them for every page)."""
+    html = (site / PAGE / "index.html").read_text(encoding="utf-8")
+    bare = LOADER.sub("", FORMS.sub("", html)).replace(CSS, CSS.replace(".css", "-bare.css"))
+    if "exercise-check" in bare or CSS.replace(".css", "-bare.css") not in bare:
+        raise RuntimeError(f"{PAGE}: the live parts could not be taken out of the copy")
+    (site / BARE).mkdir(parents=True, exist_ok=True)
+    (site / BARE / "index.html").write_text(bare, encoding="utf-8")
+    rules = (site / CSS).read_text(encoding="utf-8").splitlines(keepends=True)
+    kept = [r for r in rules if "exercise-check" not in r and "own-example" not in r]
+    (site / CSS.replace(".css", "-bare.css")).write_text("".join(kept), encoding="utf-8")
+
+
+def _hook() -> Any:
+    spec = importlib.util.spec_from_file_location("live_hook", ROOT / "hooks" / "live.py")
+    assert spec is not None and spec.loader is not None
+    live = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(live)
+    return live
+
+
+def with_sources(site: Path, dest: Path) -> Path:
+    """A copy of ``site`` whose runtime serves its modules as sources (the standard library
+    and the wheels as fetched and built, uncompiled), with a manifest to match."""
+    live = _hook()
+    shutil.copytree(site, dest)
+    lock = json.loads(live.LOCK.read_text(encoding="utf-8"))
+    manifest_path = dest / "assets/live/manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    core = live.pyodide_core(lock)
+    stdlib = core / "python_stdlib.zip"
+    shutil.copyfile(stdlib, dest / "assets/live" / manifest["stdlib"]["path"])
+    manifest["stdlib"]["sha"] = live._digest(stdlib)
+    sources = {path.name: path for _, _, path in live.pypi_wheels(lock["wheels"])}
+    sources |= {live.project_wheel().name: live.project_wheel()}
+    for wheel in manifest["wheels"]:
+        src = sources[wheel["path"].rsplit("/", 1)[1]]
+        shutil.copyfile(src, dest / "assets/live" / wheel["path"])
+        wheel["sha"] = live._digest(src)
+    manifest["bytecode"] = False
+    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8")
+    return dest
+
+
+PHASES = """el => { window.__phases = [];
+  new MutationObserver(() => window.__phases.push([performance.now(), el.textContent]))
+    .observe(el, {childList: true, characterData: true, subtree: true});
+  window.__t0 = performance.now(); }"""
+
+
+def phases(page: Any) -> dict[str, float]:
+    """Seconds spent on each progress line of the first check (the worker's own words)."""
+    marks = page.evaluate("[window.__t0, window.__phases]")
+    t0, seen = marks[0], marks[1]
+    out: dict[str, float] = {}
+    last, text = t0, "(click)"
+    for t, new in seen:
+        out[text] = round(out.get(text, 0) + (t - last) / 1000, 2)
+        last, text = t, new or "(verdict)"
+    return {k: v for k, v in out.items() if k != "(verdict)"}
+
+
+def first_check(browser: Any, site: Path, base: str) -> dict[str, Any]:
+    """The first check on PAGE in a fresh context: seconds, phases, downloads, verdict."""
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    seen = Bytes(site, base)
+    seen.listen(page)
+    page.goto(base + PAGE, wait_until="networkidle")
+    start = len(seen.urls)
+    box = page.locator(f'.exercise-check[data-exercise-id="{FIRST[0]}"]')
+    box.locator(".exercise-check__progress").evaluate(PHASES)
+    seconds = check(page, *FIRST)
+    page.wait_for_load_state("networkidle")
+    out = {
+        "s": round(seconds, 2),
+        "phases": phases(page),
+        # the runtime's files only: the theme's search index may arrive in the same seconds
+        "download": seen.total(start, only="/live/"),
+        "files": {
+            urlsplit(u).path.rsplit("/", 1)[-1]: seen.file(u).stat().st_size
+            for u in seen.urls[start:]
+            if seen.file(u).is_file() and "/live/" in u
+        },
+        "verdict": box.locator(".exercise-check__verdict").get_attribute("data-verdict"),
+    }
+    ctx.close()
+    return out
+
+
+def untouched(browser: Any, site: Path, base: str, path: str) -> dict[str, int]:
+    """Every byte a cold, untouched ``path`` downloads, and how many requests are live."""
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    seen = Bytes(site, base)
+    seen.listen(page)
+    page.goto(base + path, wait_until="networkidle")
+    page.wait_for_timeout(1000)  # anything a script would fetch late, after the load
+    out = seen.total()
+    out["live_requests"] = sum("/live/" in u for u in seen.urls)
+    ctx.close()
+    return out
+
+
+def measure(site: Path, base: str, sources: tuple[Path, str] | None, repeat: int) -> dict[str, Any]:
     from playwright.sync_api import sync_playwright
 
     out: dict[str, Any] = {"load_before": load(), "native_import_s": calibration()}
@@ -146,29 +262,33 @@ def measure(site: Path, base: str) -> dict[str, Any]:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         out["chromium"] = browser.version
 
-        ctx = browser.new_context()  # an untouched page, cold
-        page = ctx.new_page()
-        seen = Bytes(site, base)
-        seen.listen(page)
-        page.goto(base + PAGE, wait_until="networkidle")
-        out["untouched_page"] = seen.total()
-        out["untouched_page"]["live_requests"] = sum("/live/" in u for u in seen.urls)
+        out["untouched_page"] = untouched(browser, site, base, PAGE)
         out["untouched_page"]["answer_box_bytes"] = box_bytes(site)
+        out["untouched_page_without_boxes"] = untouched(browser, site, base, BARE)
 
-        start = len(seen.urls)  # the first check on it, still cold
-        out["first_check_s"] = round(check(page, *FIRST), 2)
-        page.wait_for_load_state("networkidle")
-        # the runtime's files only: the theme's search index may arrive in the same seconds
-        out["first_check_download"] = seen.total(start, only="/live/")
-        out["first_check_files"] = {
-            urlsplit(u).path.rsplit("/", 1)[-1]: seen.file(u).stat().st_size
-            for u in seen.urls[start:]
-            if seen.file(u).is_file()
-        }
-        out["first_check_verdict"] = page.locator(
-            f'.exercise-check[data-exercise-id="{FIRST[0]}"] .exercise-check__verdict'
-        ).get_attribute("data-verdict")
+        runs: dict[str, list[dict[str, Any]]] = {"bytecode": [], "sources": []}
+        for _ in range(repeat):  # alternating, so that a change of load hits both alike
+            runs["bytecode"].append(first_check(browser, site, base))
+            if sources is not None:
+                runs["sources"].append(first_check(browser, *sources))
+        first = runs["bytecode"]
+        out["first_check_each_s"] = [r["s"] for r in first]
+        out["first_check_s"] = round(statistics.median(out["first_check_each_s"]), 2)
+        out["first_check_phases"] = first[0]["phases"]
+        out["first_check_download"] = first[0]["download"]
+        out["first_check_files"] = first[0]["files"]
+        out["first_check_verdict"] = first[0]["verdict"]
+        if runs["sources"]:
+            src = runs["sources"]
+            out["first_check_sources_each_s"] = [r["s"] for r in src]
+            out["first_check_sources_s"] = round(statistics.median(r["s"] for r in src), 2)
+            out["first_check_sources_phases"] = src[0]["phases"]
+            out["first_check_sources_download"] = src[0]["download"]
 
+        ctx = browser.new_context()  # later checks, the runtime loaded by a first one
+        page = ctx.new_page()
+        page.goto(base + PAGE, wait_until="networkidle")
+        check(page, *FIRST)
         later = [check(page, e, a) for e, a in LATER]
         out["later_check_s"] = {
             "each": [round(x, 3) for x in later],
@@ -181,11 +301,11 @@ def measure(site: Path, base: str) -> dict[str, Any]:
         page = ctx.new_page()
         page.goto(base + OWN, wait_until="networkidle")
         out["own_example_first_s"] = round(own_example(page), 2)
-        runs = [own_example(page) for _ in range(3)]
+        runs3 = [own_example(page) for _ in range(3)]
         out["own_example_3x3_s"] = {
-            "each": [round(x, 3) for x in runs],
-            "median": round(statistics.median(runs), 3),
-            "max": round(max(runs), 3),
+            "each": [round(x, 3) for x in runs3],
+            "median": round(statistics.median(runs3), 3),
+            "max": round(max(runs3), 3),
         }
         ctx.close()
         browser.close()
@@ -206,16 +326,50 @@ def kib(n: int) -> str:
     return f"{n / 1024:,.0f} KiB"
 
 
+def _phases(ph: dict[str, float]) -> str:
+    names = {"(click)": "starting", "Working…": "checking"}
+    return "; ".join(f"{names.get(k, k.rstrip('…'))} {v:.1f} s" for k, v in ph.items())
+
+
+def _download(d: dict[str, int]) -> str:
+    return f"{kib(d['bytes'])} ({kib(d['gzip_bytes'])} gzipped), {d['requests']} requests"
+
+
 def table(r: dict[str, Any]) -> str:
     v = verdicts(r)
-    u, d = r["untouched_page"], r["first_check_download"]
+    u, b, d = r["untouched_page"], r["untouched_page_without_boxes"], r["first_check_download"]
+    each = r["first_check_each_s"]
     rows = [
         (
-            "First check on a page, cold cache",
+            "First check on a page, cold cache"
+            + (f" (median of {len(each)})" if len(each) > 1 else ""),
             f"{r['first_check_s']:.1f} s",
             "≤ 15 s",
             v["first_check_s"],
         ),
+        (
+            "&nbsp;&nbsp;its phases, as its progress line says",
+            _phases(r["first_check_phases"]),
+            "",
+            "",
+        ),
+    ]
+    if "first_check_sources_s" in r:
+        rows += [
+            (
+                "The same, modules served as sources (not compiled at build time)",
+                f"{r['first_check_sources_s']:.1f} s",
+                "",
+                f"bytecode saves {r['first_check_sources_s'] - r['first_check_s']:.1f} s",
+            ),
+            (
+                "&nbsp;&nbsp;its phases",
+                _phases(r["first_check_sources_phases"]),
+                "",
+                "",
+            ),
+        ]
+    rows += [
         (
             f"Later checks ({len(r['later_check_s']['each'])}, median / slowest)",
             f"{r['later_check_s']['median']:.2f} / {r['later_check_s']['max']:.2f} s",
@@ -228,30 +382,45 @@ def table(r: dict[str, Any]) -> str:
             "≤ 3 s",
             v["own_example_3x3_s"],
         ),
+        ("Downloaded by the first check", _download(d), "", ""),
+    ]
+    if "first_check_sources_download" in r:
+        rows.append(
+            (
+                "&nbsp;&nbsp;the same, modules as sources",
+                _download(r["first_check_sources_download"]),
+                "",
+                "",
+            )
+        )
+    diff, gz = u["bytes"] - b["bytes"], u["gzip_bytes"] - b["gzip_bytes"]
+    rows += [
         (
-            "Downloaded by the first check",
-            f"{kib(d['bytes'])} ({kib(d['gzip_bytes'])} gzipped), {d['requests']} requests",
-            "",
-            "",
-        ),
-        (
-            "Downloaded by the exercise page, nothing clicked",
-            f"{kib(u['bytes'])} ({kib(u['gzip_bytes'])} gzipped), {u['requests']} requests, "
-            f"{u['live_requests']} of them live; the boxes' HTML and loader: "
-            f"{u['answer_box_bytes']:,} bytes",
+            "Exercise page, nothing clicked",
+            f"{_download(u)}, {u['live_requests']} of them live",
             "no live file",
             "met" if u["live_requests"] == 0 else "missed",
         ),
+        (
+            "The same page without the live parts (boxes, loader, style rules)",
+            f"{_download(b)}",
+            "equal",
+            f"{diff:+,} bytes ({gz:+,} gzipped, {100 * gz / b['gzip_bytes']:+.1f} %)",
+        ),
     ]
-    lines = ["| Measurement | Measured | Target | Verdict |", "|---|---:|---|---|"]
-    lines += [f"| {a} | {b} | {c} | {e} |" for a, b, c, e in rows]
+    lines = ["| Measurement | Measured | Target | Verdict |", "|---|---|---|---|"]
+    lines += [f"| {a} | {b_} | {c} | {e} |" for a, b_, c, e in rows]
     lines.append("")
     lines.append(
         f"Measured by `benchmarks/live_bench.py` in headless Chromium {r['chromium']} on "
         f"{r['cpus']} shared CPU cores ({r['date']}), load average "
         f"{r['load_before'][0]} before and {r['load_after'][0]} after (CPython importing the "
         f"checker took {r['native_import_s']} s in the same run). The first check's download "
-        f"is Pyodide {r['pyodide']}, SymPy, mpmath and attention_math."
+        f"is Pyodide {r['pyodide']}, SymPy, mpmath and attention_math, their modules compiled "
+        f"to bytecode by the build with Pyodide's own Python (without their test suites). "
+        f"A page without the live parts differs by the boxes' own markup "
+        f"({u['answer_box_bytes']:,} bytes of HTML here) and their style rules; it loads "
+        f"the same files otherwise."
     )
     return "\n".join(lines) + "\n"
 
@@ -260,19 +429,28 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--site", type=Path, help="a built site (default: build one)")
     ap.add_argument("--out", default="live", help="benchmarks/OUT.json and OUT.md")
+    ap.add_argument("--repeat", type=int, default=1, help="cold first checks of each kind")
+    ap.add_argument("--no-sources", action="store_true", help="skip the sources copy")
     args = ap.parse_args()
-    with SiteServer() as server, tempfile.TemporaryDirectory() as tmp:
-        site = args.site
-        if site is None:
-            site = Path(tmp) / "site"
+    with SiteServer() as server, SiteServer() as second, tempfile.TemporaryDirectory() as tmp:
+        site = Path(tmp) / "site"
+        if args.site is None:
             env = {**os.environ, "SITE_URL": server.url, "NO_MKDOCS_2_WARNING": "1"}
             cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(site)]
             subprocess.run(cmd, cwd=ROOT, env=env, check=True)
+        else:
+            shutil.copytree(args.site, site)  # the copies below are made in it, not in yours
+        without_boxes(site)
+        sources = None
+        if not args.no_sources:
+            copy = with_sources(site, Path(tmp) / "sources")
+            sources = (copy, second.start(copy))
         base = server.start(site)
-        r = measure(site, base)
-    manifest = json.loads((site / "assets/live/manifest.json").read_text(encoding="utf-8"))
+        manifest = json.loads((site / "assets/live/manifest.json").read_text(encoding="utf-8"))
+        r = measure(site, base, sources, max(1, args.repeat))
     r |= {
         "pyodide": manifest["pyodide"],
+        "bytecode": manifest.get("bytecode", False),
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),

@@ -16,10 +16,13 @@ cores. The load average is recorded with every figure: the machine is shared. Re
 written after each step, so a run stopped during the test command keeps its build figures
 (``--skip-tests`` measures setup and build only). Writes
 ``benchmarks/loop_time.json`` (data) and ``benchmarks/loop_time.md`` (the table the About
-page includes). Run from the project root, alone on the machine if you can::
+page includes). Then it runs ``benchmarks/build_time.py`` (cold builds with and without the
+parallel worker, rebuilds under ``mkdocs serve``; its own table, also on the About page)
+unless ``--skip-build-times``. One unattended command, from the project root, alone on the
+machine if you can (about 15 minutes on an idle 2-core machine)::
 
-    python3 -m uv run python benchmarks/loop_time.py            # --skip-tests: setup and build
-    python3 -m uv run python benchmarks/loop_time.py --table    # the table from loop_time.json
+    python3 -m uv run --locked --group test python benchmarks/loop_time.py
+    # --skip-tests: setup and build only; --table: the table again from loop_time.json
 """
 
 from __future__ import annotations
@@ -189,7 +192,10 @@ def main() -> None:
     measure(figures, skip_tests="--skip-tests" in sys.argv[1:])
     write(figures)
     print(table(figures))
-    print("wrote", shlex.quote(str(OUT / "loop_time.json")))
+    print("wrote", shlex.quote(str(OUT / "loop_time.json")), flush=True)
+    if "--skip-build-times" not in sys.argv[1:]:
+        # exit status 1 there means a target missed, which the tables say: not a failure here
+        subprocess.run([sys.executable, str(OUT / "build_time.py")], cwd=ROOT, check=False)
 
 
 if __name__ == "__main__":

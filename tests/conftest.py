@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +14,35 @@ TORCH_MISSING = (
     "PyTorch, the optional test-time oracle, is not installed; install it with: "
     "python3 -m uv pip install --python .venv/bin/python torch==2.13.0"
 )
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def mkdocs_config() -> dict[str, Any]:
+    """mkdocs.yml as data; its tags (``!ENV``, ``!!python/name:``) read as ``None``."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda *a: None)
+    Loader.add_multi_constructor("!", lambda *a: None)
+    config: dict[str, Any] = yaml.load(
+        (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader
+    )
+    return config
+
+
+def nav_pages(entry: object) -> list[str]:
+    """Every Markdown page under a nav entry (the whole nav by default), in reading order."""
+    if isinstance(entry, str):
+        return [entry] if entry.endswith(".md") else []
+    if isinstance(entry, dict):
+        return [p for value in entry.values() for p in nav_pages(value)]
+    if isinstance(entry, list):
+        return [p for item in entry for p in nav_pages(item)]
+    return []
 
 
 def require_or_skip(module: str, reason: str):
@@ -132,9 +162,33 @@ def pytest_make_collect_report(collector):
         report.longrepr = f"module skipped under CI, which installs everything: {report.longrepr}"
 
 
+class _GroupIds:
+    """pytest-xdist 3.8 writes a test's group into ``item._nodeid``, which pytest 9.2's
+    structured ids no longer read (pytest-xdist issue 1386), and the group is lost: write it
+    where pytest reads it, once xdist has had its turn (a fixed xdist leaves nothing to do)."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]):
+        if not getattr(config.option, "loadgroup", False):  # set in xdist's workers only
+            return
+        for item in items:
+            groups = sorted({str(m.args[0]) for m in item.iter_markers("xdist_group")})
+            if groups and "@" not in item.nodeid:
+                from _pytest.nodeid import coerce_node_id  # pytest >= 9.2 only gets here
+
+                item._id = coerce_node_id(f"{item.nodeid}@{'_'.join(groups)}")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(_GroupIds(), "attention-math-xdist-groups")
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test that needs the built site is a ``docs`` test, marked or not, so that
-    ``-m "not docs"`` never builds the site."""
+    ``-m "not docs"`` never builds the site; under pytest-xdist (``-n``, on by default in
+    pyproject.toml) they all go to one worker, so that the site is built once per run."""
     for item in items:
         if "built_site" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.docs)
+            item.add_marker(pytest.mark.xdist_group("built_site"))

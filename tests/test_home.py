@@ -5,38 +5,19 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import yaml
+from tests.conftest import mkdocs_config, nav_pages
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-class _Loader(yaml.SafeLoader):
-    """mkdocs.yml's tags (`!ENV`, `!!python/name:`) read as nothing: only the nav is wanted."""
-
-
-_Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda *a: None)
-_Loader.add_multi_constructor("!", lambda *a: None)
-
-
-def _pages(entry: object) -> list[str]:
-    """Every Markdown page under one nav entry."""
-    if isinstance(entry, str):
-        return [entry]
-    if isinstance(entry, dict):
-        return [p for value in entry.values() for p in _pages(value)]
-    if isinstance(entry, list):
-        return [p for item in entry for p in _pages(item)]
-    return []
-
-
 def sections() -> dict[str, list[str]]:
     """The top-level sections of the nav (Home excluded) and their pages."""
-    nav = yaml.load((ROOT / "mkdocs.yml").read_text("utf-8"), Loader=_Loader)["nav"]
+    nav = mkdocs_config()["nav"]
     out: dict[str, list[str]] = {}
     for item in nav:
         ((title, value),) = item.items()
         if value != "index.md":
-            out[title] = _pages(value)
+            out[title] = nav_pages(value)
     return out
 
 

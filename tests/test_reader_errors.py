@@ -15,6 +15,7 @@ import sympy as sp
 
 from attention_math import numeric
 from attention_math.derivations.convex_hull import in_column_ranges, in_hull
+from tests.conftest import mkdocs_config, nav_pages
 
 
 def page(site: Path, path: str) -> str:
@@ -233,27 +234,9 @@ def test_corrected_statements_are_on_their_pages(built_site: Path) -> None:
 
 @pytest.mark.docs
 def test_equations_are_numbered_in_reading_order(built_site: Path) -> None:
-    import yaml
-
-    class Loader(yaml.SafeLoader):
-        pass
-
-    Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda *a: None)
-    Loader.add_multi_constructor("!", lambda *a: None)
     root = Path(__file__).resolve().parents[1]
-    nav = yaml.load((root / "mkdocs.yml").read_text(), Loader=Loader)["nav"]
-
-    def pages(node: object) -> list[str]:
-        if isinstance(node, str):
-            return [node] if node.endswith(".md") else []
-        if isinstance(node, list):
-            return [p for item in node for p in pages(item)]
-        if isinstance(node, dict):
-            return [p for value in node.values() for p in pages(value)]
-        return []
-
     first_seen: list[int] = []
-    for md in pages(nav):
+    for md in nav_pages(mkdocs_config()["nav"]):
         text = (root / "docs" / md).read_text(encoding="utf-8")
         for tag in re.findall(r"\\tag\{(\d+)\}", text):
             if int(tag) not in first_seen:

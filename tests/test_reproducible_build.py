@@ -3,7 +3,10 @@
 The session's shared build (``built_site``) is compared with a second build made in another
 process with another hash seed (so set and dict-of-set ordering cannot hide) into another
 directory. ``hooks/reproducible.py`` pins the
-page dates to the commit time of ``HEAD`` instead of the day of the build.
+page dates to the commit time of ``HEAD`` instead of the day of the build. The shared build
+runs the executed blocks on two processes (``hooks/parallel_exec.py``), the second in one
+(``ATTENTION_MATH_PARALLEL=0``): identical bytes also show that a block's output does not
+depend on which process ran it.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ class SecondBuild:
             "PYTHONHASHSEED": hash_seed,
             "NO_MKDOCS_2_WARNING": "1",
             "SITE_URL": site_url,  # the shared build's address, or every canonical link differs
+            "ATTENTION_MATH_PARALLEL": "0",  # every block in the build's own process
         }
         self.site = site
         self.proc = subprocess.Popen(
@@ -67,9 +71,9 @@ def _warm_live_cache() -> None:
     spec.loader.exec_module(live)
     try:
         lock = json.loads(live.LOCK.read_text(encoding="utf-8"))
-        live.pyodide_core(lock)
-        live.pypi_wheels(lock["wheels"])
-        live.project_wheel()
+        core = live.pyodide_core(lock)
+        wheels = [path for _, _, path in live.pypi_wheels(lock["wheels"])]
+        live.served_archives(core, lock, [*wheels, live.project_wheel()])  # and the bytecode
     except Exception:  # each build meets the same error and reports it
         pass
 

@@ -119,10 +119,27 @@ def test_a_key_mean_only_shifts_the_row_and_a_query_mean_widens_it():
 
 
 def test_key_mean_leaves_weights_query_mean_sharpens_them():
-    from attention_math.derivations.mean_shift import mean_shift
+    from attention_math.derivations.mean_shift import EXPERIMENT, mean_shift
 
     r = mean_shift(np.random.default_rng(1), shift=1.0, rows=500)
-    assert r.weight_change_key < 64  # rounding only
+    assert r.weight_change_key < EXPERIMENT.key_bound_eps  # rounding only
+    assert (r.d, r.n_keys, r.rows) == (EXPERIMENT.d, EXPERIMENT.n_keys, 500)
     assert r.spread["key mean"] == pytest.approx(r.spread["none"], rel=1e-9)
     assert r.spread["query mean"] == pytest.approx(2 * r.spread["none"], rel=0.1)
     assert r.largest_weight["query mean"] > 1.2 * r.largest_weight["none"]
+
+
+def test_the_mean_shift_block_takes_its_sizes_from_package_data():
+    """The page's Source tab reads d_k and the sizes from EXPERIMENT; it types none of them."""
+    import re
+    from pathlib import Path
+
+    from attention_math.derivations.mean_shift import EXPERIMENT
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "why" / "scaling.md").read_text("utf-8")
+    (block,) = [
+        b for b in re.findall(r"```python exec.*?\n(.*?)```", page, re.S) if "mean_shift(" in b
+    ]
+    sizes = {EXPERIMENT.d, EXPERIMENT.n_keys, EXPERIMENT.rows, int(EXPERIMENT.key_bound_eps)}
+    typed = sorted(set(int(n) for n in re.findall(r"(?<![\w.])\d+(?![\w.])", block)) & sizes)
+    assert not typed, f"why/scaling types {typed} in the mean-shift block: use EXPERIMENT"

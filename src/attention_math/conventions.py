@@ -53,9 +53,7 @@ def torch_or_none() -> ModuleType | None:
     """
     if importlib.util.find_spec("torch") is None:
         return None
-    import torch
-
-    return torch
+    return importlib.import_module("torch")  # typed ModuleType whether or not torch is there
 
 
 class ConventionMismatch(AssertionError):
@@ -283,8 +281,8 @@ def fully_masked_row(torch: ModuleType | None) -> Row:
         ]
     return Row(
         "fully masked row",
-        "SDPA (2.x): zeros; `nn.MultiheadAttention`: NaN; a finite fill such as HF's "
-        "`finfo.min`: uniform weights over the blocked keys",
+        "SDPA (since 2.5; NaN before): zeros; `nn.MultiheadAttention`: NaN; a finite fill "
+        "such as HF's `finfo.min`: uniform weights over the blocked keys",
         "zero weights and a zero output row: no key is seen, so nothing is averaged, and "
         "no NaN reaches the next layer",
         "; ".join(parts),

@@ -10,7 +10,14 @@ from __future__ import annotations
 from attention_math.audit import Finding, audit, format_computed, steps
 from attention_math.examples import AGREES, EXAMPLES, SLIP, WRONG
 from attention_math.plots import heatmap
-from attention_math.render import decimal_latex, display, exact_beside_decimal, table
+from attention_math.render import (
+    decimal_latex,
+    display,
+    exact_beside_decimal,
+    folded,
+    table,
+    teaches,
+)
 from attention_math.symbolic import latex
 
 __all__ = ["heatmap_svg", "inputs_md", "steps_md", "summary_md", "verdicts_md"]
@@ -76,7 +83,10 @@ def steps_md(
             exact_beside_decimal(_TEX.get(name, name), exact, num, digits=digits, show_exact=show)
         )
         if not show and exact.shape != (1, 1):  # the exact form of one entry, for the reader
-            out.append(display(f"{_TEX.get(name, name)[0]}_{{11}} = {latex(exact[0, 0])}"))
+            entry = f"{_TEX.get(name, name)[0]}_{{11}}"
+            shown = display(f"{entry} = {latex(exact[0, 0])}")
+            # a long rational (a decimal in disguise) is a click away, not in the reading line
+            out.append(shown if teaches(exact[0, 0]) else folded(f"Exact form of ${entry}$", shown))
     return "\n".join(out)
 
 

@@ -358,10 +358,11 @@ def multi_head_attention(
 def circuits(
     w_q: ArrayLike, w_k: ArrayLike, w_v: ArrayLike, w_o: ArrayLike, n_heads: int
 ) -> tuple[NDArray[np.floating], NDArray[np.floating]]:
-    """The QK and OV circuits of each head: ``W_Q^h W_K^hᵀ`` and ``W_V^h W_O^h``.
+    """The QK and OV circuits of each head ``k``: ``W_QK^k = W_Q^k W_K^kᵀ`` and
+    ``W_OV^k = W_V^k W_O^k``.
 
-    Head ``h``'s scores are ``X W_QK^h Xᵀ · scale`` (a bilinear form in the inputs) and its
-    contribution to the output is ``P_h X W_OV^h``; multi-head attention is the *sum* of
+    Head ``k``'s scores are ``X W_QK^k Xᵀ · scale`` (a bilinear form in the inputs) and its
+    contribution to the output is ``P_k X W_OV^k``; multi-head attention is the *sum* of
     those contributions over the heads, the same as ``Concat(head_1, …) W_O``. Each circuit
     is a product through ``d_k`` (or ``d_v``) columns, so its rank is at most ``d_k``
     (``d_v``), however wide ``d_model`` is.
@@ -427,7 +428,7 @@ def grouped_query_attention(
 ) -> NDArray[np.floating]:
     """Grouped-query attention: ``n_heads`` query heads share ``n_kv_heads`` key/value heads.
 
-    Query head ``h`` reads key/value head ``h // (n_heads // n_kv_heads)`` (consecutive query
+    Query head ``k`` reads key/value head ``k // (n_heads // n_kv_heads)`` (consecutive query
     heads form a group), the convention of PyTorch's
     ``scaled_dot_product_attention(..., enable_gqa=True)``. ``n_kv_heads == 1`` is multi-query
     attention; ``n_kv_heads == n_heads`` is `multi_head_attention`. The key/value cache of a

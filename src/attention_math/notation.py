@@ -279,6 +279,13 @@ SYMBOLS: tuple[Symbol, ...] = (
         group=_N,
     ),
     Symbol(
+        r"$r_{\min}$",
+        ("r_min",),
+        "the smallest positive (subnormal) float of a format",
+        page="why/masks.md",
+        group=_N,
+    ),
+    Symbol(
         r"$\operatorname{lse}$",
         ("lse",),
         r"log-sum-exp, $\log \sum_j e^{s_j}$",
@@ -319,7 +326,8 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$g$",
         ("g",),
-        r"the upstream gradient of one row, $g = \partial \ell/\partial p$",
+        r"the upstream gradient of one row, $g = \partial \ell/\partial p$; in the symbolic "
+        r"checks, $g_{ij}$ are the entries of the upstream gradient $dO$",
         page="gradients/index.md",
         group=_G,
     ),
@@ -393,6 +401,15 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"the output projection that recombines the heads; $W_O^{(i)}$ is the block of head $i$",
         r"$h\,d_v \times d_{\text{out}}$",
         "why/multi-head.md",
+        _M,
+    ),
+    Symbol(
+        r"$W_{QK}$, $W_{OV}$",
+        ("W_QK", "W_OV"),
+        r"a head's QK circuit $W_Q^{(i)} W_K^{(i)\top}$ (where it looks) and OV circuit "
+        r"$W_V^{(i)} W_O^{(i)}$ (what it moves)",
+        r"$d_{\text{model}} \times d_{\text{model}}$",
+        "attention-as.md",
         _M,
     ),
     Symbol(
@@ -519,9 +536,9 @@ SYMBOLS: tuple[Symbol, ...] = (
         group=_P,
     ),
     Symbol(
-        r"$m_h$",
-        ("m_h",),
-        r"the ALiBi slope of head $h$: its scores get the bias $-m_h \lvert i - j \rvert$",
+        r"$m_k$",
+        ("m_k",),
+        r"the ALiBi slope of head $k$: its scores get the bias $-m_k \lvert i - j \rvert$",
         "scalar",
         "positions/alibi.md",
         _P,

@@ -152,7 +152,7 @@ def description(fig: Figure) -> str:
         ...     _ = ax.legend()
         ...     print(description(fig))
         ...     plt.close(fig)
-        Figure. scores q · k: key against weight; legend: dₖ = 4.
+        Figure. scores q · k: weight against key; legend: dₖ = 4.
     """
     parts = []
     parts.append(fig.get_suptitle())
@@ -160,7 +160,8 @@ def description(fig: Figure) -> str:
         if not ax.get_visible() or not ax.axison:
             continue
         about = f"{ax.get_title()}: " if ax.get_title() else ""
-        about += " against ".join(x for x in (ax.get_xlabel(), ax.get_ylabel()) if x)
+        # "y against x", as a figure is described in words
+        about += " against ".join(x for x in (ax.get_ylabel(), ax.get_xlabel()) if x)
         legend = ax.get_legend()
         if legend is not None:
             about += "; legend: " + ", ".join(t.get_text() for t in legend.get_texts())

@@ -6,7 +6,7 @@ positions from outside. Three ways in use:
 * **sinusoidal** (Vaswani et al. 2017): a fixed vector added to each token's input;
 * **RoPE** (Su et al., RoFormer): queries and keys rotated by an angle proportional to
   their position, so that their dot product depends only on the *difference* of positions;
-* **ALiBi** (Press et al. 2022): a bias ``−m_h·|i − j|`` added to the scores of head ``h``.
+* **ALiBi** (Press et al. 2022): a bias ``−m_k·|i − j|`` added to the scores of head ``k``.
 
 The exact statements behind each are in
 [`derivations.positional`][attention_math.derivations.positional].
@@ -172,12 +172,12 @@ def rope(
 
 
 def alibi_exponents(n_heads: int) -> list[Fraction]:
-    """The exact exponents ``e_h`` of the ALiBi slopes ``m_h = 2^(−e_h)``, head by head.
+    """The exact exponents ``e_k`` of the ALiBi slopes ``m_k = 2^(−e_k)``, head by head.
 
-    For ``n`` a power of two the slopes form the geometric sequence ``2^(−8h/n)``,
-    ``h = 1 … n``. Otherwise (the paper's rule, as in its reference code): take the
+    For ``n`` a power of two the slopes form the geometric sequence ``2^(−8k/n)``,
+    ``k = 1 … n``. Otherwise (the paper's rule, as in its reference code): take the
     ``2^⌊log₂ n⌋`` slopes of the power of two below ``n``, then the first missing ones from
-    every other slope of the power of two above (``2^(−8h/(2n'))`` for odd ``h``).
+    every other slope of the power of two above (``2^(−8k/(2n'))`` for odd ``k``).
 
     Examples:
         >>> from attention_math.positional import alibi_exponents
@@ -194,8 +194,8 @@ def alibi_exponents(n_heads: int) -> list[Fraction]:
 
 
 def alibi_slopes(n_heads: int) -> NDArray[np.float64]:
-    """The ALiBi slope ``m_h`` of each head, ``(n_heads,)``: ``2^(−8h/n)`` for ``n`` a power of
-    two, the paper's interleaving rule otherwise (see `alibi_exponents`).
+    """The ALiBi slope ``m_k`` of each head ``k``, ``(n_heads,)``: ``2^(−8k/n)`` for ``n`` a
+    power of two, the paper's interleaving rule otherwise (see `alibi_exponents`).
 
     Examples:
         >>> from attention_math.positional import alibi_slopes
@@ -207,7 +207,7 @@ def alibi_slopes(n_heads: int) -> NDArray[np.float64]:
 
 
 def alibi_bias(n_heads: int, n_q: int, n_k: int | None = None) -> NDArray[np.float64]:
-    """The ALiBi additive mask ``(n_heads, n_q, n_k)`` with entry ``−m_h · |i − j|``.
+    """The ALiBi additive mask ``(n_heads, n_q, n_k)`` with entry ``−m_k · |i − j|``.
 
     Add it to the scores (``mask=`` of ``numeric.attention``), combined with a causal mask
     for a decoder. Queries and keys are both counted from position 0.

@@ -27,6 +27,7 @@ __all__ = [
     "fmt",
     "folded",
     "table",
+    "teaches",
     "tex_width",
 ]
 
@@ -127,6 +128,30 @@ def display_row(*parts: str, sep: str = r",\qquad ") -> str:
     return "".join(display(p) for p in parts)
 
 
+def _integers(exact: object) -> bool:
+    """Whether every entry of ``exact`` (a SymPy expression or matrix) is an integer."""
+    e = sp.sympify(exact)
+    entries = list(e) if isinstance(e, sp.MatrixBase) else [e]
+    return all(getattr(x, "is_Integer", False) for x in entries)
+
+
+def teaches(exact: object, max_digits: int = 6) -> bool:
+    """Whether an exact form is worth reading: no rational in it has a numerator or
+    denominator longer than ``max_digits`` digits (``6714893/1000000`` is a decimal in
+    disguise, ``e/(2 + e)`` teaches).
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.render import teaches
+        >>> teaches(sp.E / (2 + sp.E)), teaches(sp.exp(sp.Rational(6714893, 10**6)))
+        (True, False)
+    """
+    return not any(
+        len(str(abs(r.p))) > max_digits or len(str(r.q)) > max_digits
+        for r in sp.sympify(exact).atoms(sp.Rational)
+    )
+
+
 def exact_beside_decimal(
     name: str,
     exact: object,
@@ -135,6 +160,7 @@ def exact_beside_decimal(
     digits: int = 4,
     bound_eps: float = 16.0,
     show_exact: bool = True,
+    fold: bool = False,
 ) -> str:
     """``name = exact ≈ decimal`` as display math, after cross-checking the two.
 
@@ -142,7 +168,10 @@ def exact_beside_decimal(
     when the NumPy value disagrees with the exact one by more than ``bound_eps`` machine
     epsilons. Too wide for one line ([`COLUMN_CHARS`][attention_math.render.COLUMN_CHARS]), the
     decimal goes on a second line; an exact form too wide even for its own line is shown folded, a
-    click away, below ``name ≈ decimal``.
+    click away, below ``name ≈ decimal``. Integers that NumPy reproduces exactly are shown once,
+    ``name = exact`` (the decimal would repeat them). An exact form that does not teach
+    ([`teaches`][attention_math.render.teaches]: long rationals) is folded even when it
+    fits, and so is any exact form when ``fold`` is set.
 
     Examples:
         >>> import numpy as np, sympy as sp
@@ -161,8 +190,16 @@ def exact_beside_decimal(
         P \\approx \\begin{bmatrix}0.1065 & ...\\end{bmatrix}
         >>> '??? info "Exact form of $P$"' in text
         True
+        >>> w = sp.Rational(6714893, 10**6)
+        >>> folded = exact_beside_decimal("w", w, np.float64(6.714893), fold=True)
+        >>> print(folded.split("$$")[1].strip())
+        w \\approx 6.715
+        >>> text = exact_beside_decimal("Q", sp.Matrix([[1, -2]]), np.array([[1.0, -2.0]]))
+        >>> print(text.split("$$")[1].strip())
+        Q = \\begin{bmatrix}1 & -2\\end{bmatrix}
     """
     check = crosscheck(exact, numeric, bound_eps=bound_eps, label=name)
+    fold = fold or not teaches(exact)
     decimal = decimal_latex(numeric, digits)
     exact_tex = latex(exact) if show_exact else ""
     name_w, exact_w, dec_w = tex_width(name), tex_width(exact_tex), tex_width(decimal)
@@ -171,9 +208,11 @@ def exact_beside_decimal(
         if name_w + dec_w > COLUMN_CHARS:
             body = rf"\begin{{aligned}} {name} \\ &\approx {decimal} \end{{aligned}}"
         return display(body) + badge(check)
-    if name_w + exact_w + dec_w <= COLUMN_CHARS:
+    if check.error_eps == 0 and _integers(exact):
+        return display(f"{name} = {exact_tex}") + badge(check)
+    if not fold and name_w + exact_w + dec_w <= COLUMN_CHARS:
         return display(f"{name} = {exact_tex} \\approx {decimal}") + badge(check)
-    if name_w + exact_w <= COLUMN_CHARS:
+    if not fold and name_w + exact_w <= COLUMN_CHARS:
         body = rf"\begin{{aligned}} {name} &= {exact_tex} \\ &\approx {decimal} \end{{aligned}}"
         return display(body) + badge(check)
     short = display(f"{name} \\approx {decimal}") + badge(check)

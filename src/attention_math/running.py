@@ -54,6 +54,7 @@ def forward(causal: bool = False) -> dict[str, sp.Matrix]:
     n = x.rows
     mask = [[j <= i for j in range(n)] for i in range(n)] if causal else None
     out, p = symbolic.attention(q, k, v, mask=mask, return_weights=True)  # L×d_v, L×L
+    p = p.applyfunc(sp.cancel)  # e^{-1}/(e^{-1} + 1 + e) → 1/(1 + e + e²): no negative powers
     s = symbolic.scores(q, k)  # L × L
     if causal:
         s = sp.Matrix(n, n, lambda i, j: s[i, j] if j <= i else -sp.oo)  # L × L

@@ -76,6 +76,22 @@ _SYMBOLS = {
     r"\mathcal ": "",
     r"\mathbb ": "",
     r"\omega": "ω",
+    r"\rho": "ρ",
+    r"\eta": "η",
+    r"\nu": "ν",
+    r"\xi": "ξ",
+    r"\chi": "χ",
+    r"\psi": "ψ",
+    r"\Delta": "Δ",
+    r"\Lambda": "Λ",
+    r"\Pi": "Π",
+    r"\Sigma": "Σ",
+    r"\Theta": "Θ",
+    r"\Phi": "Φ",
+    r"\Omega": "Ω",
+    r"\odot": "⊙",
+    r"\max": "max",
+    r"\min": "min",
     r"\in": "∈",
     r"\ldots": "…",
     r"\dots": "…",
@@ -140,6 +156,8 @@ def plain(text: str) -> str:
         'P = softmax(QKᵀ/√dₖ) with d_model = 6'
         >>> plain(r"$\\sigma = e^{1/\\sqrt2}/(1 + e^{1/\\sqrt2})$; type it as `sigma`.")
         "σ = e^(1/√2)/(1 + e^(1/√2)); type it as 'sigma'."
+        >>> plain(r"truncation $C \\Delta^2$, optimum $\\Delta^*$")
+        'truncation C Δ², optimum Δ^*'
     """
     out = re.sub(r"\$([^$]+)\$", lambda m: _math(m[1]), text)
     return re.sub(r"`([^`]+)`", r"'\1'", out)

@@ -156,13 +156,18 @@ def desktop(browser: Any, base_url: str) -> Iterator[Tab]:
     tab.page.context.close()
 
 
+#: The one phone size of the browser tests (the ``phone`` tab, and the narrow look in ``seen``)
+PHONE = {"width": 375, "height": 812}
+PHONE_SHOT = f"-{PHONE['width']}px"  # the suffix of the narrow screenshot of a page
+
+
 @pytest.fixture(scope="session")
 def phone(browser: Any, base_url: str) -> Iterator[Tab]:
-    """A 390 px wide touch tab (a phone held upright)."""
+    """A PHONE-wide touch tab (the narrowest common phone held upright)."""
     tab = _open_tab(
         browser,
         base_url,
-        viewport={"width": 390, "height": 844},
+        viewport=PHONE,
         device_scale_factor=1,
         is_mobile=True,
         has_touch=True,
@@ -188,7 +193,7 @@ def probe(name: str) -> Callable[[Callable[[Tab], Any]], Callable[[Tab], Any]]:
 
 @pytest.fixture(scope="session")
 def seen(desktop: Tab, site_pages: list[str]) -> dict[str, dict[str, Any]]:
-    """Every page visited once at 1280 px, every probe run on it, then looked at 390 px wide.
+    """Every page visited once at 1280 px, every probe run on it, then looked at PHONE's width.
 
     One visit per page keeps the suite fast; the probes need nothing but the loaded page.
     """
@@ -203,11 +208,11 @@ def seen(desktop: Tab, site_pages: list[str]) -> dict[str, dict[str, Any]]:
             if not name.startswith("narrow:"):
                 record[name] = fn(desktop)
         desktop.screenshot(slug(path))
-        desktop.page.set_viewport_size({"width": 390, "height": 844})
+        desktop.page.set_viewport_size(PHONE)
         for name, fn in PROBES.items():
             if name.startswith("narrow:"):
                 record[name] = fn(desktop)
-        desktop.screenshot(slug(path) + "-390px")
+        desktop.screenshot(slug(path) + PHONE_SHOT)
         record["errors"] = list(desktop.errors)
         record["external"] = list(desktop.external)
         record["requests"] = list(desktop.requests)

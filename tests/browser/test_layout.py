@@ -5,11 +5,9 @@ scrolls inside its own box.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from .conftest import Tab, _open_tab, probe
+from .conftest import PHONE, Tab, probe
 
 pytestmark = pytest.mark.browser
 
@@ -27,21 +25,6 @@ MEASURE = """(blocks) => ({
                 overflow: getComputedStyle(b).overflowX,
                 text: b.textContent.replace(/\\s+/g, ' ').trim().slice(0, 60)})),
 })"""
-
-
-@pytest.fixture(scope="session")
-def phone_375(browser, base_url: str) -> Iterator[Tab]:
-    """A 375 px wide touch tab (the narrowest common phone held upright)."""
-    tab = _open_tab(
-        browser,
-        base_url,
-        viewport={"width": 375, "height": 812},
-        device_scale_factor=1,
-        is_mobile=True,
-        has_touch=True,
-    )
-    yield tab
-    tab.page.context.close()
 
 
 def _measure(tab: Tab, pages: list[str]) -> dict[str, dict]:
@@ -64,8 +47,8 @@ def desktop_layout(seen: dict[str, dict]) -> dict[str, dict]:
 
 
 @pytest.fixture(scope="session")
-def phone_layout(phone_375: Tab, site_pages: list[str]) -> dict[str, dict]:
-    return _measure(phone_375, site_pages)
+def phone_layout(phone: Tab, site_pages: list[str]) -> dict[str, dict]:
+    return _measure(phone, site_pages)
 
 
 def test_nothing_is_wider_than_the_column_at_1280px(desktop_layout: dict[str, dict]) -> None:
@@ -79,7 +62,9 @@ def test_nothing_is_wider_than_the_column_at_1280px(desktop_layout: dict[str, di
 
 
 def test_the_page_never_scrolls_sideways_on_a_375px_phone(phone_layout: dict[str, dict]) -> None:
-    bad = {p: r for p, r in phone_layout.items() if r["viewport"] != 375 or r["page"] > 375}
+    width = PHONE["width"]
+    assert width == 375
+    bad = {p: r for p, r in phone_layout.items() if r["viewport"] != width or r["page"] > width}
     assert bad == {}
 
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import re
 import xml.etree.ElementTree as ET
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -154,6 +156,40 @@ def test_the_runtime_is_loaded_once_from_the_sites_own_sub_path(live: Tab) -> No
     assert sum(u.split("?")[0].endswith("pyodide.asm.wasm") for u in requests) == 1
     assert all(u.startswith(live.base_url + "/") for u in requests), requests
     assert live.external == [] and live.errors == []
+
+
+def _modules(archive: Path) -> tuple[list[str], list[bytes]]:
+    """An archive's ``.py`` names, and the 8-byte header of each of its ``.pyc``."""
+    with zipfile.ZipFile(archive) as z:
+        py = [n for n in z.namelist() if n.endswith(".py")]
+        headers = [z.open(n).read(8) for n in z.namelist() if n.endswith(".pyc")]
+    return py, headers
+
+
+def test_the_runtime_comes_compiled_to_bytecode(built_site: Path, live: Tab) -> None:
+    """The build compiled the standard library and the wheels with Pyodide's own Python, so
+    the reader's browser compiles nothing: no ``.py`` is served, and the checks above ran on
+    the ``.pyc`` alone. Each ``.pyc`` carries one interpreter's magic number, and is
+    hash-based and never checked against a source (there is none)."""
+    assets = built_site / "assets" / "live"
+    manifest = json.loads((assets / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["bytecode"] is True
+    archives = [assets / manifest["stdlib"]["path"]] + [
+        assets / w["path"] for w in manifest["wheels"]
+    ]
+    magics = set()
+    for archive in archives:
+        py, headers = _modules(archive)
+        assert py == [] and len(headers) > 10, archive.name
+        magics |= {h[:4] for h in headers}
+        assert {h[4:8] for h in headers} == {(1).to_bytes(4, "little")}, archive.name
+    assert len(magics) == 1 and next(iter(magics))[2:] == b"\r\n"
+    with zipfile.ZipFile(assets / "wheels" / "sympy-1.14.0-py3-none-any.whl") as z:
+        assert not [n for n in z.namelist() if "/tests/" in n]  # no test suites shipped
+    # the worker asked for this build's standard library, not Pyodide's default one
+    stdlib = f"{manifest['stdlib']['path']}?v={manifest['stdlib']['sha']}"
+    check_in_page(live, "softmax-logs", "[1/6, 1/3, 1/2]", FIRST_CHECK_MS)
+    assert [u for _, u in live.requests if u.endswith(stdlib)], stdlib
 
 
 # "Your own example": the same tab, moved to its page after the answer-box tests (a page of

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from .axe import SEVERE
-from .conftest import ARTIFACTS, slug
+from .conftest import ARTIFACTS, PHONE_SHOT, slug
 
 pytestmark = pytest.mark.browser
 
@@ -42,7 +42,7 @@ def desktop_seen(seen: Seen) -> Seen:
 
 @pytest.fixture(scope="session")
 def phone_seen(seen: Seen) -> Seen:
-    """Per page: widths at 390 px (``probes.WIDTHS``)."""
+    """Per page: widths at the phone width (``probes.WIDTHS``)."""
     return {p: r["narrow:widths"] | {"errors": r["errors"]} for p, r in seen.items()}
 
 
@@ -149,24 +149,24 @@ def test_every_code_block_has_a_copy_button(desktop_seen: Seen) -> None:
 
 
 def test_no_page_overflows_a_phone_screen(phone_seen: Seen) -> None:
-    """At 390 px nothing pushes the page sideways (wide maths scrolls in its own box)."""
+    """At the phone width nothing pushes the page sideways (wide maths scrolls in its own box)."""
     bad = {p: r for p, r in phone_seen.items() if max(r["page"], r["body"]) > r["viewport"]}
     assert bad == {}
 
 
 def test_maths_keeps_its_size_on_a_phone(phone_seen: Seen) -> None:
-    """A wide equation scrolls in its box at 390 px; it is never squeezed to nothing."""
+    """A wide equation scrolls in its box at the phone width; it is never squeezed to nothing."""
     assert {p: r["collapsed"] for p, r in phone_seen.items() if r["collapsed"]} == {}
 
 
 def test_boxes_that_scroll_are_reachable_by_keyboard(phone_seen: Seen) -> None:
-    """At 390 px every box that scrolls sideways can take the focus (arrow keys scroll it)."""
+    """At the phone width every box that scrolls sideways takes the focus (arrow keys scroll it)."""
     assert {p: r["unreachable"] for p, r in phone_seen.items() if r["unreachable"]} == {}
 
 
 def test_screenshots_are_written(seen: Seen, site_pages: list[str]) -> None:
     for path in site_pages:
-        for name in (slug(path), slug(path) + "-390px"):
+        for name in (slug(path), slug(path) + PHONE_SHOT):
             shot = ARTIFACTS / f"{name}.png"
             assert shot.is_file() and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", shot
 

@@ -102,7 +102,7 @@ async function checkAnswer(form) {
   verdict.textContent = "";
   progress.textContent = loaded ? "Checking…" : "Starting Python in the page…";
   try {
-    const r = await run("check", [input.dataset.exerciseId, text], (p) => {
+    const r = await run("check", [input.dataset.exerciseId, text, form.dataset.chapter ?? ""], (p) => {
       progress.textContent = p;
     });
     typeset(echo, r.mathml);

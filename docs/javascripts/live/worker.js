@@ -1,5 +1,6 @@
 // Python in a Web Worker: Pyodide with SymPy, mpmath and attention_math, loaded on the first
-// message and kept for the next ones. Every file comes from this site (assets/live/).
+// message and kept for the next ones. Every file comes from this site (assets/live/); the
+// modules come compiled to bytecode by the build (hooks/live.py), so none is compiled here.
 // Messages in: {id, op, args}; out: {id, progress} while loading, then {id, result} or {id, error}.
 const version = new URL(import.meta.url).search;
 const live = new URL(`../../assets/live/`, import.meta.url);
@@ -10,7 +11,9 @@ async function load(progress) {
   progress(`Loading Python (Pyodide ${manifest.pyodide})…`);
   const { loadPyodide } = await import(new URL("pyodide/pyodide.mjs", live).href);
   const index = new URL("pyodide/", live).href;
-  const py = await loadPyodide({ indexURL: index, packageBaseUrl: index });
+  // the standard library as the build compiled it (bytecode: nothing compiled here)
+  const stdLibURL = new URL(`${manifest.stdlib.path}?v=${manifest.stdlib.sha}`, live).href;
+  const py = await loadPyodide({ indexURL: index, packageBaseUrl: index, stdLibURL });
   for (const wheel of manifest.wheels) {
     progress(`Loading ${wheel.name}${wheel.version ? ` ${wheel.version}` : ""}…`);
     const response = await fetch(new URL(`${wheel.path}?v=${wheel.sha}`, live));

@@ -37,7 +37,8 @@ IDENTITY_LOSS_D_OUT = sp.eye(2)
 
 
 def _exp_to_symbols(expr: sp.Expr) -> sp.Expr:
-    """Write every ``exp(c₁t₁ + c₂t₂ + …)`` as ``E₁^{c₁} E₂^{c₂} …`` with ``E_k = exp(t_k)``.
+    """Write every ``exp(c₁t₁ + c₂t₂ + …)`` as ``E₁^{c₁} E₂^{c₂} …`` with ``E_k = exp(t_k)``
+    (and ``exp(c·log X)`` as ``X^c``).
 
     ``exp(2z)`` and ``exp(z)·exp(z)`` then become the same ``E²``; integer ``c_k`` keep the
     result a rational function of the ``E_k``.
@@ -51,7 +52,10 @@ def _exp_to_symbols(expr: sp.Expr) -> sp.Expr:
         out = sp.S.One
         for term in sp.Add.make_args(sp.expand(arg)):
             c, t = term.as_coeff_Mul()
-            out *= atom(t) ** c if c.is_Integer and t != 1 else atom(term)
+            if c.is_Integer and isinstance(t, sp.log):
+                out *= t.args[0] ** c  # exp(c·log X) = X^c for an integer c, any X ≠ 0
+            else:
+                out *= atom(t) ** c if c.is_Integer and t != 1 else atom(term)
         return out
 
     return expr.replace(sp.exp, rewrite)

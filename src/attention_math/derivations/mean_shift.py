@@ -20,7 +20,7 @@ import sympy as sp
 from attention_math.derivations.scaling import d_k, mu_k, mu_q, sigma_k, sigma_q
 from attention_math.numeric import softmax
 
-__all__ = ["MeanShift", "RowMoments", "mean_shift", "row_moments"]
+__all__ = ["EXPERIMENT", "MeanShift", "MeanShiftSetup", "RowMoments", "mean_shift", "row_moments"]
 
 
 @dataclass(frozen=True)
@@ -74,9 +74,28 @@ def row_moments(
 
 
 @dataclass(frozen=True)
+class MeanShiftSetup:
+    """The sizes of the experiment the site shows (package data, not typed on the page)."""
+
+    d: int  # d_k, the width of queries and keys
+    n_keys: int  # keys per row (L_k)
+    rows: int  # rows drawn, one query each
+    shift: float  # the mean added to every key entry, or to every query entry
+    seed: int  # of numpy.random.default_rng
+    key_bound_eps: float  # the most a key mean may move a weight: float64 rounding, in ε
+
+
+#: The experiment on the page Why it works: scaling (non-zero means).
+EXPERIMENT = MeanShiftSetup(d=64, n_keys=16, rows=2000, shift=1.0, seed=0, key_bound_eps=64.0)
+
+
+@dataclass(frozen=True)
 class MeanShift:
     """One draw of rows of scaled scores, as drawn, with a key mean and with a query mean."""
 
+    d: int  # d_k
+    n_keys: int  # keys per row
+    rows: int  # rows drawn
     shift: float
     weight_change_key: float  # max |P(k + μ) − P(k)|, in units of float64 ε
     spread: dict[str, float]  # mean within-row variance of the scaled scores
@@ -84,16 +103,26 @@ class MeanShift:
 
 
 def mean_shift(
-    rng: np.random.Generator, shift: float = 1.0, d: int = 64, n_keys: int = 16, rows: int = 2000
+    rng: np.random.Generator,
+    shift: float = EXPERIMENT.shift,
+    d: int = EXPERIMENT.d,
+    n_keys: int = EXPERIMENT.n_keys,
+    rows: int = EXPERIMENT.rows,
 ) -> MeanShift:
     """Standard normal ``q``, ``k``; then ``μ_k = shift`` on the keys, or ``μ_q = shift``.
 
+    The defaults are the sizes of ``EXPERIMENT`` (the experiment on the page).
+
     Examples:
         >>> import numpy as np
-        >>> from attention_math.derivations.mean_shift import mean_shift
+        >>> from attention_math.derivations.mean_shift import EXPERIMENT, mean_shift
         >>> r = mean_shift(np.random.default_rng(0), rows=200)
-        >>> r.weight_change_key < 64, r.largest_weight["query mean"] > r.largest_weight["none"]
-        (True, True)
+        >>> r.d, r.n_keys, r.rows
+        (64, 16, 200)
+        >>> r.weight_change_key < EXPERIMENT.key_bound_eps
+        True
+        >>> r.largest_weight["query mean"] > r.largest_weight["none"]
+        True
     """
     if not (isinstance(d, int) and isinstance(n_keys, int) and d > 0 and n_keys > 1):
         raise ValueError(f"need integers d > 0 and n_keys > 1, got d={d!r}, n_keys={n_keys!r}")
@@ -107,4 +136,4 @@ def mean_shift(
         spread[name] = float(s.var(axis=1, ddof=1).mean())
         largest[name] = float(weights[name].max(axis=1).mean())
     change = np.abs(weights["key mean"] - weights["none"]).max() / np.finfo(np.float64).eps
-    return MeanShift(shift, float(change), spread, largest)
+    return MeanShift(d, n_keys, rows, shift, float(change), spread, largest)

@@ -1,14 +1,14 @@
 """The online softmax: attention over key tiles, proved exact with SymPy.
 
 For one query row with scores ``s_j`` and values ``v_j``, a tile of keys is summarised by
-the state ``(m, ℓ, o)``:
+the state ``(m, λ, o)``:
 
 * ``m = max_j s_j`` (the shift that keeps every ``exp`` ≤ 1),
-* ``ℓ = Σ_j exp(s_j − m)``,
+* ``λ = Σ_j exp(s_j − m)``,
 * ``o = Σ_j exp(s_j − m) v_j`` (unnormalised).
 
-Two states merge with ``m = max(m_a, m_b)``, ``ℓ = e^{m_a − m} ℓ_a + e^{m_b − m} ℓ_b``,
-``o = e^{m_a − m} o_a + e^{m_b − m} o_b``, and the attention output is ``o / ℓ``. The
+Two states merge with ``m = max(m_a, m_b)``, ``λ = e^{m_a − m} λ_a + e^{m_b − m} λ_b``,
+``o = e^{m_a − m} o_a + e^{m_b − m} o_b``, and the attention output is ``o / λ``. The
 functions below build these states from symbols and prove, by simplification to zero,
 that merging is associative and commutative (so any grouping *and* any order of the tiles
 gives the same state) and that the merged result is exactly ``softmax(s) · v``.
@@ -67,8 +67,8 @@ class State(NamedTuple):
     """The online-softmax state of one query row over the keys seen so far."""
 
     m: sp.Expr  # running maximum of the scores
-    ell: sp.Expr  # Σ exp(s − m)
-    o: sp.Expr  # Σ exp(s − m) v, not yet divided by ℓ
+    ell: sp.Expr  # λ = Σ exp(s − m)
+    o: sp.Expr  # Σ exp(s − m) v, not yet divided by λ
 
 
 def symbols(n: int, tag: str = "") -> tuple[list[sp.Symbol], list[sp.Symbol]]:
@@ -117,12 +117,12 @@ def merge(a: State, b: State) -> State:
 
 
 def finish(state: State) -> sp.Expr:
-    """The attention output ``o / ℓ``: the one division, done once at the end."""
+    """The attention output ``o / λ``: the one division, done once at the end."""
     return state.o / state.ell
 
 
 def logsumexp(state: State) -> sp.Expr:
-    """``m + log ℓ = log Σ exp(s)``: what FlashAttention-2 keeps for the backward pass.
+    """``m + log λ = log Σ exp(s)``: what FlashAttention-2 keeps for the backward pass.
 
     Examples:
         >>> import sympy as sp
@@ -215,7 +215,7 @@ def merged_equals_softmax(
 
 
 def fa1_update(state: State, scores: Sequence[object], values: Sequence[object]) -> State:
-    """FlashAttention-1 form: the output kept *normalised* (``o/ℓ``), one division per tile.
+    """FlashAttention-1 form: the output kept *normalised* (``o/λ``), one division per tile.
 
     Both the incoming and the returned ``o`` fields hold the normalised output.
     """
@@ -245,7 +245,7 @@ def fa2_update(state: State, scores: Sequence[object], values: Sequence[object])
 def numeric_trace(
     scores: ArrayLike, values: ArrayLike, block: int
 ) -> list[tuple[float, float, NDArray[np.floating]]]:
-    """The float64 states ``(m, ℓ, o)`` after each tile of ``block`` keys (one query row).
+    """The float64 states ``(m, λ, o)`` after each tile of ``block`` keys (one query row).
 
     Examples:
         >>> from attention_math.derivations.online_softmax import numeric_trace

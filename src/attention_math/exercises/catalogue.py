@@ -22,19 +22,34 @@ from attention_math.exercises.chapters import (
 )
 from attention_math.exercises.model import Exercise
 
-__all__ = ["catalogue"]
+__all__ = ["by_chapter", "catalogue"]
 
-_CHAPTERS = (
-    forward,
-    examples,
-    scaling,
-    masks,
-    softmax,
-    multihead,
-    gradients,
-    positions,
-    views,
-)
+_CHAPTERS = {
+    c.__name__.rsplit(".", 1)[1]: c
+    for c in (forward, examples, scaling, masks, softmax, multihead, gradients, positions, views)
+}
+
+
+@cache
+def by_chapter(name: str) -> dict[str, Exercise]:
+    """The exercises of one chapter by id, in reading order, built without the others.
+
+    A page's answer boxes all belong to one chapter: the checker in the reader's browser
+    builds that chapter only (the others' reference answers can take seconds of SymPy).
+
+    Examples:
+        >>> from attention_math.exercises.catalogue import by_chapter
+        >>> "softmax-logs" in by_chapter("softmax"), "softmax-logs" in by_chapter("masks")
+        (True, False)
+    """
+    if name not in _CHAPTERS:
+        raise ValueError(f"unknown chapter {name!r}; chapters: {', '.join(_CHAPTERS)}")
+    out: dict[str, Exercise] = {}
+    for ex in _CHAPTERS[name].exercises():
+        if ex.id in out or ex.chapter != name:
+            raise ValueError(f"exercise {ex.id!r}: duplicate, or not of chapter {name!r}")
+        out[ex.id] = ex
+    return out
 
 
 @cache
@@ -47,8 +62,8 @@ def catalogue() -> dict[str, Exercise]:
         True
     """
     out: dict[str, Exercise] = {}
-    for chapter in _CHAPTERS:
-        for ex in chapter.exercises():
+    for name in _CHAPTERS:
+        for ex in by_chapter(name).values():
             if ex.id in out:
                 raise ValueError(f"duplicate exercise id {ex.id!r}")
             out[ex.id] = ex

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import html
 
-from attention_math.exercises.catalogue import catalogue
+from attention_math.exercises.catalogue import by_chapter, catalogue
 from attention_math.exercises.checker import diagnose
 from attention_math.exercises.convert import to_sympy
+from attention_math.exercises.model import CHAPTERS
 from attention_math.exercises.parse import unreadable
 from attention_math.mathml import mathml
 from attention_math.symbolic import latex
@@ -52,7 +53,8 @@ def answer_box(exercise_id: str) -> str:
     i = html.escape(ex.id, quote=True)
     hint = html.escape(_placeholder(ex.shape), quote=True)
     return (
-        f'<form class="exercise-check" data-exercise-id="{i}" autocomplete="off">\n'
+        f'<form class="exercise-check" data-exercise-id="{i}"'
+        f' data-chapter="{html.escape(ex.chapter, quote=True)}" autocomplete="off">\n'
         f'<label for="answer-{i}">Check in the page</label>\n'
         f'<span class="exercise-check__row"><input id="answer-{i}" type="text" name="answer"'
         f' data-exercise-id="{i}" placeholder="{hint}" spellcheck="false"'
@@ -65,8 +67,11 @@ def answer_box(exercise_id: str) -> str:
     )
 
 
-def check_text(exercise_id: str, text: str) -> dict[str, str]:
+def check_text(exercise_id: str, text: str, chapter: str | None = None) -> dict[str, str]:
     """Check a typed answer as the command line does; the verdict word, message and echo.
+
+    ``chapter`` (the box's ``data-chapter``) lets the browser build only the exercises of
+    that chapter; the exercise is the same object the whole catalogue holds.
 
     ``message`` is what ``python -m attention_math check ID ANSWER`` prints; ``verdict`` is
     one of `VERDICTS`; ``latex`` and ``mathml`` are the answer as read, as LaTeX and as the
@@ -83,11 +88,15 @@ def check_text(exercise_id: str, text: str) -> dict[str, str]:
         'correct'
         >>> check_text("scaling-factor", "0.1251")["verdict"]
         'rounding'
+        >>> check_text("scaling-factor", "1/8", "scaling")["verdict"]
+        'correct'
         >>> r = check_text("scaling-factor", "__import__('os')")
         >>> r["verdict"], r["message"][:33]
         ('error', 'cannot read the answer: a call to')
     """
-    exercises = catalogue()
+    exercises = by_chapter(chapter) if chapter in CHAPTERS else {}
+    if exercise_id not in exercises:  # no chapter, or not this one: look everywhere
+        exercises = catalogue()
     if exercise_id not in exercises:
         unknown = f"unknown exercise {exercise_id!r}"
         return {"verdict": "error", "message": unknown, "latex": "", "mathml": ""}

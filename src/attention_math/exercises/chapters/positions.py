@@ -155,8 +155,8 @@ def exercises() -> list[Exercise]:
             chapter="positions",
             title="ALiBi slopes for four heads",
             statement=(
-                "ALiBi gives head $h = 1, \\ldots, n$ the slope $2^{-8h/n}$ when $n$ is a power "
-                "of two. Write the slopes of $n = 4$ heads as a $1 \\times 4$ row."
+                "ALiBi gives head $k = 1, \\ldots, h$ the slope $2^{-8k/h}$ when the head count "
+                "$h$ is a power of two. Write the slopes of $h = 4$ heads as a $1 \\times 4$ row."
             ),
             answer=sp.Matrix([[sp.Integer(2) ** sp.Rational(-8 * k, 4) for k in range(1, 5)]]),
             numeric=_slopes_ref,

@@ -1,0 +1,47 @@
+"""Exact forms that do not teach (long rationals: decimals in disguise) are a click away.
+
+``render.exact_beside_decimal`` and ``example_pages.steps_md`` fold them under the decimal;
+in the built site no long integer is left in the maths a reader reads without unfolding.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from attention_math.render import exact_beside_decimal, teaches
+
+#: an integer of seven digits or more in typeset maths (MathJax's MathML keeps <mn>…</mn>)
+LONG_NUMBER = re.compile(r"<mn>(\d{7,})</mn>")
+
+
+def test_a_long_rational_is_folded_even_when_it_fits() -> None:
+    w = sp.Rational(6714893, 10**6)
+    assert not teaches(w) and teaches(sp.E / (2 + sp.E))
+    text = exact_beside_decimal("w", w, np.float64(6.714893))
+    reading, fold = text.split("??? info")
+    assert "6714893" not in reading and "6714893" in fold
+    assert "6.715" in reading  # the short form stays in the reading line
+
+
+def test_steps_fold_the_one_entry_that_does_not_teach() -> None:
+    from attention_math.example_pages import steps_md
+
+    text = steps_md("lets-go")
+    reading = re.sub(r"\n\?\?\? .*?(?=\n\S|\Z)", "", text, flags=re.S)  # folds removed
+    assert re.search(r"\d{7,}", text) and not re.search(r"\d{7,}", reading)
+
+
+@pytest.mark.docs
+def test_no_long_rational_outside_a_fold_in_the_built_site(built_site: Path) -> None:
+    found = {}
+    for html in sorted(built_site.rglob("index.html")):
+        text = re.sub(r"<details.*?</details>", "", html.read_text("utf-8"), flags=re.S)
+        text = re.sub(r"<(pre|code)\b.*?</\1>", "", text, flags=re.S)
+        if hits := LONG_NUMBER.findall(text):
+            found[str(html.parent.relative_to(built_site))] = hits[:3]
+    assert not found, f"long rationals shown unfolded (exact_beside_decimal folds them): {found}"
