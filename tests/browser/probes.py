@@ -26,8 +26,6 @@ SEEN = """() => {
     unread_maths: [...document.querySelectorAll('mjx-container')]
       .filter(c => !c.querySelector('mjx-assistive-mml math') && !c.getAttribute('aria-label'))
       .length,
-    code_blocks: document.querySelectorAll('article pre > code').length,
-    copy_buttons: document.querySelectorAll('article pre button[data-md-type=copy]').length,
     eq_links: [...document.querySelectorAll('article a[href*="#eq-"]')].map(a => a.href),
     // each numbered equation: its anchor id and the number MathJax printed beside it
     equations: Object.fromEntries([...document.querySelectorAll('article [id^="eq-"]')]
@@ -74,6 +72,26 @@ ASSETS = """() => {
 @probe("page")
 def _page(tab: Tab) -> dict[str, Any]:
     return dict(tab.page.evaluate(SEEN))
+
+
+# The theme gives a code block its copy button when the block first comes into view
+# (content.lazy): each block the reader can see (not in a closed tab or fold) is scrolled to.
+COPY = """async () => {
+  const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const shown = [...document.querySelectorAll('article pre > code')]
+    .filter(c => c.getClientRects().length > 0);
+  for (const code of shown) { code.scrollIntoView({block: 'center'}); await frame(); }
+  window.scrollTo(0, 0);
+  await frame();
+  return {code_blocks: shown.length,
+          copy_buttons: shown.filter(c => c.closest('pre').querySelector(
+            'button[data-md-type=copy]')).length};
+}"""
+
+
+@probe("copy")
+def _copy(tab: Tab) -> dict[str, Any]:
+    return dict(tab.page.evaluate(COPY))
 
 
 @probe("assets")

@@ -4,11 +4,15 @@
 ``SiteServer`` does the same on ``127.0.0.1``: a missing path gets the site's ``404.html``
 with status 404, and nothing is served outside the sub-path. The server binds its port
 when created, so the site can be built for its address (``SITE_URL``) before it serves.
+``SiteServer(compress=True)`` sends text files gzip-compressed to a client that accepts it,
+as the host (GitHub Pages) does: what Lighthouse's throttled network should see.
 """
 
 from __future__ import annotations
 
+import gzip
 import http.server
+import io
 import threading
 from pathlib import Path
 from typing import Any
@@ -16,6 +20,8 @@ from typing import Any
 __all__ = ["SUBPATH", "SiteServer"]
 
 SUBPATH = "/attention-math/"
+# what the host compresses (GitHub Pages: text types); images such as PNG are left alone
+COMPRESSED = {".html", ".css", ".js", ".json", ".svg", ".xml", ".txt", ".map", ".ipynb"}
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
@@ -40,6 +46,24 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             return str(Path(self.directory) / "outside-the-sub-path")  # no such file: 404
         return super().translate_path("/" + path.removeprefix(SUBPATH))
 
+    def send_head(self) -> Any:
+        """As the base class, but a text file gzip-compressed when the server compresses."""
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            if not self.path.split("?", 1)[0].endswith("/"):
+                return super().send_head()  # redirected to the address with a slash
+            path = path / "index.html"
+        wants = "gzip" in self.headers.get("Accept-Encoding", "")
+        if not (self.server.compress and wants and path.suffix in COMPRESSED and path.is_file()):
+            return super().send_head()
+        body = gzip.compress(path.read_bytes(), compresslevel=6, mtime=0)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        return io.BytesIO(body)
+
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         page = Path(self.directory) / "404.html"
         if code != 404 or not page.is_file():
@@ -54,7 +78,8 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
 
 class SiteServer(http.server.ThreadingHTTPServer):
-    """A static server bound to ``127.0.0.1:port`` (0: any free port) for a built site.
+    """A static server bound to ``127.0.0.1:port`` (0: any free port) for a built site;
+    ``compress``: text files gzip-compressed, as the host sends them.
 
     ``url`` (``http://127.0.0.1:PORT/attention-math/``) is known at once, to build for;
     ``start(site)`` serves ``site`` from a daemon thread; ``close()`` stops it.
@@ -62,8 +87,9 @@ class SiteServer(http.server.ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, port: int = 0) -> None:
+    def __init__(self, port: int = 0, *, compress: bool = False) -> None:
         super().__init__(("127.0.0.1", port), _Handler)
+        self.compress = compress
         self.site: Path | None = None
         self._thread: threading.Thread | None = None
 

@@ -67,23 +67,25 @@ def test_copy_button_copies_the_code(desktop: Tab) -> None:
     page = desktop.page
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     desktop.goto("/forward/softmax/")
-    # Executed blocks show their result first; open the tab that holds the first code.
-    pre = page.evaluate(
+    # Executed blocks show their result first: open the tab that holds the first code, and
+    # bring it into view (the theme gives a block its copy button as the block shows).
+    page.evaluate(
         """() => {
-          const pre = document.querySelector('article pre button[data-md-type=copy]')
-                              .closest('pre');
+          const pre = document.querySelector('article pre');
+          pre.setAttribute('data-test', 'first-code');
           const block = pre.closest('.tabbed-block');
           if (block) {
             const i = [...block.parentElement.children].indexOf(block);
             block.closest('.tabbed-set')
                  .querySelectorAll(':scope > .tabbed-labels > label')[i].click();
           }
-          return pre.id;
+          pre.scrollIntoView({block: 'center'});
         }"""
     )
-    code = page.locator(f"#{pre} > code").inner_text()
-    page.locator(f"#{pre}").hover()
-    page.locator(f"#{pre} button[data-md-type=copy]").click(timeout=10_000)
+    pre = page.locator("pre[data-test=first-code]")
+    code = pre.locator("> code").inner_text()
+    pre.hover()
+    pre.locator("button[data-md-type=copy]").click(timeout=10_000)
     copied = page.evaluate("() => navigator.clipboard.readText()")
     assert copied.strip() == code.strip() and copied.strip()
 

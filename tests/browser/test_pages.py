@@ -35,7 +35,8 @@ Seen = dict[str, dict[str, Any]]
 def desktop_seen(seen: Seen) -> Seen:
     """Per page: what the reader sees at 1280 px (``probes.SEEN``), status, errors, requests."""
     return {
-        p: r["page"] | {k: r[k] for k in ("status", "errors", "external")} for p, r in seen.items()
+        p: r["page"] | r["copy"] | {k: r[k] for k in ("status", "errors", "external")}
+        for p, r in seen.items()
     }
 
 
@@ -137,6 +138,7 @@ def test_no_raw_tex_in_the_prose(desktop_seen: Seen) -> None:
 
 
 def test_every_code_block_has_a_copy_button(desktop_seen: Seen) -> None:
+    """Each code block in view has its copy button (the theme adds it as the block shows)."""
     assert sum(r["code_blocks"] for r in desktop_seen.values()) > 20
     bad = {
         p: (r["code_blocks"], r["copy_buttons"])
