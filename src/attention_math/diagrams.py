@@ -139,7 +139,7 @@ def running_heads(n_heads: int = 2) -> str:
 
 
 def backward_graph(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLike) -> str:
-    """The backward pass of ``O = softmax(Q Kᵀ s) V`` as a graph: from the upstream gradient
+    """The backward pass of ``O = softmax(α Q Kᵀ) V`` as a graph: from the upstream gradient
     ``dO`` to ``dV`` and ``dP``, through the softmax to ``dS``, and on to ``dQ`` and ``dK``.
 
     Each edge is labelled with what it multiplies by (``P``, ``V``, ``K``, ``Q``: saved from
@@ -159,13 +159,13 @@ def backward_graph(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLike) -
     from attention_math.numeric import attention
 
     qs, ks, vs, g = (np.asarray(a, dtype=np.float64) for a in (q, k, v, d_out))
-    s = 1 / np.sqrt(qs.shape[-1])  # the default scale, 1/√d_k
+    alpha = 1 / np.sqrt(qs.shape[-1])  # the default scale α = 1/√d_k
     _, p = attention(qs, ks, vs, return_weights=True)  # L_q × L_k
     dv = p.T @ g  # L_k × d_v
     dp = g @ vs.T  # L_q × L_k
     ds = p * (dp - np.sum(dp * p, axis=-1, keepdims=True))  # L_q × L_k
-    dq = s * ds @ ks  # L_q × d_k
-    dk = s * ds.T @ qs  # L_k × d_k
+    dq = alpha * ds @ ks  # L_q × d_k
+    dk = alpha * ds.T @ qs  # L_k × d_k
     for name, mine, theirs in zip(
         ("dQ", "dK", "dV"), (dq, dk, dv), attention_backward(qs, ks, vs, g), strict=True
     ):
@@ -175,8 +175,8 @@ def backward_graph(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLike) -
         "dV": (1, 0, dv, "$dV = P^T dO$", "$L_k \\times d_v$", "key"),
         "dP": (1, 1, dp, "$dP = dO\\, V^T$", "$L_q \\times L_k$", "query"),
         "dS": (2, 1, ds, _DS, "$L_q \\times L_k$", "query"),
-        "dQ": (3, 0, dq, "$dQ = s\\, dS\\, K$", "$L_q \\times d_k$", "query"),
-        "dK": (3, 1, dk, "$dK = s\\, dS^T Q$", "$L_k \\times d_k$", "key"),
+        "dQ": (3, 0, dq, "$dQ = \\alpha\\, dS\\, K$", "$L_q \\times d_k$", "query"),
+        "dK": (3, 1, dk, "$dK = \\alpha\\, dS^T Q$", "$L_k \\times d_k$", "key"),
     }
     with style():
         fig = plt.figure(figsize=(8.4, 4.6))

@@ -42,7 +42,7 @@ def did_you_mean(word: str, choices: Sequence[str]) -> str:
 _SUB = dict(
     zip("0123456789aehijklmnoprstuvx+-=()", "₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ₊₋₌₍₎", strict=True)
 )
-_SUP = dict(zip("0123456789in", "⁰¹²³⁴⁵⁶⁷⁸⁹ⁱⁿ", strict=True))
+_SUP = dict(zip("0123456789in()+-=", "⁰¹²³⁴⁵⁶⁷⁸⁹ⁱⁿ⁽⁾⁺⁻⁼", strict=True))
 _SYMBOLS = {
     r"\top": "ᵀ",
     r"\cdot": "·",

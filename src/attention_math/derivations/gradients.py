@@ -5,12 +5,12 @@ entry) and checks that the matrix formula gives the same expression, exactly: th
 is reduced to the zero rational function, never sampled. They raise ``ArithmeticError`` on
 any mismatch and return what they checked, so the site can show it.
 
-The formulas, for ``S = Q Kᵀ · s + M``, ``P = softmax(S)`` row by row, ``O = P V`` and an
+The formulas, for ``S = α Q Kᵀ + M`` (scale α), ``P = softmax(S)`` row by row, ``O = P V`` and an
 upstream gradient ``dO = ∂ℓ/∂O``:
 
 - softmax Jacobian per row: ``∂p_i/∂z_j = p_i (δ_ij − p_j)``, i.e. ``J = diag(p) − p pᵀ``;
 - ``dV = Pᵀ dO``, ``dP = dO Vᵀ``, ``dS = P ∘ (dP − rowsum(dO ∘ O))``,
-  ``dQ = s · dS K``, ``dK = s · dSᵀ Q``;
+  ``dQ = α dS K``, ``dK = α dSᵀ Q``;
 - through ``Q = X W_Q``, ``K = X W_K``, ``V = X W_V``: ``dW_Q = Xᵀ dQ``, ``dW_K = Xᵀ dK``,
   ``dW_V = Xᵀ dV`` and ``dX = dQ W_Qᵀ + dK W_Kᵀ + dV W_Vᵀ``.
 """
