@@ -190,7 +190,7 @@ GONE = {  # page: statements that must not come back
         "This is why transformers need positional information at all",
         "(PQ, PK, PV)",  # a permutation is Π; P is the weights
     ],
-    "why/reference": ["P A Pᵀ P V", "(PQ, PK, PV)"],
+    "reference/derivations/equivariance": ["P A Pᵀ P V", "(PQ, PK, PV)"],
     "why/softmax": ["The seed documents compute"],
     "examples/five-words": ["sums of powers"],
     "long/online-softmax": ["FlashAttention-4", "the issue's bound", "e^{\\text{margin}}"],
