@@ -48,3 +48,31 @@ def test_every_derivation_module_is_listed() -> None:
     listed = _index_list(ROOT / "docs" / "reference" / "derivations" / "index.md")
     assert len(listed) == len(set(listed)), "a module listed twice"
     assert set(listed) == _modules(attention_math.derivations)
+
+
+def test_every_public_constant_has_a_docstring_the_reference_can_render() -> None:
+    """A constant in ``__all__`` is documented by a string right after it (a ``#:`` comment
+    above it is Sphinx's convention, which mkdocstrings does not read: the page showed
+    nothing)."""
+    bare = []
+    for path in sorted((ROOT / "src" / "attention_math").rglob("*.py")):
+        body = ast.parse(path.read_text(encoding="utf-8")).body
+        public: set[str] = set()
+        for node in body:
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+            ):
+                public = set(ast.literal_eval(node.value))
+        for node, after in zip(body, [*body[1:], None], strict=True):
+            if not isinstance(node, (ast.Assign, ast.AnnAssign)):
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = {t.id for t in targets if isinstance(t, ast.Name)} & public
+            documented = (
+                isinstance(after, ast.Expr)
+                and isinstance(after.value, ast.Constant)
+                and isinstance(after.value.value, str)
+            )
+            if names and not documented:
+                bare.append(f"{path.relative_to(ROOT)}: {sorted(names)}")
+    assert not bare, bare

@@ -22,12 +22,12 @@ from attention_math.terminal import WIDTH, UsageError, did_you_mean
 
 __all__ = ["COMMANDS", "main", "parser"]
 
-#: command -> its one-line help, in the order ``--help`` lists them
 COMMANDS = {
     "exercises": "list the exercises, or show one",
     "check": "check your answer to an exercise",
     "audit": "recompute the published worked examples and judge each number",
 }
+"""command -> its one-line help, in the order ``--help`` lists them"""
 
 EXIT_STATUS = """\
 exit status:

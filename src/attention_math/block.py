@@ -47,7 +47,6 @@ __all__ = [
     "transformer_block",
 ]
 
-#: name → shape, in terms of ``d_model`` and ``d_ff``
 PARAM_SHAPES: dict[str, tuple[str, ...]] = {
     "w_q": ("d_model", "d_model"),
     "b_q": ("d_model",),
@@ -66,6 +65,7 @@ PARAM_SHAPES: dict[str, tuple[str, ...]] = {
     "gamma_2": ("d_model",),
     "beta_2": ("d_model",),
 }
+"""name → shape, in terms of ``d_model`` and ``d_ff``"""
 
 Trace = list[tuple[str, tuple[int, ...]]]
 

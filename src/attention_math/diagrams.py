@@ -32,9 +32,9 @@ __all__ = [
     "running_heads",
 ]
 
-#: The output projection of the two-head example (``h·d_v × d_out`` = 2 × 2): the output's
-#: first column is head 1 + head 2, its second head 1 − head 2.
 HEADS_W_O = ((1, 1), (1, -1))
+"""The output projection of the two-head example (``h·d_v × d_out`` = 2 × 2): the output's first
+column is head 1 + head 2, its second head 1 − head 2."""
 
 Floats = NDArray[np.float64]
 _DS = "$dS = P \\circ$\n$(dP - \\mathrm{rowsum}(dP \\circ P))$"  # on two lines: it is wide

@@ -118,7 +118,6 @@ class Source:
         return f"“{self.title}”" + (f" by {self.author}" if self.author else "")
 
 
-# The five source documents, by the file name of the copy the claims come from.
 SOURCES: dict[str, Source] = {
     s.file: s
     for s in (
@@ -146,6 +145,7 @@ SOURCES: dict[str, Source] = {
         Source("004_5e5615d3892a1c49.txt", "The cat sleeps", kind="a short tutorial"),
     )
 }
+"""The five source documents, by the file name of the copy the claims come from."""
 
 
 @dataclass(frozen=True)
@@ -279,6 +279,7 @@ IDENTITY_2X2 = Example(
         _c("shape output", "Listing 2 comment", "shape:output", (), "(seq_len, d_v)", AGREES),
     ),
 )
+"""Source 000: identity input and projections, d_k = 2, with its published claims."""
 
 # --- source 001: "Smart robots perform complex tasks" -------------------------------------
 
@@ -343,6 +344,7 @@ FIVE_WORDS = Example(
         _c("out(Tasks)₂", "'Similarly' list", "output", (4, 1), "1.64", WRONG, _UNEXPLAINED),
     ),
 )
+"""Source 001: five two-dimensional words, identity projections, with its published claims."""
 
 # --- source 002: the 768-dimensional causal notebook --------------------------------------
 
@@ -427,6 +429,7 @@ NOTEBOOK_768 = Example(
         _c("d_k", "step 3: 'square root of the dimension (768)'", "shape:k", (1,), "768", AGREES),
     ),
 )
+"""Source 002: the causal notebook, L = 3, d_k = d_v = 768, with its printed tables."""
 
 
 # --- source 003: "<SOS> let's go", with OCR-damaged query weights -------------------------
@@ -478,6 +481,7 @@ _LETS_GO_Q = (("2.61", "0.36"), ("1.50", "-0.46"), ("9.42", "2.91"))
 _LETS_GO_K = (("-1.80", "0.57"), ("0.81", "-0.19"), ("-11.0", "3.33"))
 _LETS_GO_WQ_PRINTED = (("0.22", "0.41"), ("0.17", "-0.51"))
 LETS_GO_RECOVERY = recover_weights(_LETS_GO_X, _LETS_GO_Q, _LETS_GO_WQ_PRINTED)
+"""The damaged W_Q of source 003 recovered from its printed X and Q (least squares, exact)."""
 
 LETS_GO = Example(
     id="lets-go",
@@ -508,6 +512,7 @@ LETS_GO = Example(
         _c("d_k", "'we scale by the square root of 2'", "shape:k", (1,), "2", AGREES),
     ),
 )
+"""Source 003: "⟨SOS⟩ let's go", with W_Q recovered, and its published claims."""
 
 # --- source 004: "The cat sleeps" ----------------------------------------------------------
 
@@ -587,7 +592,9 @@ CAT_SLEEPS = Example(
         _c("d", "d = Q.shape[1]; softmax(QKᵀ/√4)", "shape:q", (1,), "4", AGREES),
     ),
 )
+"""Source 004: "The cat sleeps", 4-dimensional embeddings, with its published claims."""
 
 EXAMPLES: dict[str, Example] = {
     e.id: e for e in (IDENTITY_2X2, FIVE_WORDS, NOTEBOOK_768, LETS_GO, CAT_SLEEPS)
 }
+"""The five audited worked examples, by id."""

@@ -77,6 +77,7 @@ _F, _N, _G, _M, _W, _P, _L = (
 )
 
 GROUPS: tuple[str, ...] = (_F, _N, _G, _M, _W, _P, _L)
+"""The notation table's groups, in reading order."""
 
 SYMBOLS: tuple[Symbol, ...] = (
     # the forward pass
@@ -766,6 +767,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         group=_L,
     ),
 )
+"""Every symbol the site uses: its meaning, shape and where it first appears."""
 
 TERMS: tuple[Term, ...] = (
     Term(
@@ -902,6 +904,7 @@ TERMS: tuple[Term, ...] = (
         "positions/block.md",
     ),
 )
+"""The glossary: every term with its definition (the hover text on every page)."""
 
 _GREEK = frozenset(
     "alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu "

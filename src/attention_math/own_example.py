@@ -26,11 +26,14 @@ from attention_math.symbolic import latex
 
 __all__ = ["MAX_CHARS", "MAX_ENTRY", "MAX_SIZE", "MODES", "form_html", "own_example", "read_matrix"]
 
-MAX_SIZE = 4  # rows and columns of every matrix: exact softmax grows fast with the size
-MAX_ENTRY = 1000  # |entry|: the decimals stay readable, the float check stays in range
-MAX_CHARS = 2000  # characters typed for one matrix
-# the matrices each way of giving the example needs, in the order the page shows them
+MAX_SIZE = 4
+"""Most rows and columns of any matrix: exact softmax grows fast with the size."""
+MAX_ENTRY = 1000
+"""Largest |entry| accepted: the decimals stay readable, the float check stays in range."""
+MAX_CHARS = 2000
+"""Most characters typed for one matrix."""
 MODES: dict[str, tuple[str, ...]] = {"qkv": ("Q", "K", "V"), "x": ("X", "W_Q", "W_K", "W_V")}
+"""The matrices each way of giving the example needs, in the order the page shows them."""
 MASKS = ("none", "causal")
 
 # each step: its name as LaTeX and as MathML

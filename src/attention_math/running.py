@@ -29,6 +29,7 @@ RUNNING = Example(
     w_v=((1, 0), (1, 2), (2, 0), (0, 2)),  # d_model × d_v = 4 × 2
     notes="d_k = 4, so the scores are divided by √4 = 2",
 )
+"""The running example followed through the forward-pass pages (exact inputs)."""
 
 
 def forward(causal: bool = False) -> dict[str, sp.Matrix]:

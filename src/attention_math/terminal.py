@@ -16,8 +16,8 @@ from collections.abc import Sequence
 
 __all__ = ["WIDTH", "UsageError", "did_you_mean", "plain", "table", "wrap"]
 
-#: Terminal output never runs wider than this many columns.
 WIDTH = 100
+"""Terminal output never runs wider than this many columns."""
 
 
 class UsageError(Exception):

@@ -174,10 +174,11 @@ def default_block(dtype: np.dtype[Any]) -> tuple[int, int]:
     return _BLOCK_Q, int(min(4096, max(256, 2 ** int(np.log2(max(keys, 1))))))
 
 
-#: Environment variables of the default path (read at each decision, not at import):
-#: where the calibration is kept (empty: in this process only), and ``0`` to skip the timing.
 CACHE_DIR_ENV = "ATTENTION_MATH_CACHE_DIR"
+"""Environment variable: where the default path keeps its calibration (empty: in this process
+only). Read at each decision, not at import."""
 CALIBRATE_ENV = "ATTENTION_MATH_CALIBRATE"
+"""Environment variable: ``0`` skips the default path's one-off timing. Read at each decision."""
 
 CALIBRATION_FILE = "default-path.json"
 """The calibration file in [`calibration_dir`][attention_math.tiled.calibration_dir]: per machine,

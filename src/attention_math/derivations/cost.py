@@ -59,6 +59,7 @@ STEPS = (
         L_q * d_model,
     ),
 )
+"""The steps of multi-head attention in order, each with its FLOPs and the memory it writes."""
 
 
 def total_flops() -> sp.Expr:

@@ -239,7 +239,6 @@ class ModelShape:
     window: int | None = None  # sliding-window attention span, if any
 
 
-#: Published configurations (``config.json`` of each model's release).
 MODELS: tuple[ModelShape, ...] = (
     ModelShape("GPT-2 small", 12, 12, 12, 64, 1024),
     ModelShape("GPT-2 XL", 48, 25, 25, 64, 1024),
@@ -247,6 +246,7 @@ MODELS: tuple[ModelShape, ...] = (
     ModelShape("Llama 2 70B", 80, 64, 8, 128, 4096),
     ModelShape("Mistral 7B v0.1", 32, 32, 8, 128, 8192, window=4096),
 )
+"""Published configurations (``config.json`` of each model's release)."""
 
 
 def softmax_one(z: Sequence[object]) -> list[sp.Expr]:

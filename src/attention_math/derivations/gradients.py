@@ -32,8 +32,8 @@ __all__ = [
     "verify_projection_backward",
 ]
 
-#: The upstream gradient of the worked example's loss ``ℓ = tr(O) = O_11 + O_22``.
 IDENTITY_LOSS_D_OUT = sp.eye(2)
+"""The upstream gradient of the worked example's loss ``ℓ = tr(O) = O_11 + O_22``."""
 
 
 def _exp_to_symbols(expr: sp.Expr) -> sp.Expr:

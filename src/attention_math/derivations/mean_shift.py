@@ -85,8 +85,8 @@ class MeanShiftSetup:
     key_bound_eps: float  # the most a key mean may move a weight: float64 rounding, in ε
 
 
-#: The experiment on the page Why it works: scaling (non-zero means).
 EXPERIMENT = MeanShiftSetup(d=64, n_keys=16, rows=2000, shift=1.0, seed=0, key_bound_eps=64.0)
+"""The experiment on the page Why it works: scaling (non-zero means)."""
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,6 @@ __all__ = [
 ]
 
 
-#: The published sources of the algorithm (data, printed by the page).
 REFERENCES = {
     "online softmax": (
         "Maxim Milakov, Natalia Gimelshein",
@@ -61,6 +60,7 @@ REFERENCES = {
         "ICLR 2024, arXiv:2307.08691",
     ),
 }
+"""The published sources of the algorithm (data, printed by the page)."""
 
 
 class State(NamedTuple):

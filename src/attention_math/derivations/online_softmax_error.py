@@ -31,13 +31,13 @@ __all__ = [
     "row_error_eps",
 ]
 
-#: The published source audited on the page (data, not prose).
 REFERENCE = {
     "authors": "Pierre Blanchard, Desmond J. Higham, Nicholas J. Higham",
     "title": "Accurately computing the log-sum-exp and softmax functions",
     "journal": "IMA Journal of Numerical Analysis 41(4), 2021",
     "doi": "10.1093/imanum/draa038",
 }
+"""The published source audited on the page (data, not prose)."""
 
 _DPS = 40
 

@@ -47,6 +47,7 @@ BLANCHARD_HIGHAM_HIGHAM = {
         "safely be used, while the division-free variant exp(x_i − logsumexp(x)) can lose accuracy"
     ),
 }
+"""The published source of the error bounds (data, printed by the page)."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,7 @@ FORMATS = (
     FloatFormat("float32", p=24, e_max=127),
     FloatFormat("float64", p=53, e_max=1023),
 )
+"""The floating-point formats whose overflow thresholds the pages derive."""
 
 
 def shift_invariance(n: int = 3) -> bool:

@@ -20,7 +20,8 @@ from attention_math.exercises.model import DIAGNOSES, Exercise, Mistake, Result
 __all__ = ["ROUNDING_TOLERANCE", "compare", "diagnose"]
 
 MAX_LOG = 10_000  # exp(x) with |x| above this is treated as unequal to any answer here
-ROUNDING_TOLERANCE = 5e-3  # a decimal answer within this (relative to max(1, |x|)) is "rounded"
+ROUNDING_TOLERANCE = 5e-3
+"""A decimal answer within this of the exact value (relative to max(1, |x|)) is "rounded"."""
 _DPS = 30
 _POINTS = ((3, 7), (5, 11), (2, 13))  # rational sample points p/q for free symbols
 

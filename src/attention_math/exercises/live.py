@@ -20,8 +20,9 @@ from attention_math.symbolic import latex
 
 __all__ = ["VERDICTS", "answer_box", "check_text"]
 
-# data-verdict values: right exactly, right up to rounding only, wrong, or not read at all
 VERDICTS = ("correct", "rounding", "wrong", "error")
+"""The answer box's ``data-verdict`` values: right exactly, right up to rounding only, wrong,
+or not read at all."""
 
 
 def _placeholder(shape: tuple[int, ...]) -> str:

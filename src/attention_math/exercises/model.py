@@ -13,7 +13,6 @@ if TYPE_CHECKING:  # the NumPy reference is only called at build time
 
 __all__ = ["CHAPTERS", "DIAGNOSES", "Exercise", "Mistake", "Result"]
 
-# chapter id -> title, in reading order
 CHAPTERS: dict[str, str] = {
     "forward": "The forward pass",
     "examples": "Worked examples",
@@ -25,8 +24,8 @@ CHAPTERS: dict[str, str] = {
     "positions": "Positions and decoding",
     "views": "Other views: kernels, linear attention, FlashAttention",
 }
+"""Chapter id -> title, in reading order."""
 
-# diagnosis code -> what it means, shown to the learner
 DIAGNOSES: dict[str, str] = {
     "transposed": "your answer is the transpose of the right one (rows and columns swapped)",
     "softmax_axis": "the softmax was taken over the wrong axis: each row (one query) must sum to 1",
@@ -60,6 +59,7 @@ DIAGNOSES: dict[str, str] = {
     "missing_mask": "the causal mask is missing: query t may only use keys 1..t",
     "wrong_factor": "off by a constant factor: check the ½ in the formula",
 }
+"""Diagnosis code -> what it means, shown to the learner."""
 
 
 @dataclass(frozen=True)

@@ -31,15 +31,19 @@ __all__ = [
     "unreadable",
 ]
 
-MAX_LENGTH = 5000  # characters: a 4×4 matrix of long expressions fits easily
-MAX_EXPONENT = 100  # |n| in x**n for a number n: 10**10**10 would hang SymPy
-MAX_BITS = 100_000  # size of an exact power such as (9**99)**99: nested powers grow fast
-# Python's parser recurses per bracket and per operator; in the browser (Pyodide) its stack is
-# small enough that ~150 nested brackets crash the runtime, so deeper text is refused first.
-MAX_NESTING = 40  # brackets inside brackets: a matrix needs 2
-MAX_OPERATORS = 400  # + - * / ^ in the whole answer: a 4×4 matrix of long entries needs ~250
+MAX_LENGTH = 5000
+"""Longest answer accepted, in characters: a 4×4 matrix of long expressions fits easily."""
+MAX_EXPONENT = 100
+"""Largest |n| accepted in x**n for a number n: 10**10**10 would hang SymPy."""
+MAX_BITS = 100_000
+"""Largest size, in bits, of an exact power such as (9**99)**99: nested powers grow fast."""
+MAX_NESTING = 40
+"""Deepest brackets inside brackets accepted (a matrix needs 2). Python's parser recurses per
+bracket and per operator; in the browser (Pyodide) its stack is small enough that ~150 nested
+brackets crash the runtime, so deeper text is refused first."""
+MAX_OPERATORS = 400
+"""Most operators (+ - * / ^) in the whole answer: a 4×4 matrix of long entries needs ~250."""
 
-# name -> (SymPy builder, number of arguments)
 FUNCTIONS: dict[str, tuple[Callable[..., sp.Expr], int]] = {
     "exp": (sp.exp, 1),
     "sqrt": (sp.sqrt, 1),
@@ -49,6 +53,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., sp.Expr], int]] = {
     "tanh": (sp.tanh, 1),
     "abs": (sp.Abs, 1),
 }
+"""Name -> (SymPy builder, number of arguments)."""
 _CONSTANTS: dict[str, sp.Expr] = {"pi": sp.pi, "E": sp.E, "oo": sp.oo, "inf": sp.oo}
 _BINOPS: dict[type, Callable[[sp.Expr, sp.Expr], sp.Expr]] = {
     ast.Add: lambda a, b: a + b,
