@@ -98,6 +98,13 @@ log = logging.getLogger("mkdocs.hooks.assets")
 # build; it keeps what the last build used ("old") and what this one uses ("used").
 _memo: dict[str, dict[str, dict[str, Any]]] = {"used": {}, "old": {}}
 _engine_text: str | None = None  # read once per build
+# A macro defined on a page stays defined in the Node process for the pages after it, whose
+# answers then depend on that page too: from the first page that defines one, a build
+# neither serves nor keeps answers (until then a page's answer depends on itself alone).
+DEFINES = re.compile(
+    r"\\(?:(?:re)?newcommand|newenvironment|g?def|let|DeclareMathOperator)(?![a-zA-Z])"
+)
+_defined = {"macros": False}
 # what build-time typesetting cost this build (logged at the end: the figure on the About page)
 _cost = {"pages": 0, "formulas": 0, "seconds": 0.0, "remembered": 0}
 
@@ -130,7 +137,10 @@ def typeset_items(items: list[dict[str, Any]]) -> dict[str, Any]:
         _engine_text = _engine()
     request = _engine_text + "\0" + json.dumps(items, sort_keys=True)
     key = hashlib.sha256(request.encode("utf-8")).hexdigest()
-    done = _memo["used"].get(key) or _memo["old"].get(key)
+    if any(DEFINES.search(str(item["tex"])) for item in items):
+        _defined["macros"] = True
+    remember = not _defined["macros"]
+    done = (_memo["used"].get(key) or _memo["old"].get(key)) if remember else None
     if done is None:
         started = time.perf_counter()
         if _typesetter is None:
@@ -141,7 +151,8 @@ def typeset_items(items: list[dict[str, Any]]) -> dict[str, Any]:
         _cost["seconds"] += time.perf_counter() - started
     else:
         _cost["remembered"] += 1
-    _memo["used"][key] = done
+    if remember:
+        _memo["used"][key] = done
     return done
 
 
@@ -220,6 +231,7 @@ def on_post_build(config: MkDocsConfig) -> None:
     # keep what this build used; the engine is read again next build (an upgrade is seen)
     _memo["old"], _memo["used"] = _memo["used"], {}
     _engine_text = None
+    _defined["macros"] = False
 
 
 def on_post_template(output_content: str, template_name: str, config: MkDocsConfig) -> str:

@@ -85,3 +85,26 @@ def test_a_pages_maths_does_not_depend_on_the_pages_before_it() -> None:
     b_alone = alone.typeset_page(PAGE_B, "b.md")
     alone.on_post_build(None)
     assert b_after_a == b_alone
+
+
+@pytest.mark.docs
+def test_after_a_page_defines_a_macro_nothing_is_served_or_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mkdocs.exceptions import PluginError
+
+    hook = _hook("assets_macro_probe")
+    asked = _counting(hook, monkeypatch)
+    defines = PAGE_A.replace("q_i^\\top k_j", "\\newcommand{\\qk}{q^\\top k} \\qk")
+    uses = PAGE_B.replace("\\sqrt{d_k}", "\\qk")
+    hook.typeset_page(PAGE_A, "a.md")  # before any definition: kept
+    hook.typeset_page(defines, "defines.md")
+    hook.typeset_page(uses, "uses.md")  # typeset after the definition: not kept
+    hook.on_post_build(None)
+    assert asked == [2, 2, 2]
+    # the next build: the definition is gone, so the page using it must fail, not be served
+    hook.typeset_page(PAGE_A, "a.md")
+    assert asked == [2, 2, 2]
+    with pytest.raises(PluginError, match="qk"):
+        hook.typeset_page(uses, "uses.md")
+    hook.on_post_build(None)
