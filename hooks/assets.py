@@ -188,18 +188,27 @@ def typeset_page(output: str, where: str) -> str:
 
 
 EMPTY_TH = re.compile(r"<th(?: [^>]*)?>\s*</th>")
+# a highlighted code block: <pre><span></span><code> (pymdownx.highlight), the code scrolls
+CODE_BLOCK = re.compile(r"(<pre(?: [^>]*)?>(?:<span></span>)?)<code(?![^>]*tabindex)(?=[ >])")
 # the theme's search dialog has no accessible name (axe: aria-dialog-name)
 SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
 
 
 def accessible(output: str, where: str) -> str:
-    """Name the search dialog; make every table keyboard-reachable; refuse empty headers."""
+    """Name the search dialog; make tables and code blocks keyboard-reachable; refuse empty
+    headers."""
     if EMPTY_TH.search(output):
         raise PluginError(f"{where}: a table has an empty header cell; name the column")
     output = output.replace(SEARCH_DIALOG, SEARCH_DIALOG[:-1] + ' aria-label="Search">', 1)
     # the theme wraps each table in a box that scrolls sideways on a phone; a focusable
     # table lets the keyboard reach the box and scroll it with the arrow keys
     output = output.replace("<table>", '<table tabindex="0">')
+    # a code block scrolls sideways when a line is longer than the column. The theme makes
+    # it focusable only once it comes into view (content.lazy), so until the reader scrolls
+    # to it the keyboard could not reach it: the markup carries the focus from the start
+    # (no script at load). Once shown, the theme drops it where the block does not scroll,
+    # and on devices without hover
+    output = CODE_BLOCK.sub(r'\1<code tabindex="0"', output)
     # a figure too wide for a phone scrolls in its box (extra.css): reachable the same way
     return output.replace(
         '<div class="wide-figure">', '<div class="wide-figure" tabindex="0" role="group">'
