@@ -12,6 +12,10 @@ measures, in CPU seconds of this process (``time.process_time``):
 Prints the top of each list; ``--json FILE`` writes everything. Run from the project root::
 
     python3 -m uv run python benchmarks/build_profile.py [--top 25] [--json out.json]
+        [--site DIR] [--cprofile out.prof]
+
+``--site`` keeps the built site (to compare the HTML before and after a change);
+``--cprofile`` also records a cProfile of the build (functions by cumulative time).
 """
 
 from __future__ import annotations
@@ -34,8 +38,8 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def profile() -> dict[str, Any]:
-    """One strict build, timed per page and per block."""
+def profile(site_dir: Path | None = None, cprofile: Path | None = None) -> dict[str, Any]:
+    """One strict build, timed per page and per block (into ``site_dir`` if given)."""
     os.environ.pop("ATTENTION_MATH_EXEC_CACHE", None)
     os.environ["ATTENTION_MATH_PARALLEL"] = "0"  # the work itself, all in this process
     os.environ["NO_MKDOCS_2_WARNING"] = "1"
@@ -91,8 +95,8 @@ def profile() -> dict[str, Any]:
 
     config = load_config(str(ROOT / "mkdocs.yml"), strict=True)
     hooks_assets = sys.modules.get("assets")
-    with tempfile.TemporaryDirectory() as site:
-        config["site_dir"] = site
+    with tempfile.TemporaryDirectory() as tmp:
+        config["site_dir"] = str(site_dir.resolve()) if site_dir else tmp
         children = _children_cpu()
         start, wall = time.process_time(), time.perf_counter()
         # the typesetter is created by the assets hook; wrap it once the hooks are loaded
@@ -112,7 +116,14 @@ def profile() -> dict[str, Any]:
                         typeset["wall"] += time.perf_counter() - w
 
                 typesetter.typeset = timed_typeset
-        build(config)
+        if cprofile is not None:
+            import cProfile
+
+            profiler = cProfile.Profile()
+            profiler.runcall(build, config)
+            profiler.dump_stats(cprofile)
+        else:
+            build(config)
         config.plugins.on_shutdown()
         total = time.process_time() - start
         total_wall = time.perf_counter() - wall
@@ -138,8 +149,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--site", type=Path, help="build into this directory (kept)")
+    parser.add_argument("--cprofile", type=Path, help="also write cProfile stats here")
     args = parser.parse_args()
-    result = profile()
+    result = profile(args.site, args.cprofile)
     if args.json:
         args.json.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     summary = {k: v for k, v in result.items() if not isinstance(v, (dict, list))}

@@ -123,7 +123,18 @@ def page_of(url: str) -> str:
     return "/" + urlsplit(url).path.split("/", 2)[-1]
 
 
+def axe_summary(axe: dict[str, dict[str, Any]]) -> str:
+    """One line: axe-core's serious and critical findings on every page it ran on, by page."""
+    severe = {p: a.get("serious", 0) + a.get("critical", 0) for p, a in sorted(axe.items())}
+    listed = ", ".join(f"`{p}` {n} ({', '.join(axe[p]['rules'])})" for p, n in severe.items() if n)
+    return f"axe-core on {len(axe)} pages: {sum(severe.values())} serious and critical findings" + (
+        f": {listed}." if listed else "."
+    )
+
+
 def table(rows: list[dict[str, Any]], axe: dict[str, dict[str, Any]], maths: dict[str, int]) -> str:
+    if not rows:  # axe-core only
+        return axe_summary(axe) + "\n"
     by = {(page_of(r["url"]), r["preset"]): r for r in rows}
     paths = list(dict.fromkeys(page_of(r["url"]) for r in rows))
     mobile = [by[(p, "mobile")] for p in paths]
@@ -224,7 +235,11 @@ def main() -> None:
     parser.add_argument(
         "--merge", action="store_true", help="keep the other pages' figures in the result files"
     )
-    parser.add_argument("--axe-only", action="store_true", help="axe-core only, no Lighthouse")
+    parser.add_argument(
+        "--axe-only",
+        action="store_true",
+        help="axe-core only, no Lighthouse (keeps the result files' Lighthouse figures)",
+    )
     parser.add_argument("--port", type=int, default=PORT, help=f"local port (default {PORT})")
     parser.add_argument("--table", action="store_true", help="only write NAME.md from NAME.json")
     args = parser.parse_args()
@@ -236,7 +251,8 @@ def main() -> None:
         return
     install_lighthouse()
     old: dict[str, Any] = {"lighthouse": [], "axe": {}}
-    if args.merge and out.is_file():
+    # an axe-only run keeps the Lighthouse figures beside its own
+    if (args.merge or args.axe_only) and out.is_file():
         old = json.loads(out.read_text())
     with tempfile.TemporaryDirectory() as tmp:
         site = args.site
@@ -263,6 +279,8 @@ def main() -> None:
     out.write_text(json.dumps(result, indent=1) + "\n")
     (ROOT / "benchmarks" / f"{args.out}.md").write_text(table(rows, axe, maths))
     print((ROOT / "benchmarks" / f"{args.out}.md").read_text())
+    if rows:  # else the table is this summary
+        print(axe_summary({p: axe[p] for p in ("/" + q for q in paths)}))
 
 
 if __name__ == "__main__":

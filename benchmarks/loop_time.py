@@ -6,6 +6,7 @@ warm, as it is on a contributor's second clone):
 - ``setup_s``: ``uv sync --locked --group test`` and the PyTorch oracle install;
 - ``cold_build_s``: the first ``mkdocs build --strict`` (no execution cache, no site);
 - ``test_command_s``: the README's test command, browser and oracle tests included;
+  with pytest's 40 slowest steps (``slowest_tests``: the run's critical path);
 - ``calibration_s``: a fixed CPU workload (pure Python, NumPy, SymPy), best of 3, before and
   after: divide a figure by it to compare machines (a ratio, not seconds).
 
@@ -90,6 +91,15 @@ def timed(cmd: list[str] | str, cwd: Path, env: dict[str, str]) -> tuple[float, 
     return seconds, cpu, run.stdout + run.stderr
 
 
+SLOWEST = 40
+DURATION = re.compile(r"^\s*([\d.]+)s (setup|call|teardown)\s+(\S.*?)\s*$", re.MULTILINE)
+
+
+def slowest(output: str) -> list[list[Any]]:
+    """pytest's ``--durations`` report: [seconds, step, test id], slowest first."""
+    return [[float(s), step, test] for s, step, test in DURATION.findall(output)]
+
+
 def readme_test_command() -> str:
     """The line after the ``test-command`` marker in README.md, as ``.ci/run`` reads it."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -122,10 +132,14 @@ def measure(figures: dict[str, Any], skip_tests: bool) -> dict[str, Any]:
 
         if not skip_tests:
             figures["load_before_tests"] = load()
-            seconds, cpu, output = timed(command, clone, env)
+            # pytest's 40 slowest steps (setup, call, teardown) come with the figure: the
+            # critical path of the run (its output changes, not what it runs)
+            tests_env = env | {"PYTEST_ADDOPTS": f"--durations={SLOWEST}"}
+            seconds, cpu, output = timed(command, clone, tests_env)
             figures |= {"test_command_s": round(seconds, 1), "test_command_cpu_s": round(cpu, 1)}
             summary = re.findall(r"=+ (\d+ passed.*?) in [\d.]+s", output)
             figures["test_summary"] = summary[-1] if summary else output.splitlines()[-1]
+            figures["slowest_tests"] = slowest(output)
     figures["load_end"] = load()
     figures["calibration_end_s"] = round(calibration(), 3)
     return figures

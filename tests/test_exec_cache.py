@@ -19,6 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 HOOK = ROOT / "hooks" / "exec_cache.py"
+FRESH = ROOT / "hooks" / "fresh_state.py"  # every page starts its sessions afresh
 
 PAGE = """\
 # probe
@@ -30,7 +31,13 @@ print("plain", probe_pkg.VALUE, time.perf_counter_ns(), "|")
 
 ```python exec="on" session="s"
 import time
+x = 41
 print("session", time.perf_counter_ns(), "|")
+```
+
+```python exec="on" session="s"
+import time
+print("later", x + 1, time.perf_counter_ns(), "|")
 ```
 """
 
@@ -68,7 +75,7 @@ def _builds(tmp_path: Path, steps: list[str], cache: str = "1") -> list[dict[str
             theme: mkdocs
             plugins: [markdown-exec]
             markdown_extensions: [pymdownx.superfences]
-            hooks: [{HOOK.as_posix()}]
+            hooks: [{FRESH.as_posix()}, {HOOK.as_posix()}]
             """
         ),
         encoding="utf-8",
@@ -81,7 +88,7 @@ def _builds(tmp_path: Path, steps: list[str], cache: str = "1") -> list[dict[str
     seen = []
     for n in range(len(steps)):
         html = (out / str(n) / "index.html").read_text(encoding="utf-8")
-        seen.append(dict(re.findall(r"(plain|session) ([\d ]+) \|", html)))
+        seen.append(dict(re.findall(r"(plain|session|later) ([\d ]+) \|", html)))
     return seen
 
 
@@ -90,6 +97,8 @@ def test_cache_reuses_output_only_while_nothing_changes(tmp_path: Path) -> None:
     page = tmp_path / "docs" / "index.md"
     init = tmp_path / "pkg" / "probe_pkg" / "__init__.py"
     edited_block = PAGE.replace('"plain",', '"plain", ')
+    edited_later = edited_block.replace('"later",', '"later", ')
+    edited_first = edited_later.replace("x = 41", "x = 41  # edited")
     steps = [
         "",  # 0: first build executes
         "",  # 1: nothing changed: served from the cache
@@ -97,6 +106,8 @@ def test_cache_reuses_output_only_while_nothing_changes(tmp_path: Path) -> None:
         f"{init}=VALUE = 2  # a comment\\n",  # 3: any byte of the package counts
         f"{page}={edited_block}",  # 4: the block's source changed
         "",  # 5: unchanged again
+        f"{page}={edited_later}",  # 6: a session's later block changed
+        f"{page}={edited_first}",  # 7: a session's first block changed
     ]
     seen = _builds(tmp_path, steps)
     plain = [s["plain"] for s in seen]
@@ -104,9 +115,18 @@ def test_cache_reuses_output_only_while_nothing_changes(tmp_path: Path) -> None:
     assert plain[2].startswith("2 ") and plain[2] != plain[1]
     assert plain[3] != plain[2] and plain[3].startswith("2 ")
     assert plain[4] != plain[3]
-    assert plain[5] == plain[4]
-    # a block in a session depends on the blocks before it: never cached
-    assert len({s["session"] for s in seen}) == len(seen)
+    assert plain[5] == plain[4] == plain[6] == plain[7]
+    # a session's blocks are served while the session's code and the package are unchanged
+    first, later = [s["session"] for s in seen], [s["later"] for s in seen]
+    assert first[1] == first[0] and later[1] == later[0]
+    assert len({first[1], first[2], first[3]}) == 3 and len({later[1], later[2], later[3]}) == 3
+    assert first[5] == first[4] == first[3] and later[5] == later[4] == later[3]
+    # a later block changed: it runs, with the globals of the earlier block (run again first,
+    # its served output kept); the earlier block's own output is served
+    assert first[6] == first[5] and later[6] != later[5] and later[6].startswith("42 ")
+    # the first block changed: the blocks after it depend on it and run again
+    assert first[7] != first[6] and later[7] != later[6] and later[7].startswith("42 ")
+    assert all(s.startswith("42 ") for s in later)
     assert list((tmp_path / "cache").glob("*.tmp")) == []
 
 
@@ -130,6 +150,18 @@ def test_key_depends_on_source_and_salt() -> None:
     assert key == hook.block_key("print(1)", "salt")
     assert key != hook.block_key("print(2)", "salt")
     assert key != hook.block_key("print(1)", "other salt")
+
+
+def test_session_key_depends_on_every_earlier_block() -> None:
+    hook = _hook()
+    two = [("x = 1", None, None), ("print(x)", None, None)]
+    key = hook.session_key(two, "salt")
+    assert key == hook.session_key(list(two), "salt")
+    assert key != hook.session_key([("x = 2", None, None), two[1]], "salt")
+    assert key != hook.session_key(two[1:], "salt")
+    assert key != hook.block_key("print(x)", "salt")
+    assert key != hook.session_key([two[0], ("print(x)", None, "a title")], "salt")
+    assert key != hook.session_key(two, "other salt")
 
 
 def test_environment_fingerprint_names_the_installed_versions() -> None:

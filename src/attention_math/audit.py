@@ -456,7 +456,21 @@ def audit(example_ids: Iterable[str] | None = None) -> list[Finding]:
     for i in ids:
         if i not in EXAMPLES:
             raise ValueError(f"unknown example {i!r}; known: {', '.join(EXAMPLES)}")
-    return [audit_claim(EXAMPLES[i], c) for i in ids for c in EXAMPLES[i].claims]
+    return [finding for i in ids for finding in _audit_example(EXAMPLES[i])]
+
+
+# the findings of each example, keyed by the example's whole value (its repr: it holds
+# dicts, so it has no hash): several pages audit the same example, and a changed example
+# (its data or its registered claims) is a new key, never an old answer
+_AUDITED: dict[str, tuple[Finding, ...]] = {}
+
+
+def _audit_example(ex: Example) -> tuple[Finding, ...]:
+    """Every claim of ``ex`` audited (findings are frozen: they can be shared)."""
+    key = repr(ex)
+    if key not in _AUDITED:
+        _AUDITED[key] = tuple(audit_claim(ex, c) for c in ex.claims)
+    return _AUDITED[key]
 
 
 # --- presentation ---------------------------------------------------------------------

@@ -12,7 +12,8 @@ import hashlib
 import html
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import matplotlib
 
@@ -20,6 +21,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.mathtext import MathTextParser
 from numpy.typing import ArrayLike
 
 from attention_math.terminal import plain
@@ -71,6 +73,36 @@ def _check_labelled(fig: Figure) -> None:
             raise ValueError(f"figure axes {n} has no {', no '.join(missing)}: label every plot")
 
 
+# MathTextParser caches each parse per parser, and every renderer makes a new parser: a
+# figure's labels were parsed once to size the tight box and again to draw, and again in
+# the next figure. A parse is a pure function of these arguments (the parser's only other
+# inputs are its output type and class-level tables), so one memo serves every parser.
+_PARSE: Any = MathTextParser.__dict__["_parse_cached"].__wrapped__  # uncached parse
+_PARSES: dict[tuple[object, ...], object] = {}
+
+
+def _shared_parse(
+    self: Any, s: str, dpi: float, prop: object, antialiased: bool, flags: object
+) -> object:
+    key = (self._output_type, s, dpi, prop, antialiased, flags)
+    if key not in _PARSES:
+        if len(_PARSES) > 4096:  # a bound, far above the site's few hundred labels
+            _PARSES.clear()
+        _PARSES[key] = _PARSE(self, s, dpi, prop, antialiased, flags)
+    return _PARSES[key]
+
+
+@contextlib.contextmanager
+def _parses_shared() -> Iterator[None]:
+    """Within the block, every MathTextParser answers from the one memo above."""
+    own = MathTextParser.__dict__["_parse_cached"]
+    setattr(MathTextParser, "_parse_cached", _shared_parse)  # noqa: B010
+    try:
+        yield
+    finally:
+        setattr(MathTextParser, "_parse_cached", own)  # noqa: B010
+
+
 def _scope_ids(text: str) -> str:
     """Prefix the SVG's element ids with a hash of its content.
 
@@ -118,7 +150,7 @@ def svg(fig: Figure) -> str:
     try:
         _check_labelled(fig)
         buf = io.StringIO()
-        with matplotlib.rc_context({"svg.hashsalt": "attention-math"}):
+        with matplotlib.rc_context({"svg.hashsalt": "attention-math"}), _parses_shared():
             fig.savefig(
                 buf, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight"
             )

@@ -10,6 +10,8 @@ makes every value and every output a point in the plane. The 2×2 identity examp
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 import sympy as sp
 from numpy.typing import NDArray
@@ -48,6 +50,14 @@ def forward(causal: bool = False) -> dict[str, sp.Matrix]:
         >>> forward(causal=True)["P"][0, :]
         Matrix([[1, 0, 0]])
     """
+    return {name: m.as_mutable() for name, m in _forward(bool(causal), repr(RUNNING)).items()}
+
+
+@cache
+def _forward(causal: bool, example: str) -> dict[str, sp.ImmutableMatrix]:
+    """`forward`, derived once per process (the pages ask for it again and again) and
+    keyed on the example's whole value; immutable, so no caller can change what the next
+    one gets."""
     from attention_math import symbolic
 
     x = RUNNING.exact("x")  # L × d_model
@@ -59,7 +69,8 @@ def forward(causal: bool = False) -> dict[str, sp.Matrix]:
     s = symbolic.scores(q, k)  # L × L
     if causal:
         s = sp.Matrix(n, n, lambda i, j: s[i, j] if j <= i else -sp.oo)  # L × L
-    return {"X": x, "Q": q, "K": k, "V": v, "S": s, "P": p, "O": out}
+    found = {"X": x, "Q": q, "K": k, "V": v, "S": s, "P": p, "O": out}
+    return {name: sp.ImmutableMatrix(m) for name, m in found.items()}
 
 
 def numeric_forward(causal: bool = False) -> dict[str, NDArray[np.float64]]:
@@ -75,6 +86,14 @@ def numeric_forward(causal: bool = False) -> dict[str, NDArray[np.float64]]:
                [0.731, 0.269, 0.   ],
                [0.245, 0.665, 0.09 ]])
     """
+    found = _numeric_forward(bool(causal), repr(RUNNING))
+    return {name: a.copy() for name, a in found.items()}
+
+
+@cache
+def _numeric_forward(causal: bool, example: str) -> dict[str, NDArray[np.float64]]:
+    """`numeric_forward`, computed and cross-checked once per process and example
+    (callers get copies)."""
     from attention_math import numeric
     from attention_math.crosscheck import crosscheck
 

@@ -244,7 +244,8 @@ def in_terms_of_sigmoid(expr: object, a: object, symbol: sp.Symbol | None = None
     # exp(n·a) → eⁿ for integer n. xreplace, not subs: subs matches exp(a) through odd powers.
     table = {}
     for f in ex.atoms(sp.exp):
-        n = sp.simplify(f.args[0] / base)
+        n = f.args[0] / base
+        n = n if n.is_Integer else sp.simplify(n)  # the ratio is most often already n
         if n.is_integer:
             table[f] = e**n
         elif f.args[0].free_symbols & base.free_symbols or n.is_rational:
@@ -252,7 +253,12 @@ def in_terms_of_sigmoid(expr: object, a: object, symbol: sp.Symbol | None = None
     expr_e = ex.xreplace(table)
     rewritten = sp.factor(sp.cancel(expr_e.subs(e, s / (1 - s))))
     rewritten = sp.expand(rewritten) if rewritten.is_polynomial(s) else rewritten
-    if sp.simplify(rewritten.subs(s, sigmoid(base)) - ex) != 0:
+    # verified exactly: with σ = e / (1 + e) the rewrite is a rational function of e that
+    # must equal expr_e (cancel decides that); only if it does not, the slower simplify
+    # of the same identity in exp(a) decides before anything is raised
+    if sp.cancel(rewritten.subs(s, e / (1 + e)) - expr_e) != 0 and (
+        sp.simplify(rewritten.subs(s, sigmoid(base)) - ex) != 0
+    ):
         raise ArithmeticError(f"rewriting {expr} in σ({a}) did not verify")
     return rewritten
 

@@ -47,7 +47,8 @@ WIDTHS = """() => ({viewport: window.innerWidth,
   unreachable: [...document.querySelectorAll('article *')]
     .filter(e => e.scrollWidth > e.clientWidth + 1 &&
                  ['auto', 'scroll'].includes(getComputedStyle(e).overflowX))
-    .filter(e => e.tabIndex < 0 && !e.querySelector('a[href], button, input, [tabindex]'))
+    .filter(e => e.tabIndex < 0 && ![...e.querySelectorAll('a[href], button, input, [tabindex]')]
+      .some(f => f.tabIndex >= 0 && f.getBoundingClientRect().width > 0))
     .map(e => e.className || e.tagName)})"""
 
 # Stylesheets of the page that style nothing on it, and every script it loads.
@@ -74,10 +75,22 @@ def _page(tab: Tab) -> dict[str, Any]:
     return dict(tab.page.evaluate(SEEN))
 
 
+# axe-core on the page as it loads, before any probe scrolls it: the theme readies a code
+# block (its focus, its copy button) only when it comes into view (content.lazy), so on a
+# page scrolled through axe would not see what a reader who has not scrolled meets.
+# Probes run in the order they are registered; COPY marks the page once it has scrolled.
+@probe("axe")
+def _axe(tab: Tab) -> list[dict[str, Any]]:
+    if tab.page.evaluate("() => window.scrollY !== 0 || window.probesScrolled === true"):
+        raise AssertionError(f"axe must run before the page is scrolled: {tab.page.url}")
+    return run_axe(tab.page)
+
+
 # The theme gives a code block its copy button when the block first comes into view
 # (content.lazy): each block the reader can see (not in a closed tab or fold) is scrolled to.
 COPY = """async () => {
   const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  window.probesScrolled = true;
   const shown = [...document.querySelectorAll('article pre > code')]
     .filter(c => c.getClientRects().length > 0);
   for (const code of shown) { code.scrollIntoView({block: 'center'}); await frame(); }
@@ -104,11 +117,6 @@ def _assets(tab: Tab) -> dict[str, Any]:
         for sel in set(SCRIPT_USERS.values())
     }
     return found
-
-
-@probe("axe")
-def _axe(tab: Tab) -> list[dict[str, Any]]:
-    return run_axe(tab.page)
 
 
 @probe("narrow:widths")

@@ -60,7 +60,15 @@ def row_constant_cancels(n: int = 3) -> bool:
     s = sp.symbols(f"s1:{n + 1}", real=True)
     c = sp.Symbol("c", real=True)
     den, den_c = sum(sp.exp(x) for x in s), sum(sp.exp(x + c) for x in s)
-    return all(sp.simplify(sp.exp(x + c) / den_c - sp.exp(x) / den) == 0 for x in s)
+    # exp(x + c) = exp(x)·exp(c): each difference is then a rational function of the
+    # exponentials, which cancel decides (simplify only if it does not say zero)
+    return all(_is_zero(sp.exp(x + c) / den_c - sp.exp(x) / den) for x in s)
+
+
+def _is_zero(e: sp.Expr) -> bool:
+    """Whether ``e`` is identically 0: exponentials expanded into products and the rational
+    function cancelled (exact); simplify decides only what that does not show to be 0."""
+    return bool(sp.cancel(sp.expand(e)) == 0 or sp.simplify(e) == 0)
 
 
 def bandwidth_limits(
@@ -129,7 +137,8 @@ def bilinear_invariance(d_model: int = 3, d_k: int = 2) -> bool:
     wk = sp.Matrix(d_model, d_k, lambda r, c: sp.Symbol(f"b_{r}{c}"))
     a = sp.Matrix(d_k, d_k, lambda r, c: sp.Symbol(f"t_{r}{c}"))
     changed = (wq * a) * (wk * a.inv().T).T
-    return bool(sp.simplify(changed - wq * wk.T) == sp.zeros(d_model, d_model))
+    # every entry is a rational function of the symbols: cancel decides it exactly
+    return all(_is_zero(e) for e in changed - wq * wk.T)
 
 
 def circuits_sum_of_heads(n_heads: int = 2, length: int = 2, d_model: int = 2) -> bool:

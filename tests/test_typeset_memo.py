@@ -1,0 +1,110 @@
+"""Under ``mkdocs serve``, a rebuild typesets only the pages whose maths changed.
+
+``hooks/assets.py`` keeps MathJax's answer to each page by a digest of the page's formulas and
+of the typesetter; the tests count the requests that reach the Node process, and check the
+premise that makes a remembered answer right: the answer to a page does not depend on the
+pages typeset before it in the same process.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PAGE_A = (
+    "<html><head></head><body>"
+    '<span class="arithmatex">\\(q_i^\\top k_j\\)</span>'
+    '<div class="arithmatex">\\[\\mathrm{att} = \\operatorname{softmax}(S) V \\tag{1}\\]</div>'
+    "</body></html>"
+)
+PAGE_B = (
+    "<html><head></head><body>"
+    '<span class="arithmatex">\\(\\sqrt{d_k}\\)</span>'
+    '<div class="arithmatex">\\[P = \\frac{e^{s}}{\\sum_j e^{s_j}} \\tag{1}\\]</div>'
+    "</body></html>"
+)
+
+
+def _hook(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "hooks" / "assets.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _counting(hook: ModuleType, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of formulas in each request that reaches the Node process."""
+    asked: list[int] = []
+    real = hook.Typesetter.typeset
+
+    def typeset(self: Any, items: list[dict[str, Any]]) -> dict[str, Any]:
+        asked.append(len(items))
+        return dict(real(self, items))
+
+    monkeypatch.setattr(hook.Typesetter, "typeset", typeset)
+    return asked
+
+
+@pytest.mark.docs
+def test_a_rebuild_typesets_only_the_pages_whose_maths_changed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    hook = _hook("assets_memo_probe")
+    asked = _counting(hook, monkeypatch)
+    first = [hook.typeset_page(PAGE_A, "a.md"), hook.typeset_page(PAGE_B, "b.md")]
+    hook.on_post_build(None)
+    assert asked == [2, 2] and "<svg" in first[0] and "<mjx-assistive-mml" in first[1]
+
+    # the next build: A unchanged is not asked again; B with one formula changed is
+    edited_b = PAGE_B.replace("\\sqrt{d_k}", "\\sqrt{d_v}")
+    second = [hook.typeset_page(PAGE_A, "a.md"), hook.typeset_page(edited_b, "b.md")]
+    hook.on_post_build(None)
+    assert asked == [2, 2, 2]
+    assert second[0] == first[0] and second[1] != first[1]
+
+    # only what the last build used is kept: B's old formulas are typeset again
+    assert hook.typeset_page(PAGE_B, "b.md") == first[1]
+    hook.on_post_build(None)
+    assert asked == [2, 2, 2, 2]
+
+
+@pytest.mark.docs
+def test_a_pages_maths_does_not_depend_on_the_pages_before_it() -> None:
+    after_a = _hook("assets_order_probe_1")
+    after_a.typeset_page(PAGE_A, "a.md")
+    b_after_a = after_a.typeset_page(PAGE_B, "b.md")
+    after_a.on_post_build(None)
+    alone = _hook("assets_order_probe_2")
+    b_alone = alone.typeset_page(PAGE_B, "b.md")
+    alone.on_post_build(None)
+    assert b_after_a == b_alone
+
+
+@pytest.mark.docs
+def test_after_a_page_defines_a_macro_nothing_is_served_or_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mkdocs.exceptions import PluginError
+
+    hook = _hook("assets_macro_probe")
+    asked = _counting(hook, monkeypatch)
+    defines = PAGE_A.replace("q_i^\\top k_j", "\\newcommand{\\qk}{q^\\top k} \\qk")
+    uses = PAGE_B.replace("\\sqrt{d_k}", "\\qk")
+    hook.typeset_page(PAGE_A, "a.md")  # before any definition: kept
+    hook.typeset_page(defines, "defines.md")
+    hook.typeset_page(uses, "uses.md")  # typeset after the definition: not kept
+    hook.on_post_build(None)
+    assert asked == [2, 2, 2]
+    # the next build: the definition is gone, so the page using it must fail, not be served
+    hook.typeset_page(PAGE_A, "a.md")
+    assert asked == [2, 2, 2]
+    with pytest.raises(PluginError, match="qk"):
+        hook.typeset_page(uses, "uses.md")
+    hook.on_post_build(None)
