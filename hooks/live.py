@@ -210,12 +210,18 @@ def compiled(core: Path, pin: str, archives: list[tuple[Path, str]]) -> list[Pat
             raise LiveError(f"the bytecode compiler failed: {' / '.join(tail)}")
         for job in jobs:
             Path(job["dest"]).replace(job["dest"].removesuffix(f".{os.getpid()}.part"))
-        # each edit of the sources compiles a new wheel: keep the newest few, not every one
-        done = [p for p in (CACHE / "bytecode").iterdir() if p.suffix in (".whl", ".zip")]
-        kept = sorted(done, key=lambda p: p.stat().st_mtime)
-        for old in kept[: -2 * len(archives)]:
-            old.unlink(missing_ok=True)
+        _prune(keep=out)
     return out
+
+
+def _prune(keep: list[Path]) -> None:
+    """Drop old compiled archives: each edit of the sources compiles a new wheel, so keep this
+    build's archives (however old: SymPy's is compiled once) and the newest few others."""
+    mine = set(keep)
+    done = [p for p in (CACHE / "bytecode").iterdir() if p.suffix in (".whl", ".zip")]
+    others = sorted((p for p in done if p not in mine), key=lambda p: p.stat().st_mtime)
+    for old in others[: max(0, len(others) - len(keep))]:
+        old.unlink(missing_ok=True)
 
 
 def served_archives(

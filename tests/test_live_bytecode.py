@@ -55,3 +55,27 @@ def test_without_node_the_build_serves_sources(
     monkeypatch.setenv("CI", "1")
     with pytest.raises(live.LiveError, match=r"bytecode.*required under CI"):
         live.served_archives(core, lock, [wheel])
+
+
+def test_pruning_keeps_this_builds_archives_however_old(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each edit of the sources compiles a new project wheel; the old ones go, but never an
+    archive this build serves (SymPy's is compiled once and then the oldest: pruning it by age
+    alone broke the build with FileNotFoundError after a few edits)."""
+    import os
+
+    live = _hook()
+    monkeypatch.setattr(live, "CACHE", tmp_path)
+    folder = tmp_path / "bytecode"
+    folder.mkdir()
+    names = ["a-sympy.whl", "b-stdlib.zip"] + [f"p{i}-project.whl" for i in range(6)]
+    for age, name in enumerate(reversed(names)):  # the first names are the oldest
+        (folder / name).write_bytes(b"x")
+        os.utime(folder / name, (1000.0 - age, 1000.0 - age))
+    keep = [folder / n for n in ("a-sympy.whl", "b-stdlib.zip", "p5-project.whl")]
+    live._prune(keep)
+    left = sorted(p.name for p in folder.iterdir())
+    # this build's three, and the newest three others (p2 … p4); p0, p1 are gone
+    gone = {"p0-project.whl", "p1-project.whl"}
+    assert left == sorted(set(names) - gone)
