@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -156,13 +157,51 @@ def typeset_items(items: list[dict[str, Any]]) -> dict[str, Any]:
     return done
 
 
+def _items(blocks: list[re.Match[str]]) -> list[dict[str, Any]]:
+    return [dict(zip(("tex", "display"), _split(m.group(2)), strict=True)) for m in blocks]
+
+
+# A cold build sends a page's maths to Node as soon as the page's content is rendered
+# (on_page_content), from one thread that waits for Node, so Node typesets while Python
+# renders the next pages instead of after them all. The requests go in page order, one at
+# a time, through that one thread (as they did from post_page: the macro rule above holds);
+# post_page uses an answer only for the very same formulas, else asks through the thread.
+_ahead: dict[str, tuple[list[dict[str, Any]], Future[dict[str, Any]]]] = {}
+_pool: dict[str, ThreadPoolExecutor] = {}
+
+
+def _submit(items: list[dict[str, Any]]) -> Future[dict[str, Any]]:
+    if "pool" not in _pool:
+        _pool["pool"] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="typeset")
+    return _pool["pool"].submit(typeset_items, items)
+
+
+def typeset_ahead(content: str, where: str) -> None:
+    """Start typesetting the maths of a page's rendered content (used by post_page)."""
+    blocks = list(MATH.finditer(content))
+    if blocks:
+        items = _items(blocks)
+        _ahead[where] = (items, _submit(items))
+
+
+def _stop_ahead() -> None:
+    pool = _pool.pop("pool", None)
+    if pool is not None:
+        pool.shutdown(wait=True, cancel_futures=True)
+    _ahead.clear()
+
+
 def typeset_page(output: str, where: str) -> str:
     """``output`` with every arithmatex block replaced by MathJax's SVG and MathML."""
     blocks = list(MATH.finditer(output))
+    ahead = _ahead.pop(where, None)
     if not blocks:
         return output
-    items = [dict(zip(("tex", "display"), _split(m.group(2)), strict=True)) for m in blocks]
-    done = typeset_items(items)
+    items = _items(blocks)
+    if ahead is not None and ahead[0] == items:
+        done = ahead[1].result()
+    else:
+        done = _submit(items).result() if _pool else typeset_items(items)
     if done["errors"]:
         raise PluginError(f"TeX errors on {where}:\n" + "\n".join(done["errors"]))
     parts, last = [], 0
@@ -215,6 +254,15 @@ def accessible(output: str, where: str) -> str:
     )
 
 
+def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Any) -> str:
+    typeset_ahead(html, page.file.src_uri)
+    return html
+
+
+def on_build_error(error: Exception) -> None:
+    _stop_ahead()
+
+
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
     output = accessible(typeset_page(output, page.file.src_uri), page.file.src_uri)
     if 'class="doc ' not in output:
@@ -224,6 +272,7 @@ def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
 
 def on_post_build(config: MkDocsConfig) -> None:
     global _typesetter, _engine_text
+    _stop_ahead()
     if _typesetter is not None:
         _typesetter.close()
         _typesetter = None
