@@ -112,6 +112,10 @@ def measure(figures: dict[str, Any], skip_tests: bool) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "CI")}
     env["NO_MKDOCS_2_WARNING"] = "1"
     env.pop("ATTENTION_MATH_EXEC_CACHE", None)
+    # `uv run` puts this environment's bin/ first on PATH: the README's `python3` must be the
+    # machine's, as for a new user (this environment's python3 has no pip)
+    here = str(Path(sys.prefix) / "bin")
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if p != here)
     figures |= {"load_start": load(), "calibration_s": round(calibration(), 3)}
     with tempfile.TemporaryDirectory() as tmp:
         clone = Path(tmp) / "attention-math"
