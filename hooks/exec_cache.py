@@ -94,7 +94,9 @@ def _store(entry: Path, output: str) -> None:
     tmp.replace(entry)  # atomic: a concurrent build never reads half an entry
 
 
-def _run_session(code: str, session: str, id: str | None = None, **extra: Any) -> str:
+def _run_session(
+    code: str, session: str, returncode: int | None = None, id: str | None = None, **extra: Any
+) -> str:
     """A session block: served by its history's key, or run where its globals are."""
     count = _python._sessions_counter.get(session, 0)  # the session's blocks so far
     if count == 0:  # a fresh session (a new page): nothing of it ran or was skipped yet
@@ -105,7 +107,7 @@ def _run_session(code: str, session: str, id: str | None = None, **extra: Any) -
         # markdown-exec ran blocks of this session that the hook did not see: its history
         # is unknown, so nothing is served or stored until the session starts afresh
         _sessions.pop(session, None)
-        return _run_uncached(code, session=session, id=id, **extra)
+        return _run_uncached(code, returncode=returncode, session=session, id=id, **extra)
     history.append((code, id, extra.get("title")))
     entry = CACHE_DIR / (session_key(history, _state["salt"]) + ".out")
     if session not in _local and entry.is_file():
@@ -120,7 +122,7 @@ def _run_session(code: str, session: str, id: str | None = None, **extra: Any) -
             more = {"title": title} if title is not None else {}
             _run_uncached(earlier, session=session, id=earlier_id, **more)
         _local.add(session)
-    output = _run_uncached(code, session=session, id=id, **extra)
+    output = _run_uncached(code, returncode=returncode, session=session, id=id, **extra)
     _state["misses"] += 1
     _store(entry, output)
     return output
@@ -136,7 +138,7 @@ def _run_cached(
     if not _state["enabled"]:
         return _run_uncached(code, returncode=returncode, session=session, id=id, **extra)
     if session:
-        return _run_session(code, session, id=id, **extra)
+        return _run_session(code, session, returncode=returncode, id=id, **extra)
     entry = CACHE_DIR / (block_key(code, _state["salt"]) + ".out")
     if entry.is_file():
         _state["hits"] += 1
