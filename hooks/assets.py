@@ -209,6 +209,7 @@ def typeset_page(output: str, where: str) -> str:
         parts.append(output[last : m.start()])
         # the TeX stays in the page, beside what it drew (the glossary test reads it)
         tex = html.escape(item["tex"], quote=True)
+        typeset = sized(typeset)
         if item["display"]:
             # a wide equation scrolls in its box: the box takes the keyboard focus, so the
             # arrow keys scroll it, and says what it is
@@ -224,6 +225,34 @@ def typeset_page(output: str, where: str) -> str:
     style = f'<style id="mathjax-svg-styles">{done["css"]}</style>'
     output = output.replace("</head>", style + "</head>", 1)
     return output.replace("</body>", done["cache"] + "</body>", 1)
+
+
+# The drawing's size and baseline, as MathJax writes them on the <svg>.
+SVG_BOX = re.compile(
+    r'<svg style="vertical-align: (-?[0-9.]+(?:ex)?);[^"]*"[^>]*? width="([0-9.]+ex|100%)" '
+    r'height="([0-9.]+ex)"'
+)
+
+
+def sized(typeset: str) -> str:
+    """A formula's container with its drawing's size as the size it keeps while skipped.
+
+    Formulas off screen are neither styled, laid out nor painted until the reader nears
+    them (``content-visibility: auto`` in extra.css); meanwhile a box takes their place,
+    here exactly the drawing's size (``contain-intrinsic-size``). An inline formula's box
+    sits on the baseline by its bottom edge, drawn or not, lowered by the drawing's depth
+    (the ``vertical-align`` MathJax puts on the svg, moved to the box), so nothing moves
+    when it is drawn.
+    """
+    m = SVG_BOX.search(typeset)
+    head, sep, rest = typeset.partition(">")
+    if m is None or not head.startswith("<mjx-container ") or ' style="' not in head:
+        return typeset
+    depth, width, height = m.groups()
+    size = f"contain-intrinsic-size: {'auto' if width == '100%' else width} {height};"
+    if 'display="true"' not in head:
+        size += f" vertical-align: {depth};"
+    return head.replace(' style="', f' style="{size} ', 1) + sep + rest
 
 
 EMPTY_TH = re.compile(r"<th(?: [^>]*)?>\s*</th>")

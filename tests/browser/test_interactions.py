@@ -52,13 +52,13 @@ def test_light_dark_toggle(desktop: Tab) -> None:
     desktop.goto("/forward/softmax/")
     page = desktop.page
     first, first_bg = _scheme(page)
-    page.locator("form[data-md-component=palette] label:visible").first.click()
+    page.locator("form[data-am-palette] label:visible").first.click()
     second, second_bg = _scheme(page)
     assert {first, second} == {"default", "slate"}
     assert first_bg != second_bg
     page.reload()  # the choice is remembered
     assert _scheme(page)[0] == second
-    page.locator("form[data-md-component=palette] label:visible").first.click()
+    page.locator("form[data-am-palette] label:visible").first.click()
     assert _scheme(page) == (first, first_bg)
     assert desktop.errors == []
 
@@ -167,5 +167,5 @@ def test_figures_are_drawn_in_the_text_colour_of_both_schemes(desktop: Tab, buil
         fill, color = page.evaluate(FIGURE_INK)
         assert fill == color, (path, _scheme(page)[0])
         inks.append(fill)
-        page.locator("form[data-md-component=palette] label:visible").first.click()
+        page.locator("form[data-am-palette] label:visible").first.click()
     assert inks[0] != inks[1]  # the figure's text changed with the scheme

@@ -1,0 +1,61 @@
+"""A formula's box keeps its drawing's size and baseline while the browser skips it.
+
+extra.css lets the browser skip formulas off screen (``content-visibility: auto``); the
+build writes each formula's size as the size of its box meanwhile (hooks/assets.py
+``sized``), from what MathJax drew, so that drawing it moves nothing (the browser test
+tests/browser/test_render_cost.py measures that on a page).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.test_typeset_memo import _hook
+
+PAGE = (
+    "<html><head></head><body>"
+    '<p>score <span class="arithmatex">\\(q_i^\\top k_j / \\sqrt{d_k}\\)</span> per pair</p>'
+    '<div class="arithmatex">\\[P = \\frac{e^{s}}{\\sum_j e^{s_j}}\\]</div>'
+    '<div class="arithmatex">\\[\\mathrm{att} = \\operatorname{softmax}(S) V \\tag{1}\\]</div>'
+    "</body></html>"
+)
+CONTAINER = re.compile(
+    r'<mjx-container ([^>]*)><svg style="vertical-align: ([^;]+);[^"]*"[^>]*? '
+    r'width="([^"]+)" height="([^"]+)"'
+)
+
+
+@pytest.mark.docs  # runs MathJax in Node, as the build does
+def test_every_formula_box_has_its_drawings_size_and_depth() -> None:
+    hook = _hook("assets_for_boxes")
+    out = hook.typeset_page(PAGE, "boxes.md")
+    found = CONTAINER.findall(out)
+    assert len(found) == 3
+    for attrs, depth, width, height in found:
+        style_attr = re.search(r'style="([^"]*)"', attrs)
+        assert style_attr is not None, attrs
+        style = style_attr.group(1)
+        display = 'display="true"' in attrs
+        expected = f"contain-intrinsic-size: {'auto' if width == '100%' else width} {height};"
+        assert style.startswith(expected), style
+        # an inline formula's box is lowered by the drawing's depth; a displayed one is a block
+        assert (f"vertical-align: {depth};" in style) is not display, style
+    assert [w for *_, w, _ in found].count("100%") == 1  # the numbered equation spans the line
+
+
+def test_sized_leaves_what_it_does_not_recognise() -> None:
+    hook = _hook("assets_for_boxes_plain")
+    assert hook.sized("<span>not maths</span>") == "<span>not maths</span>"
+    drawn = (
+        '<mjx-container class="MathJax" jax="SVG" style="position: relative;">'
+        '<svg style="vertical-align: -0.5ex;" xmlns="http://www.w3.org/2000/svg" '
+        'width="2ex" height="1.5ex"></svg></mjx-container>'
+    )
+    assert hook.sized(drawn).startswith(
+        '<mjx-container class="MathJax" jax="SVG" style="contain-intrinsic-size: 2ex 1.5ex; '
+        'vertical-align: -0.5ex; position: relative;">'
+    )
+    flat = drawn.replace("-0.5ex", "0")  # MathJax writes a zero depth without a unit
+    assert "vertical-align: 0; position" in hook.sized(flat)
