@@ -241,8 +241,9 @@ def sized(typeset: str) -> str:
     them (``content-visibility: auto`` in extra.css); meanwhile a box takes their place,
     here exactly the drawing's size (``contain-intrinsic-size``). An inline formula's box
     sits on the baseline by its bottom edge, drawn or not, lowered by the drawing's depth
-    (the ``vertical-align`` MathJax puts on the svg, moved to the box), so nothing moves
-    when it is drawn.
+    (the ``vertical-align`` MathJax puts on the svg, moved to the box), and where the line is
+    narrower than the drawing, box and drawing shrink alike (``aspect-ratio``), so nothing
+    moves when it is drawn.
     """
     m = SVG_BOX.search(typeset)
     head, sep, rest = typeset.partition(">")
@@ -251,7 +252,9 @@ def sized(typeset: str) -> str:
     depth, width, height = m.groups()
     size = f"contain-intrinsic-size: {'auto' if width == '100%' else width} {height};"
     if 'display="true"' not in head:
-        size += f" vertical-align: {depth};"
+        # capped at the line's width (extra.css), it shrinks as the drawing does
+        ratio = f"{width.removesuffix('ex')} / {height.removesuffix('ex')}"
+        size += f" vertical-align: {depth}; aspect-ratio: {ratio};"
     return head.replace(' style="', f' style="{size} ', 1) + sep + rest
 
 

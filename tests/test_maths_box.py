@@ -42,6 +42,8 @@ def test_every_formula_box_has_its_drawings_size_and_depth() -> None:
         assert style.startswith(expected), style
         # an inline formula's box is lowered by the drawing's depth; a displayed one is a block
         assert (f"vertical-align: {depth};" in style) is not display, style
+        ratio = f"aspect-ratio: {width.removesuffix('ex')} / {height.removesuffix('ex')};"
+        assert (ratio in style) is not display, style
     assert [w for *_, w, _ in found].count("100%") == 1  # the numbered equation spans the line
 
 
@@ -55,7 +57,7 @@ def test_sized_leaves_what_it_does_not_recognise() -> None:
     )
     assert hook.sized(drawn).startswith(
         '<mjx-container class="MathJax" jax="SVG" style="contain-intrinsic-size: 2ex 1.5ex; '
-        'vertical-align: -0.5ex; position: relative;">'
+        "vertical-align: -0.5ex; aspect-ratio: 2 / 1.5; position: relative;\">"
     )
     flat = drawn.replace("-0.5ex", "0")  # MathJax writes a zero depth without a unit
-    assert "vertical-align: 0; position" in hook.sized(flat)
+    assert "vertical-align: 0; aspect-ratio: 2 / 1.5; position" in hook.sized(flat)

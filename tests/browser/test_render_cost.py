@@ -64,7 +64,9 @@ BOXES = """async () => {
       const r = el.getBoundingClientRect(), p = el.parentElement.getBoundingClientRect();
       return [r.width, r.height, r.top - p.top];
     });
+  // (in a table cell a formula is always drawn: extra.css)
   const offscreen = [...document.querySelectorAll('article mjx-container')]
+    .filter((el) => !el.closest('td, th'))
     .filter((el) => el.getBoundingClientRect().top > 3 * innerHeight);
   // a skipped element's contents report themselves hidden
   const skipped = offscreen.filter(
@@ -88,3 +90,28 @@ def test_offscreen_formulas_are_skipped_in_boxes_of_their_own_size(desktop: Any)
     for skipped, drawn in zip(found["before"], found["after"], strict=True):
         # width, height and place in the line as drawn, to a pixel
         assert all(abs(a - b) <= 1.0 for a, b in zip(skipped, drawn, strict=True)), (skipped, drawn)
+
+
+# Where a link to each heading of the page lands, formulas above it skipped or not.
+LANDINGS = """async (id) => {
+  const heading = document.getElementById(id);
+  return heading.getBoundingClientRect().top;
+}"""
+
+
+@pytest.mark.parametrize("path", ["/gradients/", "/glossary/"])
+def test_a_link_to_a_heading_lands_on_it(phone: Any, path: str) -> None:
+    """The skipped formulas' boxes are their drawings' size: a link far down the page lands
+    where it would if every formula were drawn (to a few pixels: a displayed formula's line
+    may be a little taller than its drawing)."""
+    page = phone.page
+    phone.goto(path)
+    ids = page.evaluate("() => [...document.querySelectorAll('article h2[id]')].map((h) => h.id)")
+    assert len(ids) >= 3
+    tops = []
+    for heading in ids[1:]:
+        page.goto("about:blank")
+        phone.goto(f"{path}#{heading}")
+        tops.append(page.evaluate(LANDINGS, heading))
+    # the header's height plus the theme's scroll margin: where the first one lands
+    assert max(tops) - min(tops) <= 8, list(zip(ids[1:], tops, strict=True))
