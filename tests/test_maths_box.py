@@ -57,7 +57,7 @@ def test_sized_leaves_what_it_does_not_recognise() -> None:
     )
     assert hook.sized(drawn).startswith(
         '<mjx-container class="MathJax" jax="SVG" style="contain-intrinsic-size: 2ex 1.5ex; '
-        "vertical-align: -0.5ex; aspect-ratio: 2 / 1.5; position: relative;\">"
+        'vertical-align: -0.5ex; aspect-ratio: 2 / 1.5; position: relative;">'
     )
     flat = drawn.replace("-0.5ex", "0")  # MathJax writes a zero depth without a unit
     assert "vertical-align: 0; aspect-ratio: 2 / 1.5; position" in hook.sized(flat)
