@@ -286,6 +286,22 @@ def accessible(output: str, where: str) -> str:
     )
 
 
+# mkdocstrings' heading for an object: its full dotted name, one word to the browser
+OBJECT_NAME = re.compile(r'(<span class="doc doc-object-name[^"]*">)([^<]*)(</span>)')
+
+
+def breakable_names(output: str) -> str:
+    """Let a dotted object name wrap after a dot only.
+
+    ``attention_math.derivations.flash_backward`` is one word to the browser: on a phone it
+    overflows the column or, with the theme's ``overflow-wrap``, breaks mid-word. A ``<wbr>``
+    after each dot gives the line the places a reader would break it.
+    """
+    return OBJECT_NAME.sub(
+        lambda m: m.group(1) + m.group(2).replace(".", ".<wbr>") + m.group(3), output
+    )
+
+
 def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Any) -> str:
     typeset_ahead(html, page.file.src_uri)
     return html
@@ -298,8 +314,8 @@ def on_build_error(error: Exception) -> None:
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
     output = accessible(typeset_page(output, page.file.src_uri), page.file.src_uri)
     if 'class="doc ' not in output:
-        output = MKDOCSTRINGS_CSS.sub("", output)
-    return output
+        return MKDOCSTRINGS_CSS.sub("", output)
+    return breakable_names(output)
 
 
 def on_post_build(config: MkDocsConfig) -> None:

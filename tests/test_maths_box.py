@@ -3,7 +3,8 @@
 extra.css lets the browser skip formulas off screen (``content-visibility: auto``); the
 build writes each formula's size as the size of its box meanwhile (hooks/assets.py
 ``sized``), from what MathJax drew, so that drawing it moves nothing (the browser test
-tests/browser/test_render_cost.py measures that on a page).
+tests/browser/test_render_cost.py measures that on a page). A dotted object name in an API heading may wrap after its dots
+(``breakable_names``), not mid-word, on a phone.
 """
 
 from __future__ import annotations
@@ -61,3 +62,16 @@ def test_sized_leaves_what_it_does_not_recognise() -> None:
     )
     flat = drawn.replace("-0.5ex", "0")  # MathJax writes a zero depth without a unit
     assert "vertical-align: 0; aspect-ratio: 2 / 1.5; position" in hook.sized(flat)
+
+
+def test_a_dotted_object_name_may_wrap_after_its_dots_only() -> None:
+    hook = _hook("assets_for_names")
+    heading = (
+        '<h2 id="x"><code class="doc-symbol doc-symbol-heading doc-symbol-module"></code>'
+        '<span class="doc doc-object-name doc-module-name">attention_math.derivations.tiles'
+        "</span></h2><p>attention_math.numeric stays as written in prose</p>"
+    )
+    out = hook.breakable_names(heading)
+    assert ">attention_math.<wbr>derivations.<wbr>tiles</span>" in out
+    assert "<p>attention_math.numeric stays" in out
+    assert hook.breakable_names(out.replace("<wbr>", "")) == out
