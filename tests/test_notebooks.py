@@ -1,8 +1,11 @@
 """Every page with code downloads as a notebook that runs top to bottom (hooks/notebooks.py).
 
 The conversion is tested on small sources; then, on the built site, every page that runs code
-has its notebook and a "Download notebook" link to it, and every notebook is executed in a
-fresh Python kernel (nbclient + ipykernel), outside the repository, failing on any error.
+has its notebook and a "Download notebook" link to it, with the code cells the hook makes from
+the page's source; and every page's notebook, made from its source as the build makes it, is
+executed in a fresh Python kernel (nbclient + ipykernel), outside the repository, failing on
+any error. Made from the sources, not read from the built site, the notebooks run on one
+pytest-xdist worker while the other builds the site (the suite's longest wait otherwise).
 """
 
 from __future__ import annotations
@@ -118,20 +121,42 @@ def test_every_page_with_code_links_its_notebook(site_notebooks: dict[Path, Path
         assert nb.is_file(), page
 
 
+def _source_notebooks() -> dict[str, object]:
+    """Each docs page that runs code -> its notebook, made as the build makes it."""
+    found = {}
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        source = page.read_text(encoding="utf-8")
+        if notebooks.runs_code(source):
+            rel = page.relative_to(ROOT / "docs").as_posix()
+            found[rel] = notebooks.notebook(source, rel, "/", rel)
+    return found
+
+
+def _code(nb: object) -> list[str]:
+    return [c.source for c in nb.cells if c.cell_type == "code"]  # type: ignore[attr-defined]
+
+
 @pytest.mark.docs
-@pytest.mark.slow
-def test_every_notebook_runs_top_to_bottom(
-    site_notebooks: dict[Path, Path], tmp_path: Path
+def test_the_built_notebooks_hold_the_code_that_is_run(
+    site_notebooks: dict[Path, Path],
 ) -> None:
     nbformat = require_or_skip("nbformat", "nbformat is missing (uv sync --group test)")
+    built = sorted(_code(nbformat.read(nb, as_version=4)) for nb in set(site_notebooks.values()))
+    made = sorted(_code(nb) for nb in _source_notebooks().values())
+    assert len(built) == len(made) > 40
+    assert built == made
+
+
+@pytest.mark.slow
+def test_every_notebook_runs_top_to_bottom(tmp_path: Path) -> None:
+    require_or_skip("nbformat", "nbformat is missing (uv sync --group test)")
     nbclient = require_or_skip("nbclient", "nbclient is missing (uv sync --group test)")
     require_or_skip("ipykernel", "ipykernel is missing (uv sync --group test)")
     # "python3": ipykernel's own kernel, which runs this interpreter (attention_math installed)
     from jupyter_client.kernelspec import NATIVE_KERNEL_NAME
 
-    async def run(nb_path: Path, slots: asyncio.Semaphore) -> str:
+    async def run(name: str, nb: object, slots: asyncio.Semaphore) -> str:
         """Run one notebook in a fresh kernel; "" or what failed."""
-        nb = nbformat.read(nb_path, as_version=4)
         client = nbclient.NotebookClient(
             nb,
             timeout=600,
@@ -144,14 +169,15 @@ def test_every_notebook_runs_top_to_bottom(
             try:
                 await client.async_execute()
             except nbclient.exceptions.CellExecutionError as exc:
-                return f"{nb_path.name}: {str(exc).strip().splitlines()[-1]}"
+                return f"{name}: {str(exc).strip().splitlines()[-1]}"
         ran = [c for c in nb.cells if c.cell_type == "code" and c.get("execution_count")]
-        return "" if ran else f"{nb_path.name}: no cell ran"
+        return "" if ran else f"{name}: no cell ran"
 
     async def run_all() -> list[str]:
         slots = asyncio.Semaphore(os.cpu_count() or 1)  # one kernel per core at a time
-        paths = sorted(set(site_notebooks.values()))
-        return list(await asyncio.gather(*(run(p, slots) for p in paths)))
+        made = _source_notebooks()
+        assert len(made) > 40
+        return list(await asyncio.gather(*(run(n, nb, slots) for n, nb in made.items())))
 
     # in a thread of its own: the session's Playwright browser may hold this thread's loop
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
