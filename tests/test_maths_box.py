@@ -3,8 +3,8 @@
 extra.css lets the browser skip formulas off screen (``content-visibility: auto``); the
 build writes each formula's size as the size of its box meanwhile (hooks/assets.py
 ``sized``), from what MathJax drew, so that drawing it moves nothing (the browser test
-tests/browser/test_render_cost.py measures that on a page). A dotted object name in an API heading may wrap after its dots
-(``breakable_names``), not mid-word, on a phone.
+tests/browser/test_render_cost.py measures that on a page). A dotted object name in an
+API heading may wrap after its dots (``breakable_names``), not mid-word, on a phone.
 """
 
 from __future__ import annotations
