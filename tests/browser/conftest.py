@@ -191,31 +191,59 @@ def probe(name: str) -> Callable[[Callable[[Tab], Any]], Callable[[Tab], Any]]:
     return register
 
 
+def _visit(tab: Tab, pages: list[str]) -> dict[str, dict[str, Any]]:
+    """Each page of ``pages`` loaded once in ``tab``, every probe run on it; their records."""
+    records: dict[str, dict[str, Any]] = {}
+    for path in pages:
+        tab.page.set_viewport_size({"width": 1280, "height": 900})
+        response = tab.goto(path)
+        record: dict[str, Any] = {"status": response.status if response else None}
+        for name, fn in PROBES.items():
+            if not name.startswith("narrow:"):
+                record[name] = fn(tab)
+        tab.screenshot(slug(path))
+        tab.page.set_viewport_size(PHONE)
+        for name, fn in PROBES.items():
+            if name.startswith("narrow:"):
+                record[name] = fn(tab)
+        tab.screenshot(slug(path) + PHONE_SHOT)
+        record["errors"] = list(tab.errors)
+        record["external"] = list(tab.external)
+        record["requests"] = list(tab.requests)
+        records[path] = record
+    tab.page.set_viewport_size({"width": 1280, "height": 900})
+    return records
+
+
+def _visit_in_a_browser_of_its_own(base_url: str, pages: list[str]) -> dict[str, dict[str, Any]]:
+    """``_visit`` in a second Chromium, driven from the calling thread (Playwright's sync API
+    wants a Playwright per thread)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            tab = _open_tab(browser, base_url, viewport={"width": 1280, "height": 900})
+            return _visit(tab, pages)
+        finally:
+            browser.close()
+
+
 @pytest.fixture(scope="session")
 def seen(desktop: Tab, site_pages: list[str]) -> dict[str, dict[str, Any]]:
     """Every page visited once at 1280 px, every probe run on it, then looked at PHONE's width.
 
     One visit per page keeps the suite fast; the probes need nothing but the loaded page.
+    Half the pages are visited in a second browser at the same time (axe-core, the slowest
+    probe, keeps a core busy for seconds a page, and the machine has two).
     """
+    import concurrent.futures
+
     import tests.browser.probes  # noqa: F401  (registers the probes)
 
-    records: dict[str, dict[str, Any]] = {}
-    for path in site_pages:
-        desktop.page.set_viewport_size({"width": 1280, "height": 900})
-        response = desktop.goto(path)
-        record: dict[str, Any] = {"status": response.status if response else None}
-        for name, fn in PROBES.items():
-            if not name.startswith("narrow:"):
-                record[name] = fn(desktop)
-        desktop.screenshot(slug(path))
-        desktop.page.set_viewport_size(PHONE)
-        for name, fn in PROBES.items():
-            if name.startswith("narrow:"):
-                record[name] = fn(desktop)
-        desktop.screenshot(slug(path) + PHONE_SHOT)
-        record["errors"] = list(desktop.errors)
-        record["external"] = list(desktop.external)
-        record["requests"] = list(desktop.requests)
-        records[path] = record
-    desktop.page.set_viewport_size({"width": 1280, "height": 900})
-    return records
+    # every other page, so that both halves hold long and short pages alike
+    mine, theirs = site_pages[0::2], site_pages[1::2]
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        other = pool.submit(_visit_in_a_browser_of_its_own, desktop.base_url, theirs)
+        records = _visit(desktop, mine) | other.result()
+    return {path: records[path] for path in site_pages}  # in reading order
