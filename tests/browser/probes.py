@@ -37,7 +37,13 @@ SEEN = """() => {
   };
 }"""
 
-WIDTHS = """() => ({viewport: window.innerWidth,
+# Measured once the page has reacted to the new width: the theme gives a code block that now
+# scrolls its tab stop from a resize observer, a frame or more after the resize (measured at
+# once, the block was seen unreachable now and then on a busy machine). Measured again after
+# half a second if something is unreachable: what a reader would meet is the settled page.
+WIDTHS = """async () => {
+  const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const measure = () => ({viewport: window.innerWidth,
   page: document.documentElement.scrollWidth, body: document.body.scrollWidth,
   // typeset maths squeezed to nothing (visible, yet a pixel or two wide)
   collapsed: [...document.querySelectorAll('article mjx-container > svg')]
@@ -49,7 +55,16 @@ WIDTHS = """() => ({viewport: window.innerWidth,
                  ['auto', 'scroll'].includes(getComputedStyle(e).overflowX))
     .filter(e => e.tabIndex < 0 && ![...e.querySelectorAll('a[href], button, input, [tabindex]')]
       .some(f => f.tabIndex >= 0 && f.getBoundingClientRect().width > 0))
-    .map(e => e.className || e.tagName)})"""
+    .map(e => e.className || e.tagName)});
+  await frame();
+  let found = measure();
+  if (found.unreachable.length) {
+    await new Promise(r => setTimeout(r, 500));
+    await frame();
+    found = measure();
+  }
+  return found;
+}"""
 
 # Stylesheets of the page that style nothing on it, and every script it loads.
 ASSETS = """() => {
