@@ -148,10 +148,14 @@ def _open_tab(browser: Any, base_url: str, **context_options: Any) -> Tab:
     return tab
 
 
+#: The one desktop size of the browser tests (the ``desktop`` tab and ``seen``'s first look)
+DESKTOP = {"width": 1280, "height": 900}
+
+
 @pytest.fixture(scope="session")
 def desktop(browser: Any, base_url: str) -> Iterator[Tab]:
     """A 1280 px wide tab, reused by every desktop test."""
-    tab = _open_tab(browser, base_url, viewport={"width": 1280, "height": 900})
+    tab = _open_tab(browser, base_url, viewport=DESKTOP)
     yield tab
     tab.page.context.close()
 
@@ -195,7 +199,7 @@ def _visit(tab: Tab, pages: list[str]) -> dict[str, dict[str, Any]]:
     """Each page of ``pages`` loaded once in ``tab``, every probe run on it; their records."""
     records: dict[str, dict[str, Any]] = {}
     for path in pages:
-        tab.page.set_viewport_size({"width": 1280, "height": 900})
+        tab.page.set_viewport_size(DESKTOP)
         response = tab.goto(path)
         record: dict[str, Any] = {"status": response.status if response else None}
         for name, fn in PROBES.items():
@@ -211,7 +215,7 @@ def _visit(tab: Tab, pages: list[str]) -> dict[str, dict[str, Any]]:
         record["external"] = list(tab.external)
         record["requests"] = list(tab.requests)
         records[path] = record
-    tab.page.set_viewport_size({"width": 1280, "height": 900})
+    tab.page.set_viewport_size(DESKTOP)
     return records
 
 
@@ -223,7 +227,7 @@ def _visit_in_a_browser_of_its_own(base_url: str, pages: list[str]) -> dict[str,
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
-            tab = _open_tab(browser, base_url, viewport={"width": 1280, "height": 900})
+            tab = _open_tab(browser, base_url, viewport=DESKTOP)
             return _visit(tab, pages)
         finally:
             browser.close()
