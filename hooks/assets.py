@@ -265,15 +265,78 @@ CODE_BLOCK = re.compile(r"(<pre(?: [^>]*)?>(?:<span></span>)?)<code(?![^>]*tabin
 SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
 
 
+# The theme puts each plain table (``table:not([class])``) in a box that scrolls sideways on a
+# phone, from its script as the page starts: it takes the table out of the page and puts it
+# back, so the browser styles and lays out every table, and on the way all that follows it in
+# its block, a second time. The build writes that box instead, and the table's class keeps the
+# theme's script off it; the theme's stylesheet styles it as before (``table_styles``).
+TABLE_TAG = re.compile(r"<table\b[^>]*>|</table>")
+TABLE_CLASS = "am-table"
+TABLE_BOX = '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">'
+THEME_TABLES = "table:not([class])"
+
+
+def wrapped_tables(output: str, where: str) -> str:
+    """Every plain ``<table>`` in the theme's scrolling box, with the class that tells the
+    theme it is done, and a tab stop: the keyboard reaches the box and scrolls it with the
+    arrow keys. Tables with a class of their own (a code block's line numbers) are left as
+    they are.
+
+    Examples:
+        >>> out = wrapped_tables("<table><tr><td>1</td></tr></table>", "x.md")
+        >>> out.startswith(TABLE_BOX + '<table class="am-table" tabindex="0"><tr>')
+        True
+        >>> out.endswith("</td></tr></table></div></div>")
+        True
+    """
+    parts: list[str] = []
+    plain: list[bool] = []  # for each table open here: was it a plain one?
+    at = 0
+    for tag in TABLE_TAG.finditer(output):
+        parts.append(output[at : tag.start()])
+        at = tag.end()
+        if tag.group() != "</table>":
+            plain.append(tag.group() == "<table>")
+            parts.append(
+                f'{TABLE_BOX}<table class="{TABLE_CLASS}" tabindex="0">'
+                if plain[-1]
+                else tag.group()
+            )
+        elif not plain:
+            raise PluginError(f"{where}: a </table> closes no table")
+        else:
+            parts.append("</table></div></div>" if plain.pop() else "</table>")
+    if plain:
+        raise PluginError(f"{where}: a <table> is not closed")
+    return "".join(parts) + output[at:]
+
+
+def table_styles(site_dir: str) -> None:
+    """The theme's rules for plain tables, in its stylesheet of the built site, also for the
+    tables the build put in their box (``wrapped_tables``), with the same specificity.
+
+    ``table:not([class])`` becomes ``table:is(:not([class]),.am-table)``. A stylesheet
+    already rewritten (a ``--dirty`` rebuild) is left alone; one with neither fails the
+    build, as a theme that styled tables another way would show them unstyled.
+    """
+    sheets = sorted((Path(site_dir) / "assets" / "stylesheets").glob("main.*.min.css"))
+    if len(sheets) != 1:
+        raise PluginError(f"expected one theme stylesheet main.*.min.css, found {sheets}")
+    text = sheets[0].read_text(encoding="utf-8")
+    ours = f"table:is(:not([class]),.{TABLE_CLASS})"
+    if THEME_TABLES in text:
+        sheets[0].write_text(text.replace(THEME_TABLES, ours), encoding="utf-8")
+    elif ours not in text:
+        raise PluginError(f"{sheets[0].name} has no {THEME_TABLES} rules: tables would be unstyled")
+
+
 def accessible(output: str, where: str) -> str:
     """Name the search dialog; make tables and code blocks keyboard-reachable; refuse empty
     headers."""
     if EMPTY_TH.search(output):
         raise PluginError(f"{where}: a table has an empty header cell; name the column")
     output = output.replace(SEARCH_DIALOG, SEARCH_DIALOG[:-1] + ' aria-label="Search">', 1)
-    # the theme wraps each table in a box that scrolls sideways on a phone; a focusable
-    # table lets the keyboard reach the box and scroll it with the arrow keys
-    output = output.replace("<table>", '<table tabindex="0">')
+    output = wrapped_tables(output, where)
     # a code block scrolls sideways when a line is longer than the column. The theme makes
     # it focusable only once it comes into view (content.lazy), so until the reader scrolls
     # to it the keyboard could not reach it: the markup carries the focus from the start
@@ -320,6 +383,7 @@ def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
 
 def on_post_build(config: MkDocsConfig) -> None:
     global _typesetter, _engine_text
+    table_styles(config["site_dir"])
     _stop_ahead()
     if _typesetter is not None:
         _typesetter.close()

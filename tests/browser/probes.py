@@ -26,6 +26,11 @@ SEEN = """() => {
     unread_maths: [...document.querySelectorAll('mjx-container')]
       .filter(c => !c.querySelector('mjx-assistive-mml math') && !c.getAttribute('aria-label'))
       .length,
+    // each table of the page as the theme's script left it: the boxes around it (one, the
+    // build's) and the theme's table style (its border) on it
+    tables: [...document.querySelectorAll('article table:not(.highlighttable)')].map(t => [
+      [...document.querySelectorAll('.md-typeset__scrollwrap')].filter(b => b.contains(t)).length,
+      getComputedStyle(t).borderTopStyle]),
     eq_links: [...document.querySelectorAll('article a[href*="#eq-"]')].map(a => a.href),
     // each numbered equation: its anchor id and the number MathJax printed beside it
     equations: Object.fromEntries([...document.querySelectorAll('article [id^="eq-"]')]

@@ -132,6 +132,14 @@ def test_maths_is_readable_by_a_screen_reader(desktop_seen: Seen) -> None:
     assert {p: r["unread_maths"] for p, r in desktop_seen.items() if r["unread_maths"]} == {}
 
 
+def test_every_table_is_boxed_once_and_styled_by_the_theme(desktop_seen: Seen) -> None:
+    """The build boxes each table (hooks/assets.py ``wrapped_tables``); the theme's script
+    must not box it again, and the theme's table style must still reach it."""
+    tables = {p: r["tables"] for p, r in desktop_seen.items()}
+    assert sum(map(len, tables.values())) > 50
+    assert {p: t for p, t in tables.items() if any(box != [1, "solid"] for box in t)} == {}
+
+
 def test_no_raw_tex_in_the_prose(desktop_seen: Seen) -> None:
     bad = {p: [t for t in RAW_TEX if t in r["prose"]] for p, r in desktop_seen.items()}
     assert {p: v for p, v in bad.items() if v} == {}
