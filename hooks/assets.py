@@ -382,8 +382,13 @@ def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
 
 
 def on_post_build(config: MkDocsConfig) -> None:
-    global _typesetter, _engine_text
+    end_maths_build()
     table_styles(config["site_dir"])
+
+
+def end_maths_build() -> None:
+    """Close the build's MathJax process, log what it did, keep what this build used."""
+    global _typesetter, _engine_text
     _stop_ahead()
     if _typesetter is not None:
         _typesetter.close()

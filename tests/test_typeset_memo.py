@@ -59,19 +59,19 @@ def test_a_rebuild_typesets_only_the_pages_whose_maths_changed(
     hook = _hook("assets_memo_probe")
     asked = _counting(hook, monkeypatch)
     first = [hook.typeset_page(PAGE_A, "a.md"), hook.typeset_page(PAGE_B, "b.md")]
-    hook.on_post_build(None)
+    hook.end_maths_build()
     assert asked == [2, 2] and "<svg" in first[0] and "<mjx-assistive-mml" in first[1]
 
     # the next build: A unchanged is not asked again; B with one formula changed is
     edited_b = PAGE_B.replace("\\sqrt{d_k}", "\\sqrt{d_v}")
     second = [hook.typeset_page(PAGE_A, "a.md"), hook.typeset_page(edited_b, "b.md")]
-    hook.on_post_build(None)
+    hook.end_maths_build()
     assert asked == [2, 2, 2]
     assert second[0] == first[0] and second[1] != first[1]
 
     # only what the last build used is kept: B's old formulas are typeset again
     assert hook.typeset_page(PAGE_B, "b.md") == first[1]
-    hook.on_post_build(None)
+    hook.end_maths_build()
     assert asked == [2, 2, 2, 2]
 
 
@@ -80,10 +80,10 @@ def test_a_pages_maths_does_not_depend_on_the_pages_before_it() -> None:
     after_a = _hook("assets_order_probe_1")
     after_a.typeset_page(PAGE_A, "a.md")
     b_after_a = after_a.typeset_page(PAGE_B, "b.md")
-    after_a.on_post_build(None)
+    after_a.end_maths_build()
     alone = _hook("assets_order_probe_2")
     b_alone = alone.typeset_page(PAGE_B, "b.md")
-    alone.on_post_build(None)
+    alone.end_maths_build()
     assert b_after_a == b_alone
 
 
@@ -100,11 +100,11 @@ def test_after_a_page_defines_a_macro_nothing_is_served_or_kept(
     hook.typeset_page(PAGE_A, "a.md")  # before any definition: kept
     hook.typeset_page(defines, "defines.md")
     hook.typeset_page(uses, "uses.md")  # typeset after the definition: not kept
-    hook.on_post_build(None)
+    hook.end_maths_build()
     assert asked == [2, 2, 2]
     # the next build: the definition is gone, so the page using it must fail, not be served
     hook.typeset_page(PAGE_A, "a.md")
     assert asked == [2, 2, 2]
     with pytest.raises(PluginError, match="qk"):
         hook.typeset_page(uses, "uses.md")
-    hook.on_post_build(None)
+    hook.end_maths_build()
