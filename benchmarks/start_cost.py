@@ -41,8 +41,6 @@ LONG_TASKS = """() => new Promise((done) => {
   setTimeout(() => done(found), 50);
 })"""
 
-FIGURES = ("script_ms", "style_layout_ms", "blocking_ms", "long_tasks")
-
 
 def load(browser: Any, url: str) -> dict[str, float]:
     """One cold load of ``url``: the figures above, 2.5 s after the load event."""

@@ -4,7 +4,8 @@ The theme wraps every ``table:not([class])`` from its script as the page starts,
 table out of the page and back (a second style and layout pass over it). hooks/assets.py
 ``wrapped_tables`` writes the same box at build time and gives the table a class that keeps
 the script off it; ``table_styles`` lets the theme's table rules match that class too. The
-browser test tests/browser/test_layout.py sees the result on every page: one box per table.
+browser test tests/browser/test_pages.py sees the result on every page: one box per table,
+styled by the theme.
 """
 
 from __future__ import annotations
