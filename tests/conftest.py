@@ -187,8 +187,12 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test that needs the built site is a ``docs`` test, marked or not, so that
     ``-m "not docs"`` never builds the site; under pytest-xdist (``-n``, on by default in
-    pyproject.toml) they all go to one worker, so that the site is built once per run."""
+    pyproject.toml) they all go to one worker, so that the site is built once per run.
+
+    A browser test needs the site even when it asks for its tab at run time
+    (``request.getfixturevalue``), which its fixture names do not show: left out of the group,
+    it built a second site on the other worker."""
     for item in items:
-        if "built_site" in getattr(item, "fixturenames", ()):
+        if "built_site" in getattr(item, "fixturenames", ()) or item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.docs)
             item.add_marker(pytest.mark.xdist_group("built_site"))
