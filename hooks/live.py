@@ -279,12 +279,15 @@ def on_files(files: Files, config: Any) -> Files:
         return files
     stdlib = core / "python_stdlib.zip"
     served, bytecode = served_archives(core, lock, [p for _, _, p in wheels])
+    # Pyodide loads its core files by name, with no query a build could add: a folder named
+    # after the version keeps a browser from running a cached core of another release
+    core_dir = f"pyodide-{lock['pyodide']['version']}"
     for name in lock["pyodide"]["files"]:
         if name != stdlib.name:
-            files.append(_file(core / name, f"{DEST}/pyodide", config))
+            files.append(_file(core / name, f"{DEST}/{core_dir}", config))
     # the (compiled) standard library under Pyodide's own name, beside the core
     files.append(
-        File.generated(config, f"{DEST}/pyodide/{stdlib.name}", abs_src_path=str(served[0]))
+        File.generated(config, f"{DEST}/{core_dir}/{stdlib.name}", abs_src_path=str(served[0]))
     )
     entries = []
     for (name, version, path), wheel in zip(wheels, served[1:], strict=True):
@@ -295,7 +298,8 @@ def on_files(files: Files, config: Any) -> Files:
     manifest = {
         "pyodide": lock["pyodide"]["version"],
         "bytecode": bytecode,
-        "stdlib": {"path": f"pyodide/{stdlib.name}", "sha": _digest(served[0])},
+        "core": f"{core_dir}/",
+        "stdlib": {"path": f"{core_dir}/{stdlib.name}", "sha": _digest(served[0])},
         "wheels": entries,
     }
     blob = json.dumps(manifest, indent=1, sort_keys=True).encode()

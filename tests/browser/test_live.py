@@ -26,7 +26,7 @@ from attention_math.own_example import own_example
 from attention_math.terminal import UsageError
 from tests.test_safe_parse import MALICIOUS
 
-from .conftest import Tab, _open_tab
+from .conftest import ROOT, Tab, _open_tab
 
 pytestmark = pytest.mark.browser
 
@@ -150,10 +150,19 @@ def test_hostile_strings_get_a_clear_message_and_the_page_keeps_working(live: Ta
     assert check_in_page(live, "softmax-logs", "[1/6, 1/3, 1/2]")[0] == "correct"
 
 
-def test_the_runtime_is_loaded_once_from_the_sites_own_sub_path(live: Tab) -> None:
+def test_the_runtime_is_loaded_once_from_the_sites_own_sub_path(
+    built_site: Path, live: Tab
+) -> None:
     check_in_page(live, "softmax-logs", "[1/6, 1/3, 1/2]", FIRST_CHECK_MS)
     requests = [url for _, url in live.requests]  # since the page was opened
     assert sum(u.split("?")[0].endswith("pyodide.asm.wasm") for u in requests) == 1
+    # every core file from a folder named after Pyodide's version: a browser's cached core
+    # of another release is never used (Pyodide loads them with no query to bust a cache)
+    version = json.loads((built_site / "assets/live/manifest.json").read_text())["pyodide"]
+    lock = json.loads((ROOT / "hooks/live.lock.json").read_text())["pyodide"]["files"]
+    core = [u for u in requests if u.split("?")[0].rsplit("/", 1)[-1] in lock]
+    assert len(core) == len(lock), core  # each core file once
+    assert all(f"/assets/live/pyodide-{version}/" in u for u in core), core
     assert all(u.startswith(live.base_url + "/") for u in requests), requests
     assert live.external == [] and live.errors == []
 

@@ -9,8 +9,9 @@ let runtime = null;
 async function load(progress) {
   const manifest = await (await fetch(new URL(`manifest.json${version}`, live))).json();
   progress(`Loading Python (Pyodide ${manifest.pyodide})…`);
-  const { loadPyodide } = await import(new URL("pyodide/pyodide.mjs", live).href);
-  const index = new URL("pyodide/", live).href;
+  // the core's folder is named after its version (no stale core from another release)
+  const index = new URL(manifest.core, live).href;
+  const { loadPyodide } = await import(new URL("pyodide.mjs", index).href);
   // the standard library as the build compiled it (bytecode: nothing compiled here)
   const stdLibURL = new URL(`${manifest.stdlib.path}?v=${manifest.stdlib.sha}`, live).href;
   const py = await loadPyodide({ indexURL: index, packageBaseUrl: index, stdLibURL });
