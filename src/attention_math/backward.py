@@ -79,9 +79,9 @@ def attention_backward(
         block_size: compute tile by tile, as FlashAttention-2's backward
             ([`attention_math.tiled_backward`][]): an int, or ``(block_q, block_k)``.
             The weights are recomputed per tile from the saved log-sum-exp, so the extra
-            memory is O(L·d) plus a few tiles instead of L_q × L_k; the result equals the
+            memory is O(L·d) plus a few tiles instead of ``L_q × L_k``; the result equals the
             untiled one to a few ε. ``None`` (default): untiled. Cannot be combined with
-            ``return_dmask`` (that gradient *is* L_q × L_k).
+            ``return_dmask`` (that gradient *is* ``L_q × L_k``).
 
     Returns:
         ``(dq, dk, dv)``, or ``(dq, dk, dv, dmask)`` with ``return_dmask``, with the shapes

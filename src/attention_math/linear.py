@@ -1,6 +1,6 @@
 """Linear attention and the positive random features of Performer.
 
-Softmax attention computes ``softmax(Q Kᵀ) V``: the L_q × L_k weights come first. Replace
+Softmax attention computes ``softmax(Q Kᵀ) V``: the ``L_q × L_k`` weights come first. Replace
 ``exp(q·k)`` by a product of features ``φ(q)·φ(k)`` and the product can be regrouped,
 ``(φ(Q) φ(K)ᵀ) V = φ(Q) (φ(K)ᵀ V)``: the ``d × d_v`` matrix ``φ(K)ᵀ V`` is formed once and
 the cost grows linearly in the length (Katharopoulos et al., 2020, "Transformers are RNNs").
@@ -77,7 +77,7 @@ def linear_attention(
             ``lambda x: random_features(x, w)``).
         causal: query ``t`` sees keys ``0..t`` only, computed by the running sums
             ``U_t = U_{t−1} + φ(k_t) v_tᵀ`` and ``z_t = z_{t−1} + φ(k_t)``: memory
-            O(L·d) plus one ``m × d_v`` state, never L × L. Needs ``L_q = L_k``.
+            O(L·d) plus one ``m × d_v`` state, never ``L × L``. Needs ``L_q = L_k``.
 
     Returns:
         ``(..., L_q, d_v)``, in the dtype of the inputs (integers become float64).

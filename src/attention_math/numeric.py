@@ -396,14 +396,14 @@ def attention(
         block_size: compute tile by tile with the online softmax
             ([`attention_math.tiled`][]): an int, or ``(block_q, block_k)`` query rows ×
             key columns per tile. Extra memory is O(L·d) plus one tile instead of the
-            L_q × L_k scores. ``None`` (default): the faster path for this size on this
+            ``L_q × L_k`` scores. ``None`` (default): the faster path for this size on this
             machine ([`tiles_pay`][attention_math.tiled.tiles_pay]: untiled below 1024² scores
             per head, tiled above ``tiled.SCORES_BUDGET_BYTES`` or where a one-off timing
             found tiles faster), tiles sized by ``tiled.default_block`` (the L2 cache).
-            Cannot be combined with ``return_weights`` (the weights *are* L_q × L_k).
+            Cannot be combined with ``return_weights`` (the weights *are* ``L_q × L_k``).
         is_causal: query ``i`` sees keys ``0..i`` only, as ``mask=causal_mask(L_q, L_k)``
             (and combined with ``mask`` if both are given) but without building the
-            L_q × L_k mask; the tiled path skips the tiles above the diagonal instead of
+            ``L_q × L_k`` mask; the tiled path skips the tiles above the diagonal instead of
             computing and masking them. (The tiled path also skips any tile in which a
             boolean ``mask`` is all False, so ``mask=causal_mask(L)`` skips them too.)
         causal_alignment: with ``is_causal``, where the diagonal sits when

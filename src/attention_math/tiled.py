@@ -1,6 +1,6 @@
 """Tiled attention: the online softmax over key tiles (FlashAttention-2 loop order).
 
-The L_q × L_k score matrix is never formed. Queries are cut into blocks of ``block_q`` rows;
+The ``L_q × L_k`` score matrix is never formed. Queries are cut into blocks of ``block_q`` rows;
 for each query block the keys are visited ``block_k`` at a time, and a running state is kept
 per query row (see [`attention_math.derivations.online_softmax`][] for the exact proof):
 

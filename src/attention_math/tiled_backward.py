@@ -1,6 +1,6 @@
 """The tiled backward pass of FlashAttention-2, in NumPy.
 
-The untiled backward ([`attention_math.backward`][]) keeps the L_q × L_k weights ``P`` and
+The untiled backward ([`attention_math.backward`][]) keeps the ``L_q × L_k`` weights ``P`` and
 their gradient. Here neither is ever whole: the forward keeps, per query row, only the
 output ``O`` and the log-sum-exp ``lse = m + log λ`` of its scores (the online-softmax
 state of [`attention_math.tiled`][]); the backward then visits the tiles again and
