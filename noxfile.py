@@ -28,7 +28,7 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(default=True)
 def types(session: nox.Session) -> None:
-    """mypy --strict over src/ (configured in pyproject.toml)."""
+    """mypy --strict over src/ and hooks/ (configured in pyproject.toml)."""
     session.run(*UV_RUN, "mypy")
 
 

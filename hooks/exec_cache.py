@@ -45,8 +45,8 @@ CACHE_DIR = Path(__file__).resolve().parents[1] / ".cache" / "markdown-exec"
 # markdown-exec's own runner, kept on its module so that loading this hook twice in one
 # process never wraps a wrapper (whose salt could be stale)
 if not hasattr(_python, "_attention_math_uncached_run"):
-    _python._attention_math_uncached_run = _python._run_python
-_run_uncached: Callable[..., str] = _python._attention_math_uncached_run
+    _python._attention_math_uncached_run = _python._run_python  # type: ignore[attr-defined]
+_run_uncached: Callable[..., str] = _python._attention_math_uncached_run  # type: ignore[attr-defined]
 _state: dict[str, Any] = {"enabled": False, "salt": "", "hits": 0, "misses": 0}
 
 

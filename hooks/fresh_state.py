@@ -17,6 +17,7 @@ running the pages against the version loaded at startup.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from markdown_exec._internal.formatters import python as _python
 from markdown_exec._internal.rendering import MarkdownConverter
@@ -38,10 +39,10 @@ def forget_package(prefix: str = "attention_math") -> None:
         del sys.modules[name]
 
 
-def on_pre_build(config):
+def on_pre_build(config: Any) -> None:
     forget_package()
 
 
-def on_page_markdown(markdown, page, config, files):
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     reset()
     return markdown

@@ -209,7 +209,8 @@ def compiled(core: Path, pin: str, archives: list[tuple[Path, str]]) -> list[Pat
             tail = (run.stderr or run.stdout).strip().splitlines()[-3:]
             raise LiveError(f"the bytecode compiler failed: {' / '.join(tail)}")
         for job in jobs:
-            Path(job["dest"]).replace(job["dest"].removesuffix(f".{os.getpid()}.part"))
+            part = str(job["dest"])
+            Path(part).replace(part.removesuffix(f".{os.getpid()}.part"))
         _prune(keep=out)
     return out
 

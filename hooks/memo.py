@@ -26,7 +26,9 @@ import copy
 import hashlib
 import inspect
 import logging
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from material.plugins.search import plugin as _search
 from mkdocstrings_handlers.python._internal import rendering as _rendering
@@ -35,6 +37,7 @@ from pymdownx import highlight as _highlight
 log = logging.getLogger("mkdocs.hooks.memo")
 
 # The originals, kept on their modules so that loading this hook twice never wraps a wrapper.
+# (attributes of our own on third-party modules: mypy cannot know them)
 if not hasattr(_search, "_attention_math_parser"):
     _search._attention_math_parser = _search.Parser
     _search._attention_math_memo = {"used": {}, "old": {}, "hits": 0}
@@ -42,20 +45,27 @@ if not hasattr(_highlight, "_attention_math_highlight"):
     _highlight._attention_math_highlight = _highlight.Highlight.highlight
     _highlight._attention_math_memo = {"used": {}, "old": {}, "hits": 0}
 if not hasattr(_rendering, "_attention_math_get_formatter"):
-    _rendering._attention_math_get_formatter = _rendering._get_formatter
-    _rendering._attention_math_memo = {"used": {}, "old": {}, "hits": 0}
+    _rendering._attention_math_get_formatter = _rendering._get_formatter  # type: ignore[attr-defined]
+    _rendering._attention_math_memo = {"used": {}, "old": {}, "hits": 0}  # type: ignore[attr-defined]
 
-_PARSER = _search._attention_math_parser
-_SECTIONS = _search._attention_math_memo
-_HIGHLIGHT = _highlight._attention_math_highlight
+Memo = dict[str, Any]  # {"used": {key: value}, "old": {key: value}, "hits": int, ...}
+
+_PARSER: Any = _search._attention_math_parser
+_SECTIONS: Memo = _search._attention_math_memo
+_HIGHLIGHT: Callable[..., Any] = _highlight._attention_math_highlight
 _HIGHLIGHT_SIGNATURE = inspect.signature(_HIGHLIGHT)
-_HIGHLIGHTED = _highlight._attention_math_memo
-_SIGNATURES = _rendering._attention_math_memo
+_HIGHLIGHTED: Memo = _highlight._attention_math_memo
+_SIGNATURES: Memo = _rendering._attention_math_memo  # type: ignore[attr-defined]
 
 _RUFF_CONFIGS = ("pyproject.toml", "ruff.toml", ".ruff.toml")
 
 
-def _lookup(memo: dict, key: object, compute, keep=lambda value: True):
+def _lookup(
+    memo: Memo,
+    key: object,
+    compute: Callable[[], Any],
+    keep: Callable[[Any], bool] = lambda value: True,
+) -> Any:
     """``compute()``, or the value stored under ``key`` by this build or the previous one."""
     for generation in ("used", "old"):
         if key in memo[generation]:
@@ -75,7 +85,7 @@ class MemoParser:
 
     def __init__(self) -> None:
         self._chunks: list[str] = []
-        self.data: list = []
+        self.data: list[Any] = []
 
     def feed(self, data: str) -> None:
         self._chunks.append(data)
@@ -83,11 +93,11 @@ class MemoParser:
     def close(self) -> None:
         html = "".join(self._chunks)
 
-        def parse() -> list:
+        def parse() -> list[Any]:
             parser = _PARSER()
             parser.feed(html)
             parser.close()
-            return parser.data
+            return list(parser.data)
 
         key = hashlib.sha256(html.encode("utf-8")).digest()
         # copies: the plugin fills in a missing section title from the page (it assigns
@@ -95,7 +105,7 @@ class MemoParser:
         self.data = [copy.copy(section) for section in _lookup(_SECTIONS, key, parse)]
 
 
-def _memo_highlight(self, *args, **kwargs):
+def _memo_highlight(self: Any, *args: Any, **kwargs: Any) -> Any:
     call = _HIGHLIGHT_SIGNATURE.bind(self, *args, **kwargs)
     call.apply_defaults()
     if call.arguments["inline"] or call.arguments["title"] or self.auto_title:
@@ -123,31 +133,33 @@ def _ruff_configs() -> str:
     return "\0".join(texts)
 
 
-def _memo_formatter():
-    formatter = _rendering._attention_math_get_formatter()
+def _memo_formatter() -> Callable[[str, int], str]:
+    formatter = _rendering._attention_math_get_formatter()  # type: ignore[attr-defined]
 
     def format_code(code: str, line_length: int) -> str:
-        return _lookup(
-            _SIGNATURES,
-            (code, line_length, _SIGNATURES["configs"]),
-            lambda: formatter(code, line_length),
-            keep=lambda out: out != code,  # the formatter failed and gave the code back
+        return str(
+            _lookup(
+                _SIGNATURES,
+                (code, line_length, _SIGNATURES["configs"]),
+                lambda: formatter(code, line_length),
+                keep=lambda out: out != code,  # the formatter failed and gave the code back
+            )
         )
 
     return format_code
 
 
-def on_pre_build(config):
+def on_pre_build(config: Any) -> None:
     _search.Parser = MemoParser
     _highlight.Highlight.highlight = _memo_highlight
-    _rendering._get_formatter = _memo_formatter
+    _rendering._get_formatter = _memo_formatter  # type: ignore[assignment]
     _SIGNATURES["configs"] = _ruff_configs()
     for memo in (_SECTIONS, _HIGHLIGHTED, _SIGNATURES):
         # what the last build used stays available; anything older is dropped
         memo["old"], memo["used"], memo["hits"] = memo["used"], {}, 0
 
 
-def on_post_build(config):
+def on_post_build(config: Any) -> None:
     log.info(
         "memo: calls answered from memory: %d search parses (%d distinct pages), "
         "%d highlightings (%d distinct blocks), %d signature formats (%d distinct)",

@@ -16,7 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
-from nbformat import v4
+from nbformat import v4 as _v4
+
+# nbformat's functions carry no type annotations
+v4: Any = _v4
+_write_notebook: Any = nbformat.write
 
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,}|~{3,})\s*(?P<info>.*)$")
 CONTAINER = re.compile(
@@ -192,4 +196,4 @@ def on_post_build(config: Any) -> None:
     for dest, nb in _built.items():
         path = Path(config["site_dir"]) / dest
         path.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(nb, str(path))
+        _write_notebook(nb, str(path))

@@ -13,6 +13,7 @@ import logging
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger("mkdocs.hooks.reproducible")
 
@@ -33,7 +34,7 @@ def commit_epoch(directory: str | os.PathLike[str]) -> int | None:
     return int(out) if out.isdigit() else None
 
 
-def on_config(config):
+def on_config(config: Any) -> Any:
     if "SOURCE_DATE_EPOCH" not in os.environ:
         epoch = commit_epoch(Path(config["config_file_path"]).parent)
         if epoch is None:
