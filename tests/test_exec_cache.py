@@ -7,15 +7,17 @@ same reading in a later build means the cache served it.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import ModuleType
 
 import pytest
+
+from tests.hooks import load_hook
 
 ROOT = Path(__file__).resolve().parents[1]
 HOOK = ROOT / "hooks" / "exec_cache.py"
@@ -137,11 +139,8 @@ def test_cache_off_executes_every_time(tmp_path: Path) -> None:
     assert not (tmp_path / "cache").exists()
 
 
-def _hook():
-    spec = importlib.util.spec_from_file_location("exec_cache_hook", HOOK)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _hook() -> ModuleType:
+    return load_hook("exec_cache")
 
 
 def test_key_depends_on_source_and_salt() -> None:

@@ -16,8 +16,11 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import ModuleType
 
 import pytest
+
+from tests.hooks import load_hook
 
 ROOT = Path(__file__).resolve().parents[1]
 HOOK = ROOT / "hooks" / "fresh_state.py"
@@ -100,11 +103,8 @@ def test_without_the_hook_state_leaks(tmp_path: Path) -> None:
     assert seen["two/alpha"].startswith("alpha saw beta-mark")  # an earlier build's
 
 
-def _load_hook():
-    spec = importlib.util.spec_from_file_location("fresh_state_hook", HOOK)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _load_hook() -> ModuleType:
+    return load_hook("fresh_state")
 
 
 def test_forget_package_makes_the_next_import_read_the_edited_source(

@@ -3,21 +3,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from tests.hooks import load_hook
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _hook() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("live_hook_key", ROOT / "hooks" / "live.py")
-    assert spec is not None and spec.loader is not None
-    live = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(live)
-    return live
+    return load_hook("live", "live_hook_key")
 
 
 def test_the_key_changes_with_every_input(tmp_path: Path) -> None:

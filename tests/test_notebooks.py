@@ -12,31 +12,22 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import importlib.util
 import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
 from tests.browser.server import SiteServer
 from tests.conftest import require_or_skip
+from tests.hooks import load_hook
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _hook() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("notebooks_hook", ROOT / "hooks/notebooks.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-notebooks = _hook()
+notebooks = load_hook("notebooks")
 
 PAGE = """# Title
 

@@ -8,7 +8,6 @@ byte, is tests/test_reproducible_build.py.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -22,16 +21,14 @@ import pytest
 from markdown_exec._internal.formatters import python as _python
 from markdown_exec._internal.main import formatter, validator
 
+from tests.hooks import load_hook
+
 ROOT = Path(__file__).resolve().parents[1]
 HOOK = ROOT / "hooks" / "parallel_exec.py"
 
 
 def _hook() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("parallel_exec_hook", HOOK)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_hook("parallel_exec")
 
 
 def _blocks_markdown_exec_runs(text: str, monkeypatch: pytest.MonkeyPatch) -> list[Any]:

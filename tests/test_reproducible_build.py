@@ -13,18 +13,19 @@ from __future__ import annotations
 
 import datetime as dt
 import filecmp
-import importlib.util
 import json
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 from tests.browser.server import SiteServer
 from tests.conftest import SECOND_BUILD
+from tests.hooks import load_hook
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,11 +65,7 @@ class SecondBuild:
 def _warm_live_cache() -> None:
     """Gather the in-browser runtime into .cache/live/ once, before two builds run at once:
     then both only read it (a cold cache written by two builds at a time could race)."""
-    path = ROOT / "hooks" / "live.py"
-    spec = importlib.util.spec_from_file_location("live_hook_warm", path)
-    assert spec is not None and spec.loader is not None
-    live = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(live)
+    live = load_hook("live", "live_hook_warm")
     try:
         lock = json.loads(live.LOCK.read_text(encoding="utf-8"))
         core = live.pyodide_core(lock)
@@ -97,12 +94,8 @@ def _differences(a: Path, b: Path) -> list[str]:
     return out
 
 
-def _load_hook():
-    path = ROOT / "hooks" / "reproducible.py"
-    spec = importlib.util.spec_from_file_location("reproducible_hook", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _load_hook() -> ModuleType:
+    return load_hook("reproducible")
 
 
 @pytest.fixture(scope="module")

@@ -8,12 +8,13 @@ pages typeset before it in the same process.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+
+from tests.hooks import load_hook
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -32,11 +33,7 @@ PAGE_B = (
 
 
 def _hook(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, ROOT / "hooks" / "assets.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_hook("assets", name)
 
 
 def _counting(hook: ModuleType, monkeypatch: pytest.MonkeyPatch) -> list[int]:
