@@ -72,16 +72,21 @@ def build(url: str, out: Path) -> None:
     subprocess.run(cmd, cwd=ROOT, env=env, check=True)
 
 
+def launch_chromium(playwright: Any) -> Any:
+    """Chromium (``CHROME_PATH``, default Debian's) launched by a Playwright instance."""
+    return playwright.chromium.launch(
+        executable_path=os.environ.get("CHROME_PATH", "/usr/bin/chromium"),
+        args=["--no-sandbox", "--disable-gpu"],
+    )
+
+
 def axe_counts(base: str, paths: list[str]) -> dict[str, dict[str, Any]]:
     """Serious and critical axe-core violations (nodes) per page, at 1280 px."""
     from playwright.sync_api import sync_playwright
 
     counts: dict[str, dict[str, Any]] = {}
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=os.environ.get("CHROME_PATH", "/usr/bin/chromium"),
-            args=["--no-sandbox", "--disable-gpu"],
-        )
+        browser = launch_chromium(p)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         for path in paths:
             page.goto(base + path, wait_until="load")

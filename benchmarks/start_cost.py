@@ -32,6 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.lighthouse import launch_chromium  # noqa: E402
 from tests.browser.server import SiteServer  # noqa: E402
 
 LONG_TASKS = """() => new Promise((done) => {
@@ -77,10 +78,7 @@ def measure(sites: dict[str, Path], pages: list[str], runs: int) -> dict[str, An
     found: dict[str, dict[str, list[dict[str, float]]]] = {p: {k: [] for k in sites} for p in pages}
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(
-                executable_path=os.environ.get("CHROME_PATH", "/usr/bin/chromium"),
-                args=["--no-sandbox", "--disable-gpu"],
-            )
+            browser = launch_chromium(p)
             for _ in range(runs):  # interleaved, so that a busy moment hits both builds alike
                 for path in pages:
                     for label in sites:
