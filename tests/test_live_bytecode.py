@@ -10,8 +10,6 @@ import pytest
 
 from tests.hooks import load_hook
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def _hook() -> ModuleType:
     return load_hook("live", "live_hook_key")

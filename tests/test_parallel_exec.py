@@ -24,7 +24,6 @@ from markdown_exec._internal.main import formatter, validator
 from tests.hooks import load_hook
 
 ROOT = Path(__file__).resolve().parents[1]
-HOOK = ROOT / "hooks" / "parallel_exec.py"
 
 
 def _hook() -> ModuleType:

@@ -8,15 +8,12 @@ pages typeset before it in the same process.
 
 from __future__ import annotations
 
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
 from tests.hooks import load_hook
-
-ROOT = Path(__file__).resolve().parents[1]
 
 PAGE_A = (
     "<html><head></head><body>"
