@@ -273,9 +273,10 @@ def score_spread(widths: tuple[int, ...] = (4, 256), n: int = 20_000, seed: int 
             k = rng.standard_normal((n, d_k))  # n × d_k
             dots = np.einsum("nd,nd->n", q, k)  # n
             kw = {"bins": 60, "histtype": "step", "density": True, "color": color, "lw": 1.4}
-            raw.hist(dots, label=f"$d_k = {d_k}$, std {dots.std():.2g}", **kw)
+            # three digits, zeros kept: a sample must not read as the exact value
+            raw.hist(dots, label=f"$d_k = {d_k}$, std {dots.std():#.3g}", **kw)
             s = dots / np.sqrt(d_k)  # n
-            scaled.hist(s, label=f"$d_k = {d_k}$, std {s.std():.2g}", **kw)
+            scaled.hist(s, label=f"$d_k = {d_k}$, std {s.std():#.3g}", **kw)
         raw.set(title="scores $q \\cdot k$", xlabel="score", ylabel="density")
         scaled.set(title="scores $q \\cdot k$ / √$d_k$", xlabel="score", ylabel="density")
         for ax in (raw, scaled):
