@@ -195,7 +195,7 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$e$", ("e",), "Euler's number, the base of the exponential", page="forward/softmax.md"
     ),
-    Symbol(r"$I$", ("I",), "the identity matrix", page="examples/identity-2x2.md"),
+    Symbol(r"$I$", ("I",), "the identity matrix", page="forward/qkv.md"),
     Symbol(r"$\mathbf{1}$", (r"\mathbf{1}",), "a vector of ones", page="gradients/index.md"),
     # softmax and floating point
     Symbol(
@@ -418,7 +418,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         ("W_QK", "W_OV"),
         r"a head's QK circuit $W_Q^{(i)} W_K^{(i)\top}$ (where it looks) and OV circuit "
         r"$W_V^{(i)} W_O^{(i)}$ (what it moves)",
-        r"$d_{\text{model}} \times d_{\text{model}}$",
+        r"$d_{\text{model}} \times d_{\text{model}}$, $d_{\text{model}} \times d_{\text{out}}$",
         "attention-as.md",
         _M,
     ),
@@ -675,7 +675,8 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$A$",
         ("A",),
-        r"an invertible matrix: $W_Q \to W_Q A$, $W_K \to W_K A^{-\top}$ leaves every score",
+        r"an invertible matrix: $W_Q \to W_Q A$, $W_K \to W_K A^{-\top}$ leaves every score "
+        "unchanged",
         r"$d_k \times d_k$",
         "attention-as.md",
         _M,
@@ -683,7 +684,7 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$P^{(i)}$",
         (),
-        "the attention weights of head $i$ (a superscript: $P$ itself)",
+        "the attention weights of head $i$ (the superscript names the head; the symbol is $P$)",
         r"$L_q \times L_k$",
         "attention-as.md",
         _M,
@@ -1028,6 +1029,7 @@ def undefined(used: Iterable[str]) -> list[str]:
 
 _TITLES = {
     "index.md": "Home",
+    "reference/coming-from-pytorch.md": "Coming from PyTorch, d2l or Hugging Face",
     "forward/notation.md": "Notation and shapes",
     "forward/qkv.md": "Queries, keys, values",
     "forward/scores.md": "Scores",
