@@ -14,7 +14,14 @@ from hypothesis import strategies as st
 
 from attention_math import audit as audit_mod
 from attention_math.__main__ import main
-from attention_math.audit import HYPOTHESES, audit, audit_claim, exact_steps, steps
+from attention_math.audit import (
+    HYPOTHESES,
+    audit,
+    audit_claim,
+    exact_steps,
+    format_computed,
+    steps,
+)
 from attention_math.examples import EXAMPLES, Claim, Example
 
 A, S, W = "agrees", "rounding slip", "wrong"
@@ -178,11 +185,26 @@ def test_cli_one_example_and_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert captured.out == "" and "unknown example 'no-such-example'" in captured.err
 
 
+def test_exact_column_never_reads_as_a_tie() -> None:
+    # O[2,2] = 1.536496…: at two more decimals it would print 1.53650, which reads as if it
+    # rounded up to 1.537, the wrong rounding the source could be accused of.
+    (o22,) = [f for f in audit(["the-cat-sleeps"]) if f.claim.id == "O[2,2]"]
+    assert format_computed(o22.computed, o22.claim) == "1.536496"
+    for f in audit():
+        if f.claim.quantity.startswith("shape:"):
+            continue
+        shown_all = format_computed(f.computed, f.claim).split(", ")  # long lists end in "… (n)"
+        for shown, p in zip(shown_all, f.claim.published, strict=False):
+            if "." in shown and shown[0] in "-0123456789":
+                tail = shown.split(".")[1][f.claim.places(p) :]
+                assert tail.rstrip("0") != "5", (f.claim.id, shown)
+
+
 def test_cli_fails_when_a_verdict_flips(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     ex = EXAMPLES["the-cat-sleeps"]
-    # Register 1.537 (the wrong rounding of 1.53650) as if it agreed: the audit must object.
+    # Register 1.537 (the wrong rounding of 1.536496…) as if it agreed: the audit must object.
     claims = tuple(
         dataclasses.replace(c, published=("1.537",)) if c.id == "O[2,2]" else c for c in ex.claims
     )

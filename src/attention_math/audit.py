@@ -479,12 +479,20 @@ def _audit_example(ex: Example) -> tuple[Finding, ...]:
 def format_computed(values: tuple[mpmath.mpf, ...], claim: Claim) -> str:
     """The computed values at two more decimals than printed (integers as integers).
 
+    A value that would then read as a tie at the printed decimals (``1.53650`` for
+    1.536496…, which rounds down to 1.536) gets more decimals until it does not, so the
+    exact column never suggests the wrong rounding; a value that is exactly a tie stays one.
+
     Examples:
         >>> import mpmath
         >>> from attention_math.audit import format_computed
         >>> from attention_math.examples import IDENTITY_2X2 as ex
         >>> format_computed((mpmath.mpf(2) / 3,), ex.claims[1])   # printed with 4 decimals
         '0.666667'
+        >>> format_computed((mpmath.mpf("0.12344996"),), ex.claims[1])
+        '0.12344996'
+        >>> format_computed((mpmath.mpf("0.12345"),), ex.claims[1])   # a true tie
+        '0.123450'
     """
     if claim.quantity.startswith("shape:"):
         shown = [str(int(v)) for v in values]
@@ -495,9 +503,18 @@ def format_computed(values: tuple[mpmath.mpf, ...], claim: Claim) -> str:
             return "-inf" if v < 0 else "inf"
         if v == mpmath.floor(v):
             return str(int(v))
-        return f"{float(v):.{claim.places(p) + 2}f}"
+        return _decimals(float(v), claim.places(p))
 
     return _abbrev([one(v, p) for v, p in zip(values, claim.published, strict=True)])
+
+
+def _decimals(v: float, places: int) -> str:
+    """``v`` at ``places + 2`` decimals, or more while the extra digits read as a tie."""
+    for extra in range(2, 10):
+        shown = f"{v:.{places + extra}f}"
+        if shown[-extra:].rstrip("0") != "5":
+            return shown
+    return f"{v:.{places + 2}f}"  # a tie to float precision: it is one
 
 
 def _abbrev(items: list[str]) -> str:
