@@ -179,6 +179,24 @@ def test_a_row_that_sees_its_first_key_late_gets_its_own_shift():
         assert _close(got, want, v)
 
 
+@pytest.mark.parametrize("level", [-100.0, -12.0, -9.0, 0.0, 14.0, 30.0])
+def test_first_tile_without_a_max_pass_at_any_score_level(level):
+    # The first tile is tried with base 0 and no max pass: kept when every row sum of e^S
+    # lies in [e^-8, keys · e^8] (scores near -9 or 14 pass), redone with the max pass
+    # otherwise (near -100 every e^s underflows in float32: a wrong zero row if kept).
+    rng = np.random.default_rng(14)
+    q = np.ones((8, 1))
+    k = (level + rng.random(24))[:, None]
+    v = rng.standard_normal((24, 3))
+    for dtype in (np.float32, np.float64):
+        args = (q.astype(dtype), k.astype(dtype), v.astype(dtype))
+        want = attention(*args, scale=1.0)
+        for workers in (1, 2):
+            got = tiled.tiled_attention(*args, dtype(1), block=(4, 8), workers=workers)
+            assert np.isfinite(got).all()
+            assert _close(got, want, v)
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_overflow_in_a_later_key_tile_raises(workers):
     # The first key tiles are ordinary, so every row already has its shift and later tiles

@@ -21,10 +21,12 @@ shifted by the row's current base ``b`` and the second return the row sums ``λ`
 elementwise work per score is one ``exp``, in place in one tile buffer, plus a max pass
 only when needed. The base is the running max ``m`` but is only moved (and the state
 rescaled) when a tile's row max exceeds it by more than a margin ``c`` (the constant
-``_LAZY``): the result does not depend on the shift, and ``P ≤ e^c`` cannot overflow. Once
-every row has a base, a tile is exponentiated without its max pass
-and kept if each row sum is ≤ e^c (so every P is); otherwise it is recomputed with the
-max pass (a NaN or ``+inf`` score always takes that path, which raises). Extra memory: the tile
+``_LAZY``): the result does not depend on the shift, and ``P ≤ e^c`` cannot overflow. A
+tile is exponentiated without its max pass once every row has a base, and the first tile
+with base 0: it is kept if each row sum is ≤ e^c times its number of keys (so ``λ`` stays
+below ``L_k · e^c``, as after max passes), and, for the first tile, ≥ e^{−c}; otherwise it
+is recomputed with the max pass (a NaN or ``+inf`` score always takes that path, which
+raises). Extra memory: the tile
 (``block_q × block_k``), the per-block state (``(d + 1) × block_q``) and ``[K | 1]``,
 ``[V | 1]ᵀ`` (``L_k × (d + 1)`` each): O(L·d), not O(L²).
 
@@ -96,10 +98,16 @@ _THREADS_MIN_SCORES = 2**20
 #: state is rescaled): P ≤ e^8 ≈ 3000 cannot overflow λ, and most tiles skip the rescale.
 _LAZY = 8.0
 
-#: Once every row has a base, a tile skips the max pass when its row sums stay below this,
-#: so that every P ≤ e^{_LAZY} as after a max pass (see ``_visit_key_tiles``); otherwise
-#: it is redone with the max pass.
+#: Once every row has a base, a tile skips the max pass when each of its row sums stays
+#: below this times its number of keys: then λ ≤ L_k · e^{_LAZY}, the bound that holds
+#: after max passes (every P ≤ e^{_LAZY}) and that ``_shrink_large_columns`` relies on;
+#: otherwise the tile is redone with the max pass (see ``_visit_key_tiles``).
 _FAST_SUM = float(np.exp(_LAZY))
+
+#: The first tile of a query block is tried with base 0 and no max pass too; it is kept if
+#: each row sum also stays above this, so that λ ≥ e^{−_LAZY} and what underflowed in
+#: ``exp`` is negligible beside it, as with a base the row attained (then λ ≥ 1).
+_FIRST_MIN_SUM = float(np.exp(-_LAZY))
 
 _OVERFLOW = (
     "the scores overflow the floating-point range (NaN or +inf after q kᵀ · scale); "
@@ -128,9 +136,10 @@ def block_sizes(block_size: object) -> tuple[int, int]:
     return int(pair[0]), int(pair[1])
 
 
+@functools.cache
 def cache_bytes(level: int = 2) -> int | None:
     """The size in bytes of this machine's data (or unified) cache of ``level`` for one core,
-    read from Linux's sysfs; ``None`` where it cannot be read.
+    read from Linux's sysfs once per process; ``None`` where it cannot be read.
 
     Examples:
         >>> from attention_math.tiled import cache_bytes
@@ -463,7 +472,8 @@ def _one_head(
 def _shrink_large_columns(vt: NDArray[np.floating], n_k: int) -> NDArray[np.floating] | None:
     """Scale, in place, each row of ``vt`` (a column of v) too large for the unnormalised sums.
 
-    With every P ≤ e^{_LAZY}, ``o = Σ P v`` stays below ``n_k · e^{_LAZY} · max |v|``; a
+    With ``λ = Σ P ≤ n_k · e^{_LAZY}`` (each tile's row sums ≤ its keys · e^{_LAZY}),
+    ``o = Σ P v`` stays below ``n_k · e^{_LAZY} · max |v|``; a
     column whose values would let that overflow is multiplied by a power of two (exact) and
     the factor to undo it is returned (``None`` when no column needs it).
     """
@@ -515,9 +525,28 @@ def _query_blocks(
     # NumPy and BLAS release the GIL, so query blocks run truly in parallel; the costliest
     # blocks (the last ones when causal) go first so that the workers finish together.
     order = reversed(starts) if causal is not None else starts
-    with limit, ThreadPoolExecutor(max_workers=workers) as pool:
+    pool = _pool(workers)
+    with limit:
         for f in [pool.submit(run, i0) for i0 in order]:
             f.result()
+
+
+_pools: dict[int, ThreadPoolExecutor] = {}
+_pools_lock = threading.Lock()
+
+
+def _pool(workers: int) -> ThreadPoolExecutor:
+    """The process's pool of ``workers`` threads, started once: starting threads on every
+    call cost about 1 ms, a tenth of a call at L = 2048. Its tasks never submit to it, so
+    callers on several threads may share it without deadlock."""
+    with _pools_lock:
+        if workers not in _pools:
+            _pools[workers] = ThreadPoolExecutor(workers, thread_name_prefix="attention-math")
+        return _pools[workers]
+
+
+# A forked child has none of its parent's threads: it starts pools of its own.
+os.register_at_fork(after_in_child=_pools.clear)
 
 
 def default_workers() -> int:
@@ -617,7 +646,8 @@ def _visit_key_tiles(
     mm, mn, al = b.m[:r], b.m_new[:r], b.alpha[:r]
     acc.fill(0)
     mm.fill(-np.inf)
-    ready = False  # True once every row has seen a visible key (its base is a real score)
+    ready = False  # True once every row has a base: a score it attained, or 0 (see below)
+    fresh = True  # no tile visited yet: base 0 is tried without a max pass
     # causal: row i sees keys 0..i + causal, so no key after i1 - 1 + causal is visible
     j_end = n_k if causal is None else max(0, min(n_k, i1 + causal))
     for j0 in range(0, j_end, bk):
@@ -627,18 +657,25 @@ def _visit_key_tiles(
             continue  # every score of this tile is masked: skip it, compute nothing
         st = b.tile[: (j1 - j0) * r].reshape(j1 - j0, r)
         _shifted_scores(k1[j0:j1], qst, mtile, causal, i0, i1, j0, j1, st)
-        if ready:
+        if ready or fresh:
             # Fast path, no max pass: exponentiate against the old base and keep the tile
-            # if its row sums stay below e^{_LAZY}, so that every P ≤ e^{_LAZY} as after
-            # a max pass and nothing downstream can overflow. The base is a score the row
-            # attained, so the row's final ℓ ≥ 1 and what underflows here is negligible.
-            # A NaN or +inf score fails the test too and is reported by the slow path.
+            # if its row sums stay below (its keys) · e^{_LAZY}, so that ℓ stays below
+            # L_k · e^{_LAZY} as after max passes and nothing downstream can overflow. The
+            # base is a score the row attained (ℓ ≥ 1) or, from the first tile, 0 with
+            # ℓ ≥ e^{−_LAZY}: what underflows here is negligible beside ℓ. A NaN or +inf
+            # score fails the test too and is reported by the slow path; so does a row
+            # with no visible key in the first tile (its sum is 0).
             np.exp(st, out=st)
             np.matmul(v1t[:, j0:j1], st, out=pvt)  # [P V | P 1]ᵀ
-            if (pvt[d_v] <= _FAST_SUM).all():
+            sums = pvt[d_v]
+            if (sums <= (j1 - j0) * _FAST_SUM).all() and (ready or (sums >= _FIRST_MIN_SUM).all()):
+                if fresh:
+                    mm.fill(0)  # every row's base is 0 (neg_base is 0 already)
+                    ready, fresh = True, False
                 acc += pvt
                 continue
             _shifted_scores(k1[j0:j1], qst, mtile, causal, i0, i1, j0, j1, st)  # redo
+        fresh = False
         np.max(st, axis=0, out=mn)  # δ = rowmax S − base
         if np.isnan(mn).any() or np.isposinf(mn).any():
             raise ValueError(_OVERFLOW.format(dtype.name))
