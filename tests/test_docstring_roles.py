@@ -108,3 +108,37 @@ def test_the_api_pages_show_no_sphinx_role_and_link_the_cross_references(built_s
             api.feed(html)
     anchors = {href.rpartition("#")[2] for href in api.hrefs}
     assert {"attention_math.numeric.attention", "attention_math.tiled.tiles_pay"} <= anchors
+
+
+def _returns_items(docstring: str) -> list[object]:
+    import griffe
+
+    sections = griffe.Docstring(docstring).parse("google", warnings=False)
+    return [item for s in sections if s.kind.value == "returns" for item in s.value]
+
+
+def test_every_returns_section_is_one_item() -> None:
+    # mkdocstrings' Google parser reads every line of a Returns section written at the first
+    # line's indent as a new item: prose wrapped that way became a table of broken rows.
+    import griffe
+
+    package = griffe.load("attention_math", search_paths=[str(SRC)], docstring_parser="google")
+    split = []
+
+    def walk(obj: griffe.Object) -> None:
+        for member in obj.members.values():
+            if member.is_alias:
+                continue
+            if member.docstring and len(_returns_items(member.docstring.value)) > 1:
+                split.append(member.path)
+            if member.is_module or member.is_class:
+                walk(member)  # type: ignore[arg-type]
+
+    walk(package)
+    assert not split, f"Returns sections split into several items: {split}"
+
+
+def test_the_returns_check_sees_a_split_section() -> None:
+    wrapped = "Attention.\n\nReturns:\n    The output, followed by\n    the weights.\n"
+    assert len(_returns_items(wrapped)) == 2
+    assert len(_returns_items(wrapped.replace("\n    the", "\n        the"))) == 1

@@ -85,10 +85,10 @@ def attention_backward(
 
     Returns:
         ``(dq, dk, dv)``, or ``(dq, dk, dv, dmask)`` with ``return_dmask``, with the shapes
-        of ``q``, ``k``, ``v`` and ``mask`` (gradients of broadcast inputs are summed back).
-        Their dtype is the common dtype of ``q``, ``k``, ``v`` and ``d_out`` (NumPy's
-        promotion): float32 stays float32, float64 stays float64, integers become float64;
-        float16 and bfloat16 are computed in float32 and returned in their own format.
+            of ``q``, ``k``, ``v`` and ``mask`` (gradients of broadcast inputs are summed back).
+            Their dtype is the common dtype of ``q``, ``k``, ``v`` and ``d_out`` (NumPy's
+            promotion): float32 stays float32, float64 stays float64, integers become float64;
+            float16 and bfloat16 are computed in float32 and returned in their own format.
 
     Raises:
         TypeError: an input is not real-valued, or ``scale`` is not a real number.

@@ -312,8 +312,8 @@ def multi_head_attention(
 
     Returns:
         ``(..., L_q, d_out)``, and the weights with ``return_weights``, in the dtype NumPy
-        promotes the inputs to: bfloat16 (``ml_dtypes``) throughout stays bfloat16, its
-        products computed in float32.
+            promotes the inputs to: bfloat16 (``ml_dtypes``) throughout stays bfloat16, its
+            products computed in float32.
 
     Examples:
         >>> import numpy as np
@@ -377,7 +377,7 @@ def circuits(
 
     Returns:
         ``(qk, ov)``: the QK circuits ``(h, d_model, d_model)`` (where each head looks) and
-        the OV circuits ``(h, d_model, d_out)`` (what each head moves).
+            the OV circuits ``(h, d_model, d_out)`` (what each head moves).
 
     Examples:
         >>> import numpy as np

@@ -419,16 +419,16 @@ def attention(
 
     Returns:
         The output ``(..., L_q, d_v)``, followed by the weights if ``return_weights`` and
-        by ``lse`` if ``return_lse`` (``out``, ``(out, w)``, ``(out, lse)`` or
-        ``(out, w, lse)``). float32 stays float32, float64 stays float64, integers are
-        promoted to float64. Mixed dtypes promote as NumPy does (float16 with float32
-        gives float32). float16 and bfloat16 (an ``ml_dtypes`` array) are computed in
-        float32 and returned in their own format. A zero-length sequence (``L_q = 0``,
-        ``L_k = 0``) or an empty batch gives PyTorch's result: an empty output, or zeros
-        when there are queries but no keys. Tiled and untiled results agree to rounding:
-        a few ε normwise per row for scores of order one, growing in proportion to the
-        size of the scores (rounding a score s moves its weight by about ε·|s|, in either
-        path).
+            by ``lse`` if ``return_lse`` (``out``, ``(out, w)``, ``(out, lse)`` or
+            ``(out, w, lse)``). float32 stays float32, float64 stays float64, integers are
+            promoted to float64. Mixed dtypes promote as NumPy does (float16 with float32
+            gives float32). float16 and bfloat16 (an ``ml_dtypes`` array) are computed in
+            float32 and returned in their own format. A zero-length sequence (``L_q = 0``,
+            ``L_k = 0``) or an empty batch gives PyTorch's result: an empty output, or zeros
+            when there are queries but no keys. Tiled and untiled results agree to rounding:
+            a few ε normwise per row for scores of order one, growing in proportion to the
+            size of the scores (rounding a score s moves its weight by about ε·|s|, in either
+            path).
 
     Examples:
         >>> import numpy as np

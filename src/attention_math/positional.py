@@ -132,7 +132,7 @@ def rope(
 
     Returns:
         The rotated ``x``, same shape and dtype (float32 stays float32; integers become
-        float64). The angles are computed in float64, then rounded to the dtype.
+            float64). The angles are computed in float64, then rounded to the dtype.
 
     Examples:
         >>> import numpy as np

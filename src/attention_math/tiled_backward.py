@@ -153,7 +153,7 @@ def tiled_backward(
 
     Returns:
         Gradients with the broadcast batch shape of the output (the caller sums them back
-        to the inputs' shapes).
+            to the inputs' shapes).
 
     Examples:
         >>> import numpy as np

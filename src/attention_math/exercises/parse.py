@@ -233,7 +233,7 @@ def parse_answer(text: str, symbols: Mapping[str, sp.Basic] | None = None) -> sp
 
     Returns:
         sympy.Expr | sympy.Matrix: an expression, or a matrix for a (nested) list (a flat
-        list is one row).
+            list is one row).
 
     Raises:
         ParseError: (a ``ValueError``) for anything outside the allow-list.
