@@ -107,3 +107,13 @@ def test_bilinear_with_product_weight_is_projected_dot_product():
 def test_bilinear_rejects_shape():
     with pytest.raises(ValueError, match=r"w must have shape \(d_q, d_k\) = \(2, 3\)"):
         bilinear_scores(np.ones((1, 2)), np.ones((1, 3)), np.ones((3, 2)))
+
+
+def test_a_bandwidth_too_small_for_the_distances_is_a_clear_error() -> None:
+    import warnings
+
+    x, y = np.array([0.0, 1.0, 2.0]), np.array([0.0, 1.0, 4.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no NumPy RuntimeWarning leaks before the error
+        with pytest.raises(ValueError, match="overflow for bandwidth = 1e-200"):
+            nadaraya_watson([0.5], x, y, bandwidth=1e-200)

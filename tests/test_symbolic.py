@@ -150,3 +150,26 @@ def test_string_scale_and_mask_are_rejected():
         symbolic.scores([[1]], [[1]], scale="1/2")
     with pytest.raises(TypeError, match="string"):
         symbolic.attention([[1]], [[1]], [[1]], mask=[["-oo"]])
+
+
+def test_softmax_keeps_a_column_written_as_nested_lists() -> None:
+    # Only a flat list is one row: [[1], [2]] is a column, each row one score (weight 1).
+    column = [[1], [2]]
+    assert symbolic.softmax(column) == sp.Matrix([[1], [1]])
+    assert symbolic.softmax(np.array(column, dtype=float)) == sp.Matrix([[1], [1]])
+    e1, e2 = sp.E, sp.exp(2)
+    want = sp.Matrix([[e1 / (e1 + e2)], [e2 / (e1 + e2)]])
+    assert sp.simplify(symbolic.softmax(column, axis=0) - want) == sp.zeros(2, 1)
+    assert symbolic.softmax([1, 2]).shape == (1, 2)
+    assert symbolic.softmax(np.array([1, 2])).shape == (1, 2)
+
+
+def test_a_sympy_matrix_of_booleans_is_a_mask() -> None:
+    eye, v = sp.eye(2), sp.Matrix([[1, 2], [3, 4]])
+    rows = [[True, False], [True, True]]
+    with pytest.warns(sp.utilities.exceptions.SymPyDeprecationWarning):
+        as_sympy = sp.Matrix(rows)  # SymPy itself warns about booleans in a Matrix
+    assert symbolic.attention(eye, eye, v, mask=as_sympy) == symbolic.attention(
+        eye, eye, v, mask=rows
+    )
+    assert symbolic.attention(eye, eye, v, mask=rows)[0, :] == v[0, :]

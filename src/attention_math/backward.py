@@ -110,7 +110,7 @@ def attention_backward(
         >>> dq.sum(axis=-1)  # each row of dS sums to 0: the Jacobian kills the ones-vector
         array([0., 0.])
 
-        A fully masked row (query 1 here) contributes nothing:
+        A fully masked row (query 0 here) contributes nothing:
 
         >>> mask = np.array([[False, False], [True, True]])
         >>> dq, dk, dv = attention_backward(q, k, v, np.ones((2, 2)), mask=mask)

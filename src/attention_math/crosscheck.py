@@ -77,7 +77,8 @@ def crosscheck(
 
     Raises:
         CrossCheckError: the error exceeds ``bound_eps``.
-        ValueError: the shapes differ.
+        ValueError: the shapes differ, or an exact entry is not a finite real number.
+        TypeError: ``numeric`` is not a float array.
 
     Examples:
         >>> import numpy as np, sympy as sp

@@ -1,6 +1,7 @@
 """Decoding one token at a time: the key/value cache.
 
-A causal model generates token ``t`` from tokens ``0 … t``. Its keys and values for the
+A causal model computes position ``t`` from tokens ``0 … t`` (and from it predicts token
+``t + 1``). Its keys and values for the
 earlier tokens do not change when a new token arrives (the causal mask hides the future),
 so they are kept in a cache and only the new token's query, key and value are computed:
 one decode step is one query row attending to the cached keys. With a sliding window of

@@ -48,21 +48,22 @@ def _as_points(name: str, x: ArrayLike) -> NDArray[np.floating]:
 def nadaraya_watson(
     x_query: ArrayLike, x_keys: ArrayLike, y_values: ArrayLike, *, bandwidth: float
 ) -> NDArray[np.floating]:
-    """Gaussian-kernel regression: ``ŷ(x) = Σ_i softmax_i(−‖x − x_i‖² / (2h²)) · y_i``.
+    """Gaussian-kernel regression: ``ŷ(x) = Σ_i softmax_i(−‖x − x_i‖² / (2τ²)) · y_i``.
 
     Args:
         x_query: where to estimate, ``(n,)`` scalars or ``(n, d)`` points (the queries).
         x_keys: where ``y`` was observed, ``(m,)`` or ``(m, d)`` (the keys).
         y_values: the observations, ``(m,)`` or ``(m, d_v)`` (the values).
-        bandwidth: ``h > 0``, the kernel's width. ``h → 0`` gives the nearest key's value
-            (ties share it equally), ``h → ∞`` the plain mean of ``y_values``.
+        bandwidth: ``τ > 0``, the kernel's width. ``τ → 0`` gives the nearest key's value
+            (ties share it equally), ``τ → ∞`` the plain mean of ``y_values``.
 
     Returns:
         ``(n,)`` if ``y_values`` is 1-D, else ``(n, d_v)``.
 
     Raises:
         TypeError: an input is not real-valued, or ``bandwidth`` is not a real number.
-        ValueError: ``bandwidth ≤ 0`` (or not finite), or the shapes do not fit together.
+        ValueError: ``bandwidth ≤ 0`` (or not finite), the shapes do not fit together, or
+            the scores overflow (a bandwidth too small for the distances).
 
     Examples:
         >>> import numpy as np
@@ -87,11 +88,11 @@ def nadaraya_watson(
             f"y_values must be (m,) or (m, d_v) with m = {k.shape[0]} keys, got shape {y.shape}"
         )
     diff = q[:, None, :] - k[None, :, :]  # (n, m, d): exact differences, no cancellation
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # checked below
         scores = -np.sum(diff * diff, axis=-1) / (2 * h * h)  # (n, m)
     if not np.isfinite(scores).all():
         raise ValueError(
-            f"the scores −‖x − x_i‖²/(2h²) overflow for bandwidth = {bandwidth!r}; "
+            f"the scores −‖x − x_i‖²/(2τ²) overflow for bandwidth = {bandwidth!r}; "
             "use a larger bandwidth or rescale the points"
         )
     w = softmax(scores, axis=-1)  # (n, m): the kernel weights, each row sums to 1
@@ -147,7 +148,8 @@ def bilinear_scores(q: ArrayLike, k: ArrayLike, w: ArrayLike) -> NDArray[np.floa
     """Bilinear scores ``q W kᵀ``: entry ``(i, j)`` is ``q_i W k_jᵀ``.
 
     With ``W = W_Q W_Kᵀ`` and ``q = k = X`` these are the (unscaled) scores of
-    dot-product attention, ``(X W_Q)(X W_K)ᵀ``; such a ``W`` has rank ≤ d_k.
+    dot-product attention, ``(X W_Q)(X W_K)ᵀ``; such a ``W`` has rank at most the number
+    of columns of ``W_Q`` (the head width), however large ``d_q`` and ``d_k`` are.
 
     Args:
         q: queries, ``(..., L_q, d_q)``.

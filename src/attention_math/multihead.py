@@ -290,7 +290,8 @@ def multi_head_attention(
             the inputs: the same for every head; ``(..., n_heads, L_q, L_k)``: per head (a
             head axis of 1, such as The Annotated Transformer's and Hugging Face's
             ``(B, 1, 1, L_k)`` padding mask, broadcasts over the heads). A mask that would
-            add batch dimensions raises a ``ValueError`` naming both shapes.
+            add batch dimensions raises a ``ValueError`` naming its shape and the inputs'
+            number of batch dimensions.
         x_v: the values' own sequence, ``(..., L_k, d_v_in)``, when keys and values
             differ (PyTorch's separate ``key`` and ``value`` with ``vdim``); default
             ``x_kv``.

@@ -242,7 +242,7 @@ def padding_mask(valid_lens: ArrayLike, n_k: int) -> NDArray[np.bool_]:
 def sliding_window_mask(n_q: int, n_k: int | None = None, *, window: int) -> NDArray[np.bool_]:
     """Boolean causal band ``(n_q, n_k)``: query ``i`` sees keys ``i − window + 1 … i``.
 
-    True = may attend, top-left aligned like `causal_mask`; ``window ≥ n_k`` gives
+    True = may attend, top-left aligned like `causal_mask`; ``window ≥ n_q`` gives
     `causal_mask` itself. Each row holds at most ``window`` True entries, so attention
     under this mask costs O(L·window) instead of O(L²) when only the band is computed.
 

@@ -96,24 +96,41 @@ def _softmax_row(row: Sequence[sp.Expr]) -> list[sp.Expr]:
 def softmax(z: object, axis: int = -1) -> sp.Matrix:
     """Exact softmax of each row (``axis=-1``) or column (``axis=0``) of ``z``.
 
-    Entries equal to ``-oo`` get weight 0; a row that is all ``-oo`` becomes zeros.
+    Entries equal to ``-oo`` get weight 0; a row that is all ``-oo`` becomes zeros. A flat
+    list (or 1-D array) is one row; a column written as nested lists stays a column.
 
     Examples:
         >>> import sympy as sp
         >>> from attention_math.symbolic import softmax
         >>> softmax([[1 / sp.sqrt(2), 0]])
         Matrix([[exp(sqrt(2)/2)/(1 + exp(sqrt(2)/2)), 1/(1 + exp(sqrt(2)/2))]])
-        >>> softmax([[0, -sp.oo]])
+        >>> softmax([0, -sp.oo])
         Matrix([[1, 0]])
+        >>> softmax([[1], [2]])  # each row of a column holds one score
+        Matrix([
+        [1],
+        [1]])
     """
     m = as_matrix(z, "z")
-    if m.cols == 1 and m.rows > 1 and not isinstance(z, sp.MatrixBase):
+    if m.cols == 1 and m.rows > 1 and _is_flat(z):
         m = m.T  # a flat list is one row
     if axis in (0, -2):
         return softmax(m.T, axis=-1).T
     if axis not in (1, -1):
         raise ValueError(f"axis must be -1/1 (rows) or 0/-2 (columns), got {axis!r}")
     return sp.Matrix([_softmax_row(list(m.row(i))) for i in range(m.rows)])
+
+
+def _is_flat(z: object) -> bool:
+    """Whether ``z`` is a flat sequence (a 1-D array, or a list of scalars), not a matrix."""
+    if isinstance(z, sp.MatrixBase):
+        return False
+    if hasattr(z, "ndim"):  # an array (NumPy is not imported here)
+        return bool(z.ndim == 1)
+    return isinstance(z, list | tuple) and not any(
+        isinstance(e, list | tuple | sp.MatrixBase) or (hasattr(e, "ndim") and e.ndim > 0)
+        for e in z
+    )
 
 
 def scores(q: object, k: object, scale: object = None) -> sp.Matrix:
@@ -145,7 +162,8 @@ def _apply_mask(S: sp.Matrix, mask: object) -> sp.Matrix:
     shape = (len(rows), *{len(r) for r in rows})  # a ragged mask has more than two entries
     if shape != S.shape:
         raise ValueError(f"mask has shape {shape}, the scores have shape {S.shape}")
-    boolean = all(isinstance(e, bool) for r in rows for e in r)  # NumPy bools: bool after tolist
+    # NumPy bools are bool after tolist; a SymPy Matrix of booleans holds true/false atoms
+    boolean = all(isinstance(e, bool | sp.logic.boolalg.BooleanAtom) for r in rows for e in r)
     out = S.copy()
     for i in range(S.rows):
         for j in range(S.cols):
@@ -168,8 +186,10 @@ def attention(
 ) -> sp.Matrix | tuple[sp.Matrix, sp.Matrix]:
     """Exact ``softmax(Q Kᵀ · scale + M) V``.
 
-    ``mask`` is a boolean matrix (True = may attend) or an additive one whose blocked
-    entries are ``-oo``.
+    ``mask`` is a boolean matrix (True = may attend: Python, NumPy or SymPy booleans) or an
+    additive one whose blocked entries are ``-oo``. A 0/1 integer matrix is additive (a
+    bias of 0 or 1), not a mask: [`numeric.attention`][attention_math.numeric.attention],
+    which cannot tell, refuses integers.
 
     Examples:
         >>> from attention_math.symbolic import attention

@@ -83,8 +83,9 @@ def forward_with_lse(
 ) -> tuple[Array, Array]:
     """The output ``O`` and the row log-sum-exp of one head (2-D inputs), tile by tile.
 
-    A row with no visible key gets ``O = 0`` and ``lse = +∞``, so that the backward's
-    ``exp(S − lse)`` gives it weights 0, as the untiled softmax does.
+    A row with no visible key gets ``O = 0`` and ``lse = +∞`` (not the ``−∞`` of
+    ``attention(return_lse=True)``), so that the backward's ``exp(S − lse)`` gives it
+    weights 0, as the untiled softmax does.
 
     Examples:
         >>> import numpy as np
@@ -142,7 +143,9 @@ def tiled_backward(
     """``(dq, dk, dv)`` tile by tile, for validated input of one working dtype.
 
     Args:
-        q: ``(..., L_q, d_k)``; ``k``: ``(..., L_k, d_k)``; ``v``: ``(..., L_k, d_v)``.
+        q: ``(..., L_q, d_k)``.
+        k: ``(..., L_k, d_k)``.
+        v: ``(..., L_k, d_v)``.
         d_out: ``(..., L_q, d_v)``, the batch shape of the output.
         scale: the score factor, a NumPy scalar of the working dtype.
         mask: ``None`` or a validated boolean/additive mask broadcastable to the scores.
