@@ -148,6 +148,7 @@ def test_gqa_tying_exact_and_numpy_matches_exact():
 
 def test_layer_norm_fixes_the_norm_and_the_score_scale():
     assert block.norm_after_layer_norm(3) == 3
+    assert block.mean_after_layer_norm(3) == 0 and block.mean_after_layer_norm(5) == 0
     r = block.scores_scale(sp.Matrix([[1, 0, 2], [0, 1, 1]]))
     assert r["factor without LayerNorm"] == sp.Symbol("c", positive=True) ** 2
     assert r["factor with LayerNorm"] == 1

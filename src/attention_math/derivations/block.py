@@ -3,7 +3,8 @@
 The residual stream grows as blocks add to it; the scores are quadratic in it. LayerNorm
 (without its gain and bias, ``eps = 0``) maps every token to a vector of mean 0 and squared
 norm exactly ``d_model``, whatever the token's scale: in a pre-LN block the scores no longer
-see the size of the residual stream. Both facts are checked exactly for a small case.
+see the size of the residual stream. The mean and the norm are checked exactly for a generic
+token of a few entries, the scale of the scores for a small stream.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import sympy as sp
 
 from attention_math.derivations.online_softmax import is_zero
 
-__all__ = ["layer_norm_exact", "norm_after_layer_norm", "scores_scale"]
+__all__ = ["layer_norm_exact", "mean_after_layer_norm", "norm_after_layer_norm", "scores_scale"]
 
 
 def layer_norm_exact(x: sp.Matrix) -> sp.Matrix:
@@ -42,6 +43,18 @@ def norm_after_layer_norm(d: int = 3) -> sp.Expr:
     x = sp.Matrix([sp.symbols(f"x_1:{d + 1}", real=True)])
     y = layer_norm_exact(x)
     return sp.simplify(sp.Add(*(e**2 for e in y)))
+
+
+def mean_after_layer_norm(d: int = 3) -> sp.Expr:
+    """The mean of ``LN(x)``'s entries for a generic real ``x`` of ``d`` entries: ``0``.
+
+    Examples:
+        >>> from attention_math.derivations.block import mean_after_layer_norm
+        >>> mean_after_layer_norm(3)
+        0
+    """
+    x = sp.Matrix([sp.symbols(f"x_1:{d + 1}", real=True)])
+    return sp.simplify(sp.Add(*layer_norm_exact(x)) / d)
 
 
 def scores_scale(x: sp.Matrix) -> dict[str, sp.Expr]:

@@ -10,8 +10,8 @@ tiles ``{1}, {2}`` and key tiles ``{1}, {2, 3}``:
   are the derivatives of ``ℓ = Σ dO ∘ O`` (SymPy's ``diff``).
 
 Each identity is decided by ``gradients.is_zero``: exponentials become powers of fresh
-symbols and the difference cancels to 0 as a rational function (exact, and about twenty
-times faster than ``simplify``).
+symbols and the difference cancels to 0 as a rational function (exact, and several times
+faster than ``simplify`` here).
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ __all__ = ["Case", "case", "d_two_ways", "lse_recomputes_softmax", "tiles_sum_to
 
 @dataclass(frozen=True)
 class Case:
-    """The symbolic problem: inputs, forward quantities and the full backward."""
+    """The symbolic problem: inputs, the upstream gradient ``dO`` and the forward quantities
+    (``S``, ``P``, ``lse``, ``O``)."""
 
     q: sp.Matrix  # (L_q, 1)
     k: sp.Matrix  # (L_k, 1)

@@ -1,9 +1,10 @@
 """Gradients of attention, derived and verified exactly in SymPy.
 
-Each ``verify_*`` function differentiates a scalar loss directly (``sympy.diff`` of every
-entry) and checks that the matrix formula gives the same expression, exactly: the difference
-is reduced to the zero rational function, never sampled. They raise ``ArithmeticError`` on
-any mismatch and return what they checked, so the site can show it.
+``verify_backward`` and ``verify_projection_backward`` differentiate a scalar loss directly
+(``sympy.diff`` of every entry) and check that the matrix formula gives the same expression,
+exactly; ``verify_jacobian_properties`` checks the softmax Jacobian's identities. Each
+difference is reduced to the zero rational function, never sampled. They raise
+``ArithmeticError`` on any mismatch and return what they checked, so the site can show it.
 
 The formulas, for ``S = α Q Kᵀ + M`` (scale α), ``P = softmax(S)`` row by row, ``O = P V`` and an
 upstream gradient ``dO = ∂ℓ/∂O``:
@@ -65,9 +66,10 @@ def is_zero(expr: sp.Expr) -> bool:
     """Whether ``expr`` is identically zero, decided exactly.
 
     Every exponential becomes a product of powers of fresh positive symbols and the result is
-    cancelled to a single fraction: a zero numerator proves the identity. (A non-zero one
-    could only mean a relation between exponentials this rewrite missed, so ``False`` is the
-    cautious answer; a ``True`` is never wrong.)
+    cancelled to a single fraction: a zero numerator proves the identity. (A non-zero
+    numerator means the expression is not zero, or is zero only through a relation between
+    exponentials this rewrite missed: ``False`` means "not proved"; a ``True`` is never
+    wrong.)
 
     Examples:
         >>> import sympy as sp

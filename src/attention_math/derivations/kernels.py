@@ -3,12 +3,14 @@
 * ``−‖q − k‖²/2 = q·k − ‖q‖²/2 − ‖k‖²/2``: the query term is the same for every key of a
   row, and softmax ignores a row constant, so Gaussian-kernel attention is dot-product
   attention plus a key bias ``−‖k‖²/2`` (equal to it when all keys have the same norm).
-* Bandwidth limits: ``h → 0`` puts all weight on the nearest key, ``h → ∞`` spreads it evenly.
-* A bilinear score ``q W kᵀ`` with ``W = W_Q W_Kᵀ`` has rank ≤ d_k, and only the product
-  matters: ``W_Q → W_Q A``, ``W_K → W_K A^{−ᵀ}`` changes nothing.
+* Bandwidth limits: ``τ → 0⁺`` puts all weight on the nearest key, ``τ → ∞`` spreads it
+  evenly.
+* A bilinear score ``q W kᵀ`` with ``W = W_Q W_Kᵀ`` has rank ≤ d_k (the head width), and
+  only the product matters: ``W_Q → W_Q A``, ``W_K → W_K A^{−ᵀ}`` changes nothing.
 * The circuits view: multi-head attention is the sum over heads of ``P_h X W_V^h W_O^h``.
 
-Every function returns SymPy objects or booleans computed here; the pages print them.
+The derivations return SymPy objects or booleans computed here (the regression data and its
+figure are NumPy arrays and SVG); the pages print them.
 """
 
 from __future__ import annotations

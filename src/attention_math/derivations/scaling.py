@@ -1,11 +1,12 @@
 """Why the scores are divided by √d_k: the mean and variance of ``q · k``.
 
-Assumptions, each one a parameter so that the page can show what happens when it fails:
+Assumptions; the moments in A2 and A3 (``μ``, ``σ``, ``ρ``) are parameters, so that the page
+can show what happens away from the standard case (A1 and A4 are built in):
 
 * A1. the query ``q`` and the key ``k`` are independent of each other;
 * A2. all entries of ``q`` have the same mean ``μ_q`` and variance ``σ_q²`` (same for ``k``);
 * A3. two different entries of ``q`` have correlation ``ρ_q`` (of ``k``: ``ρ_k``); the same
-  for every pair (the entries are exchangeable);
+  for every pair (the entries are equicorrelated);
 * A4. the second moments exist (finite variance).
 
 The standard case is ``μ = 0``, ``σ = 1``, ``ρ = 0``. No distribution is assumed (normality
@@ -215,8 +216,9 @@ def monte_carlo(d: int, n: int, rng: np.random.Generator, z: float = 5.0) -> Mon
     Standard errors (normal entries): the mean has ``√(d/n)``. For the variance,
     given ``q`` the dot product is ``N(0, |q|²)``, so ``E[(q·k)⁴] = 3 E|q|⁴ = 3(d² + 2d)``
     (``|q|²`` is χ² with ``d`` degrees of freedom) and ``Var((q·k)²) = 2d² + 6d``; the sample
-    variance has standard error ``√((2d² + 6d)/n)`` (``fourth_moment``). A ``z = 5``
-    interval fails with probability below one in a million (normal approximation).
+    variance has standard error ``√((2d² + 6d)/n)`` (``fourth_moment``). One ``z = 5``
+    interval fails with probability below one in a million, the two that ``within`` checks
+    together below two in a million (normal approximation).
 
     Examples:
         >>> import numpy as np

@@ -98,10 +98,12 @@ def shift_invariance(n: int = 3) -> bool:
 
 
 def shifted_bounds(n: int = 3) -> tuple[sp.Expr, sp.Expr]:
-    """The exact range of the shifted denominator ``Σ e^{z_j − m}``: ``[1, n]``.
+    """The exact bounds of the shifted denominator ``Σ e^{z_j − m}``: it lies in ``[1, n]``.
 
     With ``m = max z``, put ``t_j = z_j − m ≤ 0``, one of them ``0``. Each ``e^{t_j}`` is
-    in ``(0, 1]``, so the sum lies in ``[1, n]``; SymPy takes the two extreme limits.
+    in ``(0, 1]``, so the sum lies in ``[1, n]``: ``n`` is reached when all scores are equal,
+    ``1`` only approached (for ``n ≥ 2``) as the others go to ``−∞``; SymPy takes the two
+    extreme limits.
 
     Examples:
         >>> from attention_math.derivations.softmax_stability import shifted_bounds
@@ -114,7 +116,8 @@ def shifted_bounds(n: int = 3) -> tuple[sp.Expr, sp.Expr]:
 
 
 def naive_softmax(s: ArrayLike) -> NDArray[np.floating]:
-    """The formula of two of the source documents, unshifted: ``exp(s) / Σ exp(s)`` along axis 1.
+    """The formula of two of the source documents (the Audit page lists them), unshifted:
+    ``exp(s) / Σ exp(s)`` along axis 1.
 
     Shown only to fail: ``exp`` overflows to ``inf`` and ``inf / inf`` is NaN.
 
