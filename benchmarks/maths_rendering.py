@@ -11,10 +11,11 @@ weight is the bytes added to the pages, and what every page must load besides; t
 the CPU time of the typesetting process (Node) to typeset them all, which the load of
 this shared machine (recorded) changes less than the wall time, also recorded.
 
-    python benchmarks/maths_rendering.py [--site DIR]
+    python benchmarks/maths_rendering.py [--site DIR [--commit C]] [--table]
 
-Writes ``benchmarks/maths_rendering.json`` and ``benchmarks/maths_rendering.md`` (shown on
-the About page).
+Writes ``benchmarks/maths_rendering.json`` (with the date and the commit of the build
+measured) and ``benchmarks/maths_rendering.md`` (shown on the About page); ``--table`` writes
+the ``.md`` again from the ``.json``, measuring nothing.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.lighthouse import NODE_BIN, build, install_lighthouse  # noqa: E402
+from benchmarks.lighthouse import NODE_BIN, build, head_commit, install_lighthouse  # noqa: E402
 from tests.hooks import load_hook  # noqa: E402
 
 # what the hook left beside each drawn formula: its TeX, and <div> for displayed maths
@@ -129,9 +130,15 @@ def table(result: dict[str, Any]) -> str:
         top = sorted(r["errors"].items(), key=lambda kv: -kv[1])[:3]
         return f"{r['failed']} (" + "; ".join(f"{c}× {html.escape(e)}" for e, c in top) + ")"
 
+    when = ""
+    if "date" in result:
+        of = f" of {result['commit']}" if "commit" in result else ""
+        when = f", measured {result['date']} on a build{of}"
+
     return "\n".join(
         [
-            f"{n} formulas on {result['pages']} pages; load average {result['load'][0]:.2f} "
+            f"{n} formulas on {result['pages']} pages{when}; load average "
+            f"{result['load'][0]:.2f} "
             f"(2 shared cores). Before: MathJax ran in the reader's browser, "
             f"`tex-svg.js` {kib(extra['mathjax_in_browser_js_gzip'])} gzip on every page, "
             "and typeset there.",
@@ -156,7 +163,18 @@ def table(result: dict[str, Any]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--site", type=Path, help="a built site (default: build one)")
+    parser.add_argument(
+        "--commit",
+        help="the commit --site was built from, recorded with the figures (without --site: "
+        "the checkout's)",
+    )
+    parser.add_argument("--table", action="store_true", help="only write the .md from the .json")
     args = parser.parse_args()
+    out = ROOT / "benchmarks" / "maths_rendering"
+    if args.table:
+        out.with_suffix(".md").write_text(table(json.loads(out.with_suffix(".json").read_text())))
+        return
+    commit = args.commit or (None if args.site else head_commit())
     install_lighthouse()  # npm ci: KaTeX is in the same package.json
     with tempfile.TemporaryDirectory() as tmp:
         site = args.site
@@ -166,6 +184,8 @@ def main() -> None:
         pages = formulas(site)
     k = katex(pages)
     result = {
+        "date": time.strftime("%Y-%m-%d", time.gmtime()),
+        **({"commit": commit} if commit else {}),
         "pages": len(pages),
         "formulas": sum(len(v) for v in pages.values()),
         "load": list(os.getloadavg()),
@@ -176,7 +196,6 @@ def main() -> None:
         "katex_cpu": k["cpu"],
         "extras": extras(),
     }
-    out = ROOT / "benchmarks" / "maths_rendering"
     out.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n")
     out.with_suffix(".md").write_text(table(result))
     print(out.with_suffix(".md").read_text())

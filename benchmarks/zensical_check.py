@@ -5,9 +5,10 @@ environment (never a project dependency), builds the site with it, and counts th
 failed if Zensical exits non-zero, if its log shows any markdown-exec execution error, or if
 a built page contains a Python traceback (markdown-exec renders failures into the page).
 Writes ``benchmarks/zensical.json`` and ``benchmarks/zensical.md`` (shown on the About
-page). Run from the project root::
+page), with the date and the commit checked. Run from the project root::
 
     uv run python benchmarks/zensical_check.py
+    uv run python benchmarks/zensical_check.py --table  # zensical.md again from the JSON
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks"
@@ -52,7 +54,19 @@ def exec_errors(text: str) -> list[str]:
     return [line for line in text.splitlines() if EXEC_ERRORS.search(line)]
 
 
-def check() -> dict:
+def checked_commit() -> str:
+    """The checkout's commit, ``-dirty`` if files differ from it (what the check builds).
+
+    Examples:
+        >>> len(checked_commit()) >= 7
+        True
+    """
+    cmd = ["git", "describe", "--always", "--dirty", "--abbrev=7"]
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True).stdout.strip()
+
+
+def check() -> dict[str, Any]:
+    when = {"date": time.strftime("%Y-%m-%d", time.gmtime()), "commit": checked_commit()}
     with tempfile.TemporaryDirectory(prefix="zensical-") as tmp:
         venv = Path(tmp) / "venv"
         subprocess.run(["uv", "venv", "-q", str(venv)], check=True)
@@ -63,7 +77,7 @@ def check() -> dict:
             text=True,
         )
         if install.returncode != 0:
-            return {"status": "not installed", "log": install.stderr[-2000:]}
+            return {"status": "not installed", "log": install.stderr[-2000:]} | when
         version = subprocess.run(
             [python, "-c", "import importlib.metadata as m; print(m.version('zensical'))"],
             capture_output=True,
@@ -98,24 +112,42 @@ def check() -> dict:
             "seconds": round(seconds, 1),
             "exec_errors": errors[:20],
             "log_tail": log[-3000:],
-        }
+        } | when
 
 
-def summary(result: dict) -> str:
-    """One Markdown paragraph for the About page."""
+def summary(result: dict[str, Any]) -> str:
+    """One Markdown paragraph for the About page, saying when and on which commit.
+
+    Examples:
+        >>> line = summary({"status": "passed", "zensical": "0.0.73", "pages": 41,
+        ...     "date": "2026-11-21", "commit": "82ce2c6"})
+        >>> line.startswith("**Passed** with Zensical 0.0.73: 41 pages built")
+        True
+        >>> line.split(". ")[-1].strip()
+        'Checked on 2026-11-21, commit 82ce2c6.'
+    """
+    when = (
+        f" Checked on {result['date']}, commit {result['commit']}."
+        if "date" in result and "commit" in result
+        else ""
+    )
     if result["status"] == "passed":
         return (
             f"**Passed** with Zensical {result['zensical']}: {result['pages']} pages built, "
-            "no markdown-exec execution error.\n"
+            f"no markdown-exec execution error.{when}\n"
         )
     why = result.get("exec_errors") or [f"exit status {result.get('returncode')}"]
     return (
         f"**{result['status'].capitalize()}** with Zensical {result.get('zensical', '?')} "
-        f"(non-blocking): {why[0]}\n"
+        f"(non-blocking): {why[0]}{when}\n"
     )
 
 
 def main() -> int:
+    if sys.argv[1:] == ["--table"]:  # zensical.md again from zensical.json, nothing checked
+        kept = json.loads((OUT / "zensical.json").read_text(encoding="utf-8"))
+        (OUT / "zensical.md").write_text(summary(kept), encoding="utf-8")
+        return 0
     result = check()
     (OUT / "zensical.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     (OUT / "zensical.md").write_text(summary(result), encoding="utf-8")
