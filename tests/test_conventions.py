@@ -16,6 +16,7 @@ TOPICS = [
     "boolean mask",
     "additive (float) mask",
     "`nn.MultiheadAttention` masks",
+    "sequence-first inputs",
     "d2l's `valid_lens`",
     "`(B, 1, 1, L)` masks",
     "`is_causal` alignment",
@@ -37,10 +38,8 @@ def test_every_convention_has_a_row():
 
 def test_without_torch_each_torch_row_says_it_ran_one_side():
     for r in rows(torch=False):
-        compared_in_numpy = r.topic in {"d2l's `valid_lens`", "`(B, 1, 1, L)` masks"}
-        assert ("PyTorch is not installed" in r.found) != (
-            compared_in_numpy or r.topic == "attention weights"
-        ), r
+        compared_in_numpy = r.topic == "d2l's `valid_lens`"  # d2l's rule: NumPy only
+        assert ("PyTorch is not installed" in r.found) != compared_in_numpy, r
         assert "nan" not in r.found, r  # NaN appears only in MultiheadAttention's column
 
 
@@ -52,12 +51,31 @@ def test_rows_print_what_was_computed():
         "= [0.0, -1000.0], `log(softmax(…))` = [0.0, -inf]"
         in by_topic["`log_softmax`, empty input"]
     )
-    assert "ours [0.0, 0.0, 0.0, 0.0]" in by_topic["fully masked row"]
+    assert (
+        "ours: output row [0.0, 0.0, 0.0, 0.0], weights [0.0, 0.0, 0.0]"
+        in by_topic["fully masked row"]
+    )
     assert "weights [0.333, 0.333, 0.333]" in by_topic["fully masked row"]
     assert "float16 with float32 gives float32" in by_topic["dtypes and `scale`"]
     assert "negative scale refused" in by_topic["dtypes and `scale`"]
     assert "output (2, 3, 4) (not (2, 2, 3, 4))" in by_topic["`(B, 1, 1, L)` masks"]
     assert "no queries: ours (1, 1, 0, 5)" in by_topic["zero-length sequence"]
+    assert "`(L, B, E)` = (4, 2, 6), swapped: output (2, 4, 6)" in by_topic["sequence-first inputs"]
+
+
+def test_shown_calls_say_what_the_code_runs():
+    by_topic = {r.topic: r for r in rows(torch=False)}
+    # the rows run nn.MultiheadAttention batch first; the default is (L, B, E)
+    assert "batch_first=True" in by_topic["`nn.MultiheadAttention` masks"].theirs
+    assert "batch_first=True" in by_topic["`kdim`, `vdim`"].theirs
+    assert "`(L, B, E)`" in by_topic["sequence-first inputs"].theirs
+    # SDPA refuses attn_mask with is_causal=True: the causal -inf goes into the float mask
+    backward = by_topic["backward"].theirs
+    assert "refuses `attn_mask` together with `is_causal=True`" in backward
+    assert "with `is_causal` and" not in backward
+    # weights (one per key) and output rows (one per value column) are labelled
+    fully = by_topic["fully masked row"]
+    assert "output row" in fully.theirs and "NaN weights" in fully.theirs
 
 
 def test_a_disagreement_raises_instead_of_printing():

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -179,6 +181,25 @@ def test_equivalent_forms_are_accepted(exercise_id, answer):
     assert check(exercise_id, answer).correct
 
 
+@pytest.mark.parametrize(
+    ("exercise_id", "answer"),
+    [
+        ("softmax-sigmoid", "(1 + tanh(a/2))/2"),
+        ("scaling-row", "[(1 + tanh(1/2))/2, (1 - tanh(1/2))/2]"),
+    ],
+)
+def test_tanh_forms_are_proven_equal(exercise_id, answer):
+    r = check(exercise_id, answer)
+    assert r.correct and "could not prove" not in r.message
+    assert main(["check", exercise_id, answer]) == 0
+
+
+def test_wrong_tanh_forms_are_rejected():
+    assert not check("softmax-sigmoid", "(1 + tanh(a))/2").correct
+    r = check("scaling-row", "[(1 + tanh(1/2))/2, (1 + tanh(1/2))/2]")
+    assert not r.correct and "(1, 2)" in r.message
+
+
 def test_symbols_match_by_name():
     sigma, p_1, p_2 = sp.symbols("sigma p_1 p_2")  # no assumptions, unlike the catalogue's
     assert check(
@@ -295,3 +316,61 @@ def test_decimal_comparison_uses_thirty_digits():
     assert check("softmax-logs", "[1/6, 0.33333333333333333333333333333333, 1/2]").diagnosis == (
         "rounding"
     )
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "unscaled"),
+    [
+        ("forward-scores", "Without it: Q Kᵀ."),
+        ("forward-weights", "Without it: softmax(Q Kᵀ)."),
+        ("forward-output", "Without it: softmax(Q Kᵀ) V."),
+    ],
+)
+def test_missing_scale_names_the_quantity_asked_for(exercise_id, unscaled):
+    (slip,) = [m for m in get(exercise_id).mistakes if m.diagnosis == "missing_scale"]
+    r = check(exercise_id, slip.answer)
+    assert r.diagnosis == "missing_scale" and r.message.endswith(unscaled)
+
+
+def test_unnormalized_message_does_not_repeat_itself():
+    r = check("softmax-shift", "[1, 3]")
+    assert r.diagnosis == "unnormalized" and r.message.count("their sum") == 1
+
+
+def test_input_names_are_plain_keys():
+    # a solution reads them as get(id).inputs["S"]: no TeX in the key
+    for ex in EXERCISES:
+        assert all(name.isidentifier() for name in ex.inputs), (ex.id, list(ex.inputs))
+    assert get("scaling-row").inputs["S"].shape == (1, 2)
+
+
+def test_titles_with_maths_are_plain_on_the_command_line(capsys):
+    assert get("scaling-factor").title == "The factor for $d_k = 64$"
+    assert main(["exercises"]) == 0
+    out = capsys.readouterr().out
+    assert "The factor for dₖ = 64" in out and "A row of scores with dₖ = 16" in out
+    assert "$" not in out and "d_k" not in out
+    assert main(["exercises", "scaling-row"]) == 0
+    assert capsys.readouterr().out.startswith("scaling-row: A row of scores with dₖ = 16\n")
+
+
+def test_page_headings_are_the_exercise_titles():
+    docs = Path(__file__).resolve().parents[1] / "docs" / "exercises"
+    seen = set()
+    for page in docs.glob("*.md"):
+        for section in re.split(r"^## ", page.read_text(), flags=re.M)[1:]:
+            heading = section.split("\n", 1)[0]
+            for ex_id in re.findall(r'print\(statement\("([^"]+)"\)\)', section):
+                assert heading == get(ex_id).title, (page.name, ex_id)
+                seen.add(ex_id)
+    assert seen == set(IDS)
+
+
+def test_answer_box_placeholder_is_not_an_answer():
+    from attention_math.exercises.live import answer_box
+
+    assert 'placeholder="your answer"' in answer_box("softmax-sigmoid")
+    assert 'placeholder="[[a, b]]"' in answer_box("scaling-row")
+    for ex in EXERCISES:  # the hint never spells one of the exercise's symbols
+        hint = re.search(r'placeholder="([^"]*)"', answer_box(ex.id)).group(1)
+        assert not set(re.findall(r"\w+", hint)) & set(ex.symbols), ex.id

@@ -264,7 +264,22 @@ def test_page_rows_run_both_sides_and_agree(torch):
         assert "PyTorch is not installed" not in r.found, r
     found = {r.topic: r.found for r in rows(torch)}
     assert "SDPA raises for mixed dtypes and runs with `scale=-1`" in found["dtypes and `scale`"]
-    assert "`MultiheadAttention` weights [nan, nan, nan]" in found["fully masked row"]
-    assert "SDPA [0.0, 0.0, 0.0, 0.0]" in found["fully masked row"]
-    for topic in ("boolean mask", "`kdim`, `vdim`", "backward", "log-sum-exp"):
+    assert "`MultiheadAttention`: weights [nan, nan, nan]" in found["fully masked row"]
+    assert "SDPA: output row [0.0, 0.0, 0.0, 0.0]" in found["fully masked row"]
+    topics = ("boolean mask", "`kdim`, `vdim`", "backward", "log-sum-exp", "sequence-first inputs")
+    for topic in (*topics, "attention weights", "`(B, 1, 1, L)` masks"):
         assert "agree (max abs difference" in found[topic], topic
+    assert "SDPA refuses `attn_mask` with `is_causal=True`" in found["backward"]
+    assert "SDPA on `(B, L, d)` inputs raises too" in found["`(B, 1, 1, L)` masks"]
+    assert "averaged agree" in found["attention weights"]
+    assert "per head agree" in found["attention weights"]
+    assert "on `x` as it is, another result" in found["sequence-first inputs"]
+
+
+def test_the_rows_claims_about_torch_hold(torch):
+    # what the "backward" and "sequence-first inputs" rows say of PyTorch, checked directly
+    F = torch.nn.functional
+    q = torch.zeros(1, 2, 3, dtype=torch.float64)
+    with pytest.raises(RuntimeError, match="is_causal"):
+        F.scaled_dot_product_attention(q, q, q, attn_mask=torch.zeros(2, 2), is_causal=True)
+    assert torch.nn.MultiheadAttention(4, 2).batch_first is False

@@ -88,6 +88,34 @@ def _sdpa(
     return out
 
 
+def _torch_mha(
+    torch: ModuleType,
+    seed: int,
+    embed: int,
+    heads: int,
+    kdim: int | None = None,
+    vdim: int | None = None,
+    batch_first: bool = True,
+) -> tuple[Any, list[Floats], dict[str, Floats]]:
+    """A float64 ``nn.MultiheadAttention`` with random biases, and its weights and biases as
+    ``multi_head_attention`` takes them: ``[w_q, w_k, w_v, w_o]`` as ``(in, out)``."""
+    torch.manual_seed(seed)
+    mha = torch.nn.MultiheadAttention(
+        embed, heads, kdim=kdim, vdim=vdim, batch_first=batch_first, dtype=torch.float64
+    )
+    with torch.no_grad():  # PyTorch starts the biases at zero: make them matter
+        mha.in_proj_bias.normal_()
+        mha.out_proj.bias.normal_()
+    if mha._qkv_same_embed_dim:
+        w = [a.detach().numpy().T for a in mha.in_proj_weight.chunk(3)]
+    else:
+        w = [getattr(mha, f"{n}_proj_weight").detach().numpy().T for n in "qkv"]
+    w.append(mha.out_proj.weight.detach().numpy().T)
+    b_q, b_k, b_v = (b.detach().numpy() for b in mha.in_proj_bias.chunk(3))
+    biases = {"b_q": b_q, "b_k": b_k, "b_v": b_v, "b_o": mha.out_proj.bias.detach().numpy()}
+    return mha, w, biases
+
+
 def bool_mask(torch: ModuleType | None) -> Row:
     q, k, v = _problem(1, 1, 2, 4, 8)  # (B, H, L, d): SDPA's layout
     mask = np.random.default_rng(2).random((4, 4)) < 0.7
@@ -138,7 +166,8 @@ def multihead_masks(torch: ModuleType | None) -> Row:
         "`w_q = in_proj_weight[:d].T`"
     )
     theirs_note = (
-        "`nn.MultiheadAttention(d, h)(x, x, x, attn_mask=m, key_padding_mask=kpm)`: "
+        "`nn.MultiheadAttention(d, h, batch_first=True)(x, x, x, attn_mask=m, "
+        "key_padding_mask=kpm)`: "
         "boolean `attn_mask` **True = blocked**, `key_padding_mask` True = padding"
     )
     if torch is None:
@@ -150,39 +179,52 @@ def multihead_masks(torch: ModuleType | None) -> Row:
             ours_note,
             _NO_TORCH + f"output {out.shape}",
         )
-    torch.manual_seed(0)
-    mha = torch.nn.MultiheadAttention(6, 2, batch_first=True, dtype=torch.float64)
-    with torch.no_grad():
-        mha.in_proj_bias.normal_()
-        mha.out_proj.bias.normal_()
-    w_q, w_k, w_v = (w.detach().numpy().T for w in mha.in_proj_weight.chunk(3))
-    b_q, b_k, b_v = (b.detach().numpy() for b in mha.in_proj_bias.chunk(3))
-    w_o, b_o = mha.out_proj.weight.detach().numpy().T, mha.out_proj.bias.detach().numpy()
+    mha, w, biases = _torch_mha(torch, 0, 6, 2)
     tx = torch.from_numpy(x)
     t_out, t_w = mha(
         tx, tx, tx, attn_mask=torch.from_numpy(blocked), key_padding_mask=torch.from_numpy(pad)
     )
     out, weights = multi_head_attention(
-        x,
-        x,
-        w_q,
-        w_k,
-        w_v,
-        w_o,
-        2,
-        mask=~blocked,
-        key_padding_mask=pad,
-        b_q=b_q,
-        b_k=b_k,
-        b_v=b_v,
-        b_o=b_o,
-        return_weights=True,
+        x, x, *w, 2, mask=~blocked, key_padding_mask=pad, return_weights=True, **biases
     )
     found = (
         f"output {_agree(out, t_out.detach().numpy())}; averaged weights "
         f"{_agree(weights, t_w.detach().numpy())}"
     )
     return Row("`nn.MultiheadAttention` masks", theirs_note, ours_note, found)
+
+
+def sequence_first(torch: ModuleType | None) -> Row:
+    rng = np.random.default_rng(16)
+    x_seq = rng.standard_normal((4, 2, 6))  # (L, B, E): MultiheadAttention's default layout
+    theirs_note = (
+        "`nn.MultiheadAttention(d, h)` takes `(L, B, E)`, sequence first; `batch_first=True` "
+        "for `(B, L, E)`. SDPA takes `(B, H, L, d)`"
+    )
+    ours_note = (
+        "batch first always, `(..., L, d)`: pass a sequence-first `x` as `x.swapaxes(0, 1)`; "
+        "unswapped, attention runs across the batch"
+    )
+    if torch is None:
+        w = [rng.standard_normal((6, 6)) for _ in range(4)]
+        out = multi_head_attention(x_seq.swapaxes(0, 1), x_seq.swapaxes(0, 1), *w, 2)
+        found = f"`(L, B, E)` = {x_seq.shape}, swapped: output {out.shape}"
+        return Row("sequence-first inputs", theirs_note, ours_note, _NO_TORCH + found)
+    mha, w, biases = _torch_mha(torch, 2, 6, 2, batch_first=False)
+    tx = torch.from_numpy(x_seq)
+    t_out = mha(tx, tx, tx, need_weights=False)[0].detach().numpy()
+    x = x_seq.swapaxes(0, 1)
+    swapped = multi_head_attention(x, x, *w, 2, **biases).swapaxes(0, 1)
+    unswapped = multi_head_attention(x_seq, x_seq, *w, 2, **biases)
+    off = float(np.max(np.abs(unswapped - t_out)))
+    if off < 1e-3:
+        raise ConventionMismatch("sequence-first inputs: unswapped agrees, so nothing differs")
+    found = (
+        f"`(L, B, E)` = {x_seq.shape} through `nn.MultiheadAttention(6, 2)`: ours on "
+        f"`x.swapaxes(0, 1)`, swapped back, {_agree(swapped, t_out, 'sequence-first outputs')}; "
+        f"on `x` as it is, another result (max abs difference {off:.1f})"
+    )
+    return Row("sequence-first inputs", theirs_note, ours_note, found)
 
 
 def d2l_valid_lens(torch: ModuleType | None) -> Row:
@@ -214,14 +256,36 @@ def hf_four_d_mask(torch: ModuleType | None) -> Row:
     else:
         raise ConventionMismatch("a (B, 1, 1, L) mask on (B, L, d) inputs was not refused")
     same = _agree(out, multi_head_attention(x, x, *w, 2, key_padding_mask=~m[:, 0, 0]))
+    found = (
+        f"output {out.shape} (not {(2, 2, 3, 4)}), and it {same.split(' ')[0]}s with "
+        f"`key_padding_mask`; {refused}"
+    )
+    if torch is None:
+        found = _NO_TORCH + found
+    else:
+        mha, tw, biases = _torch_mha(torch, 3, 4, 2)
+        tx = torch.from_numpy(x)
+        t_out = mha(tx, tx, tx, key_padding_mask=torch.from_numpy(~m[:, 0, 0]))[0]
+        theirs = _agree(
+            multi_head_attention(x, x, *tw, 2, mask=m, **biases), t_out.detach().numpy()
+        )
+        try:
+            _sdpa(torch, x, x, x, attn_mask=torch.from_numpy(m))
+        except RuntimeError:
+            sdpa = "SDPA on `(B, L, d)` inputs raises too"
+        else:
+            raise ConventionMismatch("SDPA accepted a (B, 1, 1, L) mask on (B, L, d) inputs")
+        found += (
+            f"; {sdpa}; with `mask=m`, ours and `nn.MultiheadAttention` with "
+            f"`key_padding_mask=~m[:, 0, 0]` {theirs}"
+        )
     return Row(
         "`(B, 1, 1, L)` masks",
         "The Annotated Transformer and Hugging Face: `(B, 1, 1, L_k)`, broadcast over "
         "heads and queries (HF's `attention_mask` is 1 = attend)",
         "`multi_head_attention(..., mask=m)` takes it as a per-head mask "
         "`(B, h or 1, L_q or 1, L_k)`; a mask that would enlarge the batch raises",
-        f"output {out.shape} (not {(2, 2, 3, 4)}), and it {same.split(' ')[0]}s with "
-        f"`key_padding_mask`; {refused}",
+        found,
     )
 
 
@@ -263,10 +327,14 @@ def fully_masked_row(torch: ModuleType | None) -> Row:
     q, k, v = _problem(9, 1, 1, 3, 4)
     allowed = np.ones((3, 3), bool)
     allowed[1] = False  # query 1 may see nothing
-    ours = attention(q, k, v, allowed)[0, 0, 1]
+    out, weights = attention(q, k, v, allowed, return_weights=True)
+    ours, ours_w = out[0, 0, 1], weights[0, 0, 1]
     fill = np.where(allowed, 0.0, np.finfo(np.float64).min)  # HF's fill: the dtype's minimum
     hf = softmax(q @ np.swapaxes(k, -1, -2) / 2.0 + fill)[0, 0, 1]
-    parts = [f"ours {ours.round(3).tolist()}", f"finite fill: weights {hf.round(3).tolist()}"]
+    parts = [
+        f"ours: output row {ours.round(3).tolist()}, weights {ours_w.round(3).tolist()}",
+        f"finite fill: weights {hf.round(3).tolist()}",
+    ]
     if torch is None:
         parts.insert(0, _NO_TORCH.rstrip("; "))
     else:
@@ -276,13 +344,13 @@ def fully_masked_row(torch: ModuleType | None) -> Row:
         tx = torch.from_numpy(q[0])
         _, w = mha(tx, tx, tx, attn_mask=torch.from_numpy(~allowed))
         parts += [
-            f"SDPA {sdpa.round(3).tolist()}",
-            f"`MultiheadAttention` weights {w.detach().numpy()[0, 1].round(3).tolist()}",
+            f"SDPA: output row {sdpa.round(3).tolist()}",
+            f"`MultiheadAttention`: weights {w.detach().numpy()[0, 1].round(3).tolist()}",
         ]
     return Row(
         "fully masked row",
-        "SDPA (since 2.5; NaN before): zeros; `nn.MultiheadAttention`: NaN; a finite fill "
-        "such as HF's `finfo.min`: uniform weights over the blocked keys",
+        "SDPA (since 2.5; NaN before): a zero output row; `nn.MultiheadAttention`: NaN "
+        "weights; a finite fill such as HF's `finfo.min`: uniform weights over the blocked keys",
         "zero weights and a zero output row: no key is seen, so nothing is averaged, and "
         "no NaN reaches the next layer",
         "; ".join(parts),
@@ -293,14 +361,34 @@ def need_weights(torch: ModuleType | None) -> Row:
     rng = np.random.default_rng(10)
     x = rng.standard_normal((2, 3, 4))
     w = [rng.standard_normal((4, 4)) for _ in range(4)]
-    _, avg = multi_head_attention(x, x, *w, 2, return_weights=True)
-    _, per = multi_head_attention(x, x, *w, 2, return_weights=True, average_attn_weights=False)
+    biases: dict[str, Floats] = {}
+    mha: Any = None
+    if torch is not None:
+        mha, w, biases = _torch_mha(torch, 4, 4, 2)
+    _, avg = multi_head_attention(x, x, *w, 2, return_weights=True, **biases)
+    _, per = multi_head_attention(
+        x, x, *w, 2, return_weights=True, average_attn_weights=False, **biases
+    )
+    found = (
+        f"averaged {avg.shape}, per head {per.shape}; the average is the mean of the heads: "
+        f"{bool(np.allclose(avg, per.mean(axis=1)))}"
+    )
+    if torch is None:
+        found = _NO_TORCH + found
+    else:
+        tx = torch.from_numpy(x)
+        t_avg, t_per = (
+            mha(tx, tx, tx, average_attn_weights=a)[1].detach().numpy() for a in (True, False)
+        )
+        found += (
+            f"; `nn.MultiheadAttention` averaged {_agree(avg, t_avg, 'averaged weights')}, "
+            f"per head {_agree(per, t_per, 'per-head weights')}"
+        )
     return Row(
         "attention weights",
         "`need_weights=True, average_attn_weights=True` (default) or `False`",
         "`return_weights=True, average_attn_weights=True` or `False`",
-        f"averaged {avg.shape}, per head {per.shape}; the average is the mean of the heads: "
-        f"{bool(np.allclose(avg, per.mean(axis=1)))}",
+        found,
     )
 
 
@@ -383,7 +471,9 @@ def kdim_vdim(torch: ModuleType | None) -> Row:
     x_q = rng.standard_normal((2, 3, 6))  # (B, L_q, embed_dim)
     x_k = rng.standard_normal((2, 5, 4))  # (B, L_k, kdim)
     x_v = rng.standard_normal((2, 5, 3))  # (B, L_k, vdim)
-    theirs_note = "`nn.MultiheadAttention(6, 2, kdim=4, vdim=3)(query, key, value)`"
+    theirs_note = (
+        "`nn.MultiheadAttention(6, 2, kdim=4, vdim=3, batch_first=True)(query, key, value)`"
+    )
     ours_note = (
         "`multi_head_attention(x_q, x_k, w_q, w_k, w_v, w_o, h, x_v=x_v)`: the widths are "
         "read from `x_k`, `x_v` and the weights `(4, 6)`, `(3, 6)`; biases `b_q`…`b_o`"
@@ -392,18 +482,9 @@ def kdim_vdim(torch: ModuleType | None) -> Row:
         w = [rng.standard_normal(s) for s in ((6, 6), (4, 6), (3, 6), (6, 6))]
         out = multi_head_attention(x_q, x_k, *w, 2, x_v=x_v)
         return Row("`kdim`, `vdim`", theirs_note, ours_note, _NO_TORCH + f"output {out.shape}")
-    torch.manual_seed(1)
-    mha = torch.nn.MultiheadAttention(6, 2, kdim=4, vdim=3, batch_first=True, dtype=torch.float64)
-    with torch.no_grad():  # PyTorch starts the biases at zero: make them matter
-        mha.in_proj_bias.normal_()
-        mha.out_proj.bias.normal_()
-    w_q, w_k, w_v = (getattr(mha, f"{n}_proj_weight").detach().numpy().T for n in "qkv")
-    b_q, b_k, b_v = (b.detach().numpy() for b in mha.in_proj_bias.chunk(3))
-    w_o, b_o = mha.out_proj.weight.detach().numpy().T, mha.out_proj.bias.detach().numpy()
+    mha, w, biases = _torch_mha(torch, 1, 6, 2, kdim=4, vdim=3)
     t_out, _ = mha(*(torch.from_numpy(a) for a in (x_q, x_k, x_v)), need_weights=False)
-    out = multi_head_attention(
-        x_q, x_k, w_q, w_k, w_v, w_o, 2, x_v=x_v, b_q=b_q, b_k=b_k, b_v=b_v, b_o=b_o
-    )
+    out = multi_head_attention(x_q, x_k, *w, 2, x_v=x_v, **biases)
     found = f"output {out.shape}: " + _agree(out, t_out.detach().numpy(), "kdim/vdim outputs")
     return Row("`kdim`, `vdim`", theirs_note, ours_note, found)
 
@@ -459,6 +540,12 @@ def bias_gradient(torch: ModuleType | None) -> Row:
     allowed = torch.from_numpy(causal_mask(4))
     t_mask = torch.where(allowed, t_bias, torch.tensor(-np.inf, dtype=torch.float64))
     F = torch.nn.functional
+    try:  # the causal mask cannot be given as is_causal next to a float attn_mask
+        F.scaled_dot_product_attention(t_q, t_k, t_v, attn_mask=t_bias, is_causal=True)
+    except RuntimeError:
+        pass
+    else:
+        raise ConventionMismatch("SDPA accepted attn_mask together with is_causal=True")
     F.scaled_dot_product_attention(t_q, t_k, t_v, attn_mask=t_mask).backward(
         torch.from_numpy(d_out)
     )
@@ -469,12 +556,17 @@ def bias_gradient(torch: ModuleType | None) -> Row:
         "dq, dk, dv, dbias and autograd",
     )
     return Row(
-        "backward", _BACKWARD_THEIRS, _BACKWARD_OURS, f"{found}; dq, dk, dv, ∂ℓ/∂bias {agree}"
+        "backward",
+        _BACKWARD_THEIRS,
+        _BACKWARD_OURS,
+        f"{found}; SDPA refuses `attn_mask` with `is_causal=True`; dq, dk, dv, ∂ℓ/∂bias {agree}",
     )
 
 
 _BACKWARD_THEIRS = (
-    "autograd through SDPA with `is_causal` and a float `attn_mask` that requires grad"
+    "autograd through SDPA with a float `attn_mask` that requires grad, the causal `-inf` "
+    "written into it (`torch.where(causal, bias, -inf)`): SDPA refuses `attn_mask` together "
+    "with `is_causal=True`"
 )
 _BACKWARD_OURS = (
     "`attention_backward(q, k, v, d_out, bias, is_causal=True, return_dmask=True)` → "
@@ -513,6 +605,7 @@ ROWS: tuple[Callable[[ModuleType | None], Row], ...] = (
     bool_mask,
     additive_mask,
     multihead_masks,
+    sequence_first,
     d2l_valid_lens,
     hf_four_d_mask,
     causal_alignment,
@@ -533,7 +626,7 @@ def rows(torch: ModuleType | bool | None = True) -> list[Row]:
 
     Examples:
         >>> from attention_math.conventions import rows
-        >>> r = rows(torch=False)[3]
+        >>> r = rows(torch=False)[4]
         >>> r.topic, r.found.split(":")[-1].split(" (")[0]
         ("d2l's `valid_lens`", ' agree')
     """

@@ -127,7 +127,10 @@ def attention_exercise(
     answer = result(s)
     slips: list[Mistake] = []
     if scale_slips:
-        slips.append(Mistake("missing_scale", result(sp.S.One), "Without it: softmax(Q Kᵀ)."))
+        unscaled = "Q Kᵀ" if mask is None else "Q Kᵀ + M"
+        if what != "scores":
+            unscaled = f"softmax({unscaled})" + (" V" if what == "output" else "")
+        slips.append(Mistake("missing_scale", result(sp.S.One), f"Without it: {unscaled}."))
         slips.append(Mistake("wrong_scale", result(sp.Rational(1, d_k)), "You divided by d_k."))
     if what != "scores":
         slips.append(Mistake("softmax_axis", result(s, axis=0), "Yours sum to 1 by column."))

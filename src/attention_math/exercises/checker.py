@@ -2,7 +2,8 @@
 
 Two values are compared in two steps: first numerically at 30 digits (at a few fixed
 rational points when they contain symbols), which rejects a wrong answer fast; then, when
-the numbers agree, exactly: ``simplify(a − b) == 0`` entry by entry (or ``(a − b).equals(0)``).
+the numbers agree, exactly: ``simplify(a − b) == 0`` entry by entry (then with ``tanh``
+rewritten as ``exp``, then ``(a − b).equals(0)``).
 An answer holding decimals can never be *exactly* right unless its decimals are exactly the
 value (``0.25`` for ``1/4``); within the rounding tolerance it is "right up to rounding".
 """
@@ -76,6 +77,8 @@ def _exact_zero(d: sp.Expr) -> bool:
     if d == 0:
         return True
     if sp.cancel(sp.together(d)) == 0 or sp.simplify(d) == 0:
+        return True
+    if d.has(sp.tanh) and sp.simplify(d.rewrite(sp.exp)) == 0:  # tanh(x) = (e^2x − 1)/(e^2x + 1)
         return True
     return d.equals(0) is True
 

@@ -54,7 +54,7 @@ def show_exercise(exercise_id: str) -> str:
     Examples:
         >>> from attention_math.exercises.cli import show_exercise
         >>> print(show_exercise("scaling-factor"))
-        scaling-factor: The factor for d_k = 64
+        scaling-factor: The factor for dₖ = 64
         <BLANKLINE>
         By what number are the scores multiplied when dₖ = 64?
         answer: a single value, exact

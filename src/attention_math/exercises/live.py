@@ -26,8 +26,9 @@ or not read at all."""
 
 
 def _placeholder(shape: tuple[int, ...]) -> str:
+    """The box's greyed-out hint: the answer's form, never a value or an exercise's symbol."""
     if shape == ():
-        return "a"
+        return "your answer"  # a letter such as "a" can be the exercise's own variable
     rows, cols = shape
     names = iter("abcdefghijklmnopqrstuvwxyz")
     return (

@@ -51,7 +51,7 @@ def exercises() -> list[Exercise]:
         Exercise(
             id="scaling-factor",
             chapter="scaling",
-            title="The factor for d_k = 64",
+            title="The factor for $d_k = 64$",
             statement="By what number are the scores multiplied when $d_k = 64$?",
             answer=1 / sp.sqrt(64),
             mistakes=(
@@ -65,13 +65,13 @@ def exercises() -> list[Exercise]:
         attention_exercise(
             id="scaling-row",
             chapter="scaling",
-            title="A row of scores with d_k = 16",
+            title="A row of scores with $d_k = 16$",
             statement=(
-                "A query and two keys with $d_k = 16$ give the unscaled scores $QK^\\top$ below. "
-                "Compute the weights $\\operatorname{softmax}(QK^\\top/\\sqrt{d_k})$ exactly."
+                "A query and two keys with $d_k = 16$ give the unscaled scores $S = QK^\\top$ "
+                "below. Compute the weights $\\operatorname{softmax}(S/\\sqrt{d_k})$ exactly."
             ),
             q=sp.Matrix([[4] + [0] * 15]),
             k=sp.Matrix([[1] + [0] * 15, [0] * 16]),
-            inputs={"QK^\\top": row},
+            inputs={"S": row},
         ),
     ]

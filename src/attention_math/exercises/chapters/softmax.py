@@ -47,7 +47,7 @@ def exercises() -> list[Exercise]:
             ),
             answer=symbolic.softmax(sp.Matrix([[1000, 1000 + L3]])),
             inputs={"z": sp.Matrix([[1000, 1000 + L3]])},
-            mistakes=(Mistake("unnormalized", sp.Matrix([[1, 3]]), "Divide by their sum."),),
+            mistakes=(Mistake("unnormalized", sp.Matrix([[1, 3]])),),
             numeric=lambda: numeric.softmax(np.array([1000.0, 1000.0 + np.log(3.0)])),
             # float64 stores 1000 + ln 3 only to ulp(1000) = 512 ε; the weights inherit it
             bound_eps=256.0,
