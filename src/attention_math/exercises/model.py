@@ -28,8 +28,10 @@ CHAPTERS: dict[str, str] = {
 
 DIAGNOSES: dict[str, str] = {
     "transposed": "your answer is the transpose of the right one (rows and columns swapped)",
+    "missing_transpose": "dS must be transposed: key j collects column j of dS",
     "softmax_axis": "the softmax was taken over the wrong axis: each row (one query) must sum to 1",
     "missing_scale": "the scale factor is missing: the scores must be multiplied by 1/√d_k",
+    "wrong_limit": "that is the limit c → 0 (uniform weights), not c → ∞",
     "wrong_scale": "the scale factor is wrong: the scores must be multiplied by 1/√d_k",
     "mask_after_softmax": (
         "the mask was applied after the softmax: blocked scores must be set to -∞ before it, "

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from attention_math.exercises.catalogue import catalogue
 from attention_math.exercises.checker import diagnose
 from attention_math.exercises.convert import to_sympy
 from attention_math.exercises.live import answer_box
 from attention_math.symbolic import latex
 
-__all__ = ["SolutionError", "solved", "statement", "tolerance_tex"]
+if TYPE_CHECKING:  # NumPy is imported at build time only
+    from numpy.typing import ArrayLike
+
+__all__ = ["SolutionError", "decimals", "solved", "statement", "tolerance_tex"]
 
 
 class SolutionError(AssertionError):
@@ -27,6 +32,61 @@ def tolerance_tex(tol: float) -> str:
     if not exponent:
         return f"${mantissa}$"
     return f"${mantissa} \\cdot 10^{{{int(exponent)}}}$"
+
+
+def _significant(x: float, digits: int) -> str:
+    """``x`` to ``digits`` significant digits with its trailing zeros (``0.9950``, not
+    ``0.995``): they are digits too. They are dropped only when the shorter decimal reads back
+    as ``x`` itself (``0.125``, ``1``). Python syntax (``1.5e-07``): the checker reads it."""
+    text = f"{x:#.{digits}g}"
+    mantissa, e, exponent = text.partition("e")
+    short = mantissa.rstrip("0").rstrip(".")
+    return (short if float(short + e + exponent) == x else mantissa) + e + exponent
+
+
+def _entry_tex(text: str) -> str:
+    if text in ("inf", "-inf"):
+        return text.replace("inf", r"\infty")
+    mantissa, _, exponent = text.partition("e")
+    return rf"{mantissa} \times 10^{{{int(exponent)}}}" if exponent else mantissa
+
+
+def decimals(exercise_id: str, values: ArrayLike, digits: int = 4) -> str:
+    """``values`` (a scalar, vector or matrix) as LaTeX decimals, as a solution shows them.
+
+    Trailing zeros are kept. For an exercise with a tolerance the shown decimals must pass it:
+    the digits grow from ``digits`` until the checker accepts them.
+
+    Raises:
+        SolutionError: no float64 decimals pass the exercise's tolerance.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.exercises.pages import decimals
+        >>> decimals("positions-rope-score", np.cos(2.0)), decimals("scaling-factor", 0.125)
+        ('-0.4161', '0.125')
+        >>> print(decimals("positions-sinusoidal", np.array([np.cos(0.1), 1.0])))
+        \\begin{bmatrix}0.9950 & 1\\end{bmatrix}
+        >>> print(decimals("identity-numeric", [[1.66048, 2.66048], [2.33952, 3.33952]]))
+        \\begin{bmatrix}1.6605 & 2.6605 \\\\ 2.3395 & 3.3395\\end{bmatrix}
+    """
+    import numpy as np  # build time only
+
+    ex = catalogue()[exercise_id]
+    arr = np.asarray(values, dtype=float)
+    if arr.ndim > 2:
+        raise ValueError(f"only scalars, vectors and matrices can be shown, got shape {arr.shape}")
+    rows = np.atleast_2d(arr)
+    for n in range(digits, 18):
+        shown = [[_significant(float(x), n) for x in row] for row in rows]
+        if ex.tolerance is None or diagnose(ex, to_sympy(shown, ex.symbols)).correct:
+            break
+    else:
+        raise SolutionError(f"no decimals of {exercise_id} pass its tolerance {ex.tolerance:g}")
+    if arr.ndim == 0:
+        return _entry_tex(shown[0][0])
+    body = r" \\ ".join(" & ".join(_entry_tex(t) for t in row) for row in shown)
+    return r"\begin{bmatrix}" + body + r"\end{bmatrix}"
 
 
 def _shape_words(ex_shape: tuple[int, ...]) -> str:
@@ -80,7 +140,7 @@ def solved(exercise_id: str, answer: object) -> str:
         attention_math.exercises.pages.SolutionError: the solution of scaling-factor fails ...
     """
     from attention_math.crosscheck import crosscheck  # NumPy: build time only
-    from attention_math.render import COLUMN_CHARS, decimal_latex, display, tex_width
+    from attention_math.render import COLUMN_CHARS, display, tex_width
 
     ex = catalogue()[exercise_id]
     got = to_sympy(answer, ex.symbols)
@@ -93,7 +153,7 @@ def solved(exercise_id: str, answer: object) -> str:
         num = ex.numeric()
         exact = ex.answer.subs(ex.subs) if ex.subs else ex.answer
         check = crosscheck(exact, num, bound_eps=ex.bound_eps, label=exercise_id)
-        decimal = decimal_latex(num, 4)
+        decimal = decimals(exercise_id, num)
         note = f" NumPy {check.dtype} agrees with the exact answer to {check.error_eps:.2g} ε."
         if tex_width(tex) + tex_width(decimal) <= COLUMN_CHARS:
             tex += r" \approx " + decimal

@@ -51,6 +51,8 @@ FUNCTIONS: dict[str, tuple[Callable[..., sp.Expr], int]] = {
     "ln": (sp.log, 1),
     "sigmoid": (lambda x: sp.exp(x) / (1 + sp.exp(x)), 1),
     "tanh": (sp.tanh, 1),
+    "sin": (sp.sin, 1),
+    "cos": (sp.cos, 1),
     "abs": (sp.Abs, 1),
 }
 """Name -> (SymPy builder, number of arguments)."""

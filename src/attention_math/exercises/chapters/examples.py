@@ -99,7 +99,7 @@ def exercises() -> list[Exercise]:
             ),
             answer=P_c.applyfunc(lambda e: sp.limit(e, c, sp.oo)),
             inputs={"S": S},
-            mistakes=(Mistake("missing_scale", P_c.subs(c, 0), "That is the limit c → 0."),),
+            mistakes=(Mistake("wrong_limit", P_c.subs(c, 0)),),
             numeric=lambda: numeric.softmax(sharp_c() * np.eye(2) / np.sqrt(2)),
         ),
     ]

@@ -125,7 +125,7 @@ def exercises() -> list[Exercise]:
             mistakes=drop_coinciding(
                 dS.T * Q / 2,
                 [
-                    Mistake("transposed", dS * Q / 2, "dS must be transposed: dK = dSᵀ Q / √d_k."),
+                    Mistake("missing_transpose", dS * Q / 2, "dK = dSᵀ Q / √d_k."),
                     Mistake("missing_scale", dS.T * Q),
                 ],
             ),

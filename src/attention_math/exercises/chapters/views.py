@@ -53,12 +53,13 @@ def exercises() -> list[Exercise]:
             chapter="views",
             title="Kernel regression weights",
             statement=(
-                "Samples at $x_i = 0, 1, 2$; Gaussian kernel of bandwidth $\\tau = 1$. Give the "
-                "Nadaraya–Watson weights of the query $x = 0$ over the three samples (a row), "
+                "Samples at the points $x_i$ of the row $x$ below; Gaussian kernel "
+                "$e^{-(q - x_i)^2/(2\\tau^2)}$ of bandwidth $\\tau = 1$. Give the "
+                "Nadaraya–Watson weights of the query $q = 0$ over the three samples (a row), "
                 "exactly."
             ),
             answer=nw_weights,
-            inputs={"x_keys": keys.T},
+            inputs={"x": keys.T},
             mistakes=(Mistake("unnormalized", unnormalised),),
             numeric=lambda: _nw_numeric(),
         ),
@@ -67,12 +68,12 @@ def exercises() -> list[Exercise]:
             chapter="views",
             title="A very wide kernel",
             statement=(
-                "Samples $(x_i, y_i)$ at $x = 0, 1, 2$ with $y = 0, 1, 4$. What does the "
-                "Nadaraya–Watson estimate at $x = 1/4$ tend to as the bandwidth "
-                "$\\tau \\to \\infty$?"
+                "Samples $(x_i, y_i)$ from the rows $x$ and $y$ below; Gaussian kernel "
+                "$e^{-(q - x_i)^2/(2\\tau^2)}$. What does the Nadaraya–Watson estimate at the "
+                "query $q = 1/4$ tend to as the bandwidth $\\tau \\to \\infty$?"
             ),
             answer=sum(ys) / 3,
-            inputs={"x_keys": keys.T, "y_values": ys.T},
+            inputs={"x": keys.T, "y": ys.T},
             kind="scalar",
         ),
         Exercise(
@@ -120,7 +121,7 @@ def exercises() -> list[Exercise]:
             statement=(
                 "One head, $d_k = d_v = d$. Softmax attention (scores to weighted sum) costs "
                 "$4L^2 d + 7L^2$ FLOPs; linear attention with elu features costs "
-                "$4Ld^2 + 8Ld$. Above which length $L^*$ (in terms of `d`) is linear attention "
+                "$4Ld^2 + 8Ld$. Above which length $L$ (in terms of `d`) is linear attention "
                 "cheaper?"
             ),
             answer=crossover_length(),

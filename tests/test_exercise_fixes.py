@@ -1,0 +1,118 @@
+"""Fixes from a review of the exercises: typed sin/cos, diagnoses that name the real slip,
+input names that render, decimals that keep their digits, and the API page."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from attention_math.__main__ import main
+from attention_math.exercises import DIAGNOSES, check, get, solved, statement
+from attention_math.exercises.cli import show_exercise
+from attention_math.exercises.pages import decimals
+from attention_math.exercises.parse import FUNCTIONS, ParseError, parse_answer
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "exercises"
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "right", "wrong"),
+    [
+        ("positions-sinusoidal", "[[sin(2), cos(2), sin(1/5), cos(1/5)]]", "[[sin(2), cos(2)]]"),
+        (
+            "positions-rope",
+            "[[cos(1), -sin(1/10), sin(1), cos(1/10)]]",
+            "[[cos(1), sin(1), -sin(1/10), cos(1/10)]]",  # the interleaved layout
+        ),
+        ("positions-rope-score", "cos(2)", "cos(8)"),
+    ],
+)
+def test_sin_and_cos_can_be_typed(exercise_id: str, right: str, wrong: str) -> None:
+    assert check(exercise_id, right).correct
+    assert not check(exercise_id, wrong).correct
+    assert main(["check", exercise_id, right]) == 0  # was a usage error (exit 2)
+    assert main(["check", exercise_id, wrong]) == 1
+
+
+def test_the_parser_still_refuses_calls_outside_the_allow_list() -> None:
+    assert {"sin", "cos"} <= set(FUNCTIONS)
+    assert parse_answer("sin(x)^2 + cos(x)^2", {"x": sp.Symbol("x")}).equals(1)
+    for text in ("tan(1)", "eval(1)", "sin.__class__", "sin(1, 2)"):
+        with pytest.raises(ParseError):
+            parse_answer(text)
+    with pytest.raises(ParseError, match=r"a call to 'tan'.*the functions .*sin, cos"):
+        parse_answer("tan(1)")
+
+
+def test_dk_without_the_transpose_is_named() -> None:
+    ex = get("grad-dk")
+    d_s, q = ex.inputs["dS"], ex.inputs["Q"]
+    r = check("grad-dk", d_s * q / 2)  # the shape of dK, but dS is not transposed
+    assert (r.correct, r.diagnosis) == (False, "missing_transpose")
+    assert DIAGNOSES["missing_transpose"] in r.message and "transpose of the right" not in r.message
+    assert check("grad-dk", d_s.T * q / 2).correct
+
+
+def test_uniform_weights_are_the_other_limit() -> None:
+    r = check("identity-sharp", "[[1/2, 1/2], [1/2, 1/2]]")
+    assert (r.correct, r.diagnosis) == (False, "wrong_limit")
+    assert "scale factor" not in r.message and "c → 0" in r.message
+
+
+def test_kernel_inputs_have_plain_names() -> None:
+    assert list(get("views-nw-weights").inputs) == ["x"]
+    assert list(get("views-nw-limit").inputs) == ["x", "y"]
+    for ex_id in ("views-nw-weights", "views-nw-limit"):
+        assert "eys" not in show_exercise(ex_id) and "_keys" not in statement(ex_id)
+    assert r"e^{-(q - x_i)^2/(2\tau^2)}" in get("views-nw-weights").statement
+    text = (DOCS / "views.md").read_text(encoding="utf-8")
+    assert "x_keys" not in text and "y_values" not in text
+
+
+def test_the_terminal_shows_no_raw_tex() -> None:
+    out = show_exercise("views-crossover")
+    assert "^*" not in out and "\\" not in out
+
+
+def test_decimals_keep_their_trailing_zeros() -> None:
+    assert decimals("positions-sinusoidal", np.cos(0.1)) == "0.9950"  # not 0.995
+    assert decimals("positions-rope-score", np.array([[1.66048, 0.5, 1.0]])) == (
+        r"\begin{bmatrix}1.660 & 0.5 & 1\end{bmatrix}"  # 0.5 and 1 are exact: no zeros
+    )
+    assert decimals("positions-rope-score", 1.50004e-7) == r"1.500 \times 10^{-7}"
+
+
+def test_shown_decimals_pass_their_own_tolerance() -> None:
+    ex = get("identity-numeric")
+    assert ex.tolerance is not None
+    exact = np.array(ex.answer.evalf(30).tolist(), dtype=float)
+    out = solved("identity-numeric", exact)
+    shown = re.search(r"\\approx \\begin\{bmatrix\}(.*?)\\end\{bmatrix\}", out)
+    assert shown is not None
+    rows = [[float(x) for x in r.split("&")] for r in shown.group(1).split(r"\\")]
+    assert check("identity-numeric", rows).correct
+    assert np.max(np.abs(np.array(rows) - exact)) <= ex.tolerance
+
+
+def test_the_api_page_documents_the_catalogue_function() -> None:
+    import griffe
+
+    src = Path(__file__).resolve().parents[1] / "src"
+    package = griffe.load("attention_math", search_paths=[str(src)])
+    blocks = re.findall(r"^::: (\S+)", (DOCS / "api.md").read_text(encoding="utf-8"), re.M)
+    objects = [package[p.removeprefix("attention_math.")] for p in blocks]
+    assert any(o.is_function and o.name == "catalogue" for o in objects)
+    assert package["exercises"].members["catalogue"].is_module  # why members cannot name it
+
+
+def test_page_wording_fixes() -> None:
+    grad = (DOCS / "gradients.md").read_text(encoding="utf-8")
+    assert "up to deriving $dS$" not in grad and "$dQ$ and $dK$" in grad
+    views = (DOCS / "views.md").read_text(encoding="utf-8")
+    assert r"/ (\varphi(q_t) z_t)$" in views
+    examples = (DOCS / "examples.md").read_text(encoding="utf-8")
+    assert "r_{\\min}/2" in examples and "exp(-oo)" not in examples
