@@ -513,22 +513,40 @@ def _query_blocks(
     local = threading.local()
     limit = _single_threaded_blas()
     errstate = np.geterr()  # the caller's np.errstate does not follow it into the workers
+    # NumPy and BLAS release the GIL, so query blocks run truly in parallel; the costliest
+    # blocks (the last ones when causal) go first so that the workers finish together.
+    todo = iter(reversed(starts) if causal is not None else starts)
+    lock = threading.Lock()
+    failed = threading.Event()
 
-    def run(i0: int) -> None:
+    def drain() -> None:
+        """Take query blocks until none is left (or a block has raised)."""
         if not hasattr(local, "bufs"):
             local.bufs = _Buffers(bq, bk, d_k, d_v, q.dtype)
         with np.errstate(**errstate):
-            _query_block(
-                q, k1, v1t, scale, mask, causal, i0, min(i0 + bq, n_q), bk, local.bufs, out, lse
-            )
+            while not failed.is_set():
+                with lock:
+                    i0 = next(todo, None)
+                if i0 is None:
+                    return
+                try:
+                    i1 = min(i0 + bq, n_q)
+                    _query_block(q, k1, v1t, scale, mask, causal, i0, i1, bk, local.bufs, out, lse)
+                except BaseException:
+                    failed.set()
+                    raise
 
-    # NumPy and BLAS release the GIL, so query blocks run truly in parallel; the costliest
-    # blocks (the last ones when causal) go first so that the workers finish together.
-    order = reversed(starts) if causal is not None else starts
-    pool = _pool(workers)
+    # The calling thread takes blocks too, rather than sleeping until the others are done:
+    # one thread fewer to wake, which on a virtual machine can cost milliseconds a call.
     with limit:
-        for f in [pool.submit(run, i0) for i0 in order]:
-            f.result()
+        helpers = [_pool(workers - 1).submit(drain) for _ in range(workers - 1)]
+        try:
+            drain()
+        finally:
+            for f in helpers:
+                f.exception()  # wait for every helper before the buffers go
+        for f in helpers:
+            f.result()  # a helper's error, if the calling thread had none
 
 
 _pools: dict[int, ThreadPoolExecutor] = {}
@@ -536,9 +554,9 @@ _pools_lock = threading.Lock()
 
 
 def _pool(workers: int) -> ThreadPoolExecutor:
-    """The process's pool of ``workers`` threads, started once: starting threads on every
-    call cost about 1 ms, a tenth of a call at L = 2048. Its tasks never submit to it, so
-    callers on several threads may share it without deadlock."""
+    """The process's pool of ``workers`` helper threads, started once: starting threads on
+    every call cost about 1 ms, a tenth of a call at L = 2048. Its tasks never submit to it,
+    so callers on several threads may share it without deadlock."""
     with _pools_lock:
         if workers not in _pools:
             _pools[workers] = ThreadPoolExecutor(workers, thread_name_prefix="attention-math")
