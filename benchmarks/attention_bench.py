@@ -119,11 +119,19 @@ def peak_rss() -> int:
     return _status_kib("VmHWM") * 1024
 
 
+#: Seconds between a case's warm-up and its timed calls (see ``one_case``).
+SPIN_PAUSE_S = 0.3
+
+
 def one_case(case: dict) -> dict:
     """Time one case in this (fresh) process."""
     n, dtype, causal, impl = case["L"], case["dtype"], case["causal"], case["impl"]
     run = runner(impl, causal)
     run(*inputs(256, dtype))  # lazy imports, BLAS buffers, thread pools: not the case's memory
+    # OpenBLAS's threads spin for about 0.1 s after a multi-threaded product (the warm-up's,
+    # at L = 256 the untiled path's) and take a core from whatever runs next: the first timed
+    # calls of the tiled path ran up to twice as slow. Both implementations wait alike.
+    time.sleep(SPIN_PAUSE_S)
     q, k, v = inputs(n, dtype)
     before = reset_peak_rss()
     t0 = time.perf_counter()

@@ -9,7 +9,11 @@ What a user gets without choosing anything: ``attention(q, k, v, is_causal=...)`
 path (untiled or tiled) and tile come from this machine (``tiled.tiles_pay`` and
 ``tiled.default_block``), against ``scaled_dot_product_attention`` on ``(1, 1, L, 64)``
 tensors. The two alternate in fresh processes, round after round (the machine may be shared:
-a load change then hits both alike), and each ratio is the median of the rounds.
+a load change then hits both alike), and each ratio is the median of the rounds. In each
+process a call is timed ``REPEATS`` times after a first call (whose peak memory is measured),
+and the median is kept; the median of the first ``EARLY`` of those is kept too. Before the
+timed calls each process waits ``attention_bench.SPIN_PAUSE_S``: OpenBLAS's threads spin for
+about 0.1 s after a multi-threaded product (the warm-up's) and slow whatever runs next.
 
 The one-off calibration of ``tiles_pay`` runs first, in a process of its own, into a
 temporary calibration directory (``ATTENTION_MATH_CACHE_DIR``) that every timed process then
@@ -42,6 +46,13 @@ from attention_math import tiled
 
 RESULTS = Path(__file__).parent / "results" / "default_path.json"
 DTYPES = ("float32", "float64")
+
+
+#: Timed calls per process after the first, at L ≤ 2048 and above (within ``SECONDS``).
+REPEATS = {2048: 20, None: 6}
+SECONDS = 4.0
+#: The first calls after the first, reported on their own.
+EARLY = 4
 
 
 def target(n: int) -> float:
@@ -99,14 +110,17 @@ def main(argv: list[str] | None = None) -> int:
         for dtype in DTYPES:
             for causal in (False, True):
                 t: dict[str, list[float]] = {"default": [], "torch": []}
+                early: dict[str, list[float]] = {"default": [], "torch": []}
                 mem = []
+                repeats = REPEATS[2048] if n <= 2048 else REPEATS[None]
                 for _ in range(args.rounds):
                     for impl in t:  # alternated
                         case = dict(impl=impl, dtype=dtype, L=n, causal=causal)
-                        case.update(repeats=5, seconds=3)
+                        case.update(repeats=repeats + 1, seconds=SECONDS)  # + the first call
                         r = in_child(case)
                         if "median_s" in r:
                             t[impl].append(r["median_s"])
+                            early[impl].append(statistics.median(r["times"][1 : 1 + EARLY]))
                             if impl == "default":
                                 mem.append(r["peak_extra_mib"])
                 if not (t["default"] and t["torch"]):
@@ -124,12 +138,14 @@ def main(argv: list[str] | None = None) -> int:
                     met=a / b <= target(n),
                     peak_extra_mib=max(mem),
                     load=os.getloadavg()[0],
+                    early_ratio=statistics.median(early["default"])
+                    / statistics.median(early["torch"]),
                 )
                 rows.append(row)
                 print(
                     f"L={n:5d} {dtype} causal={causal!s:5} default {a:.4f} s torch {b:.4f} s "
-                    f"ratio {a / b:.2f} (target ≤ {target(n)}) peak+{max(mem):.1f} MiB "
-                    f"load {row['load']:.1f}",
+                    f"ratio {a / b:.2f} (target ≤ {target(n)}; first calls "
+                    f"{row['early_ratio']:.2f}) peak+{max(mem):.1f} MiB load {row['load']:.1f}",
                     flush=True,
                 )
     profiles = []
@@ -145,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         "load_after": os.getloadavg(),
         "machine": info,
         "rounds": args.rounds,
+        "repeats": {"L <= 2048": REPEATS[2048], "L > 2048": REPEATS[None], "early": EARLY},
         "calibration": calibration,
         "results": rows,
         "profile": profiles,

@@ -91,6 +91,15 @@ _BLOCK_Q = 256
 #: beats any loop); above the last, tiles always run (they win on time and memory alike).
 _CALIBRATION_LENGTHS = (1024, 2048)
 
+#: Untimed calls of each path per length in that calibration, then timed ones (the best
+#: counts).
+_CALIBRATION_WARMUP = 2
+_CALIBRATION_CALLS = 5
+
+#: How long OpenBLAS's threads keep spinning after a multi-threaded product (measured on
+#: the benchmark machine: about 0.1 s); the calibration waits this long before timing tiles.
+_BLAS_SPIN_SECONDS = 0.15
+
 #: Heads with fewer scores than this run on one thread unless ``workers`` says otherwise.
 _THREADS_MIN_SCORES = 2**20
 
@@ -211,7 +220,9 @@ def tiles_pay(
 
     That count is measured once per machine and dtype: the first call that needs it times
     ``untiled(q, k, v)`` against [`tiled_attention`][attention_math.tiled.tiled_attention] at the
-    lengths of ``_CALIBRATION_LENGTHS`` (d = 64, best of 3, alternated; under a second) and
+    lengths of ``_CALIBRATION_LENGTHS`` (d = 64, ``_CALIBRATION_WARMUP`` untimed calls of each,
+    then the best of ``_CALIBRATION_CALLS``; the tiled path first, see ``_calibrate``; under
+    a second) and
     writes the answer to [`CALIBRATION_FILE`][attention_math.tiled.CALIBRATION_FILE] in
     [`calibration_dir`][attention_math.tiled.calibration_dir], keyed by
     [`machine_key`][attention_math.tiled.machine_key]. Later calls and later processes read it back,
@@ -342,22 +353,38 @@ def _calibrate(
     dtype: np.dtype[Any],
     untiled: Callable[[NDArray[Any], NDArray[Any], NDArray[Any]], object],
 ) -> int:
-    """The smallest per-head score count of ``_CALIBRATION_LENGTHS`` at which tiles win."""
+    """The smallest per-head score count of ``_CALIBRATION_LENGTHS`` at which tiles win.
+
+    The tiled path is timed first, at every length, after a pause: after a multi-threaded
+    matrix product (the untiled path's, or the caller's just before) OpenBLAS's threads keep
+    spinning for about 0.1 s and take a core from the tiled path's threads, which then run up
+    to twice as slow. Each path gets untimed calls, then the best of several counts.
+    """
     rng = np.random.default_rng(0)
     block = default_block(dtype)
+    scale = dtype.type(0.125)
+    problems: list[tuple[_F, _F, _F]] = []
     for n in _CALIBRATION_LENGTHS:
         q, k, v = (rng.standard_normal((n, 64)).astype(dtype) for _ in range(3))  # (n, 64)
-        scale = dtype.type(0.125)
-        best = {"untiled": float("inf"), "tiled": float("inf")}
-        for _ in range(3):
-            for name in best:  # alternated: a load spike hits both alike
-                t0 = time.perf_counter()
-                if name == "tiled":
-                    tiled_attention(q, k, v, scale, block=block)
-                else:
-                    untiled(q, k, v)
-                best[name] = min(best[name], time.perf_counter() - t0)
-        if best["tiled"] <= best["untiled"]:
+        problems.append((q, k, v))
+
+    def best(run: Callable[[], object]) -> float:
+        times = []
+        for rep in range(_CALIBRATION_WARMUP + _CALIBRATION_CALLS):
+            t0 = time.perf_counter()
+            run()
+            if rep >= _CALIBRATION_WARMUP:
+                times.append(time.perf_counter() - t0)
+        return min(times)
+
+    time.sleep(_BLAS_SPIN_SECONDS)
+    tiled = [
+        best(functools.partial(tiled_attention, q, k, v, scale, block=block))
+        for q, k, v in problems
+    ]
+    untiled_s = [best(functools.partial(untiled, q, k, v)) for q, k, v in problems]
+    for n, t, u in zip(_CALIBRATION_LENGTHS, tiled, untiled_s, strict=True):
+        if t <= u:
             return n * n
     return (2 * _CALIBRATION_LENGTHS[-1]) ** 2
 
@@ -537,7 +564,7 @@ def _query_blocks(
                     raise
 
     # The calling thread takes blocks too, rather than sleeping until the others are done:
-    # one thread fewer to wake, which on a virtual machine can cost milliseconds a call.
+    # one thread fewer to hand work to and wake (2–7 % faster at L = 2048 and 4096).
     with limit:
         helpers = [_pool(workers - 1).submit(drain) for _ in range(workers - 1)]
         try:
