@@ -348,3 +348,25 @@ def test_numeric_module_still_exports_the_same_names():
     assert callable(numeric.multi_head_attention)
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         numeric.nope  # noqa: B018
+
+
+def _forked_child(conn, q):  # runs in a forked child: the parent's pool threads are gone there
+    conn.send(tiled.tiled_attention(q, q, q, np.float64(0.125), block=(64, 64), workers=2))
+
+
+def test_a_forked_child_starts_its_own_threads():
+    import multiprocessing
+
+    rng = np.random.default_rng(15)
+    q = rng.standard_normal((512, 16))
+    want = tiled.tiled_attention(q, q, q, np.float64(0.125), block=(64, 64), workers=2)
+    ctx = multiprocessing.get_context("fork")
+    parent, child = ctx.Pipe()
+    proc = ctx.Process(target=_forked_child, args=(child, q))
+    proc.start()
+    got = parent.recv() if parent.poll(60) else None  # a child waiting on dead threads hangs
+    proc.join(10)
+    if proc.is_alive():
+        proc.kill()
+    assert got is not None and proc.exitcode == 0
+    assert np.array_equal(got, want)

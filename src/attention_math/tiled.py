@@ -590,8 +590,15 @@ def _pool(workers: int) -> ThreadPoolExecutor:
         return _pools[workers]
 
 
-# A forked child has none of its parent's threads: it starts pools of its own.
-os.register_at_fork(after_in_child=_pools.clear)
+def _forget_pools() -> None:
+    """In a forked child: none of the parent's threads exist there (and the lock may have
+    been held by one of them), so the child starts pools, and a lock, of its own."""
+    global _pools_lock
+    _pools_lock = threading.Lock()
+    _pools.clear()
+
+
+os.register_at_fork(after_in_child=_forget_pools)
 
 
 def default_workers() -> int:
