@@ -1,13 +1,15 @@
 """The audit: every published number of every source example, recomputed and judged.
 
-Each example is computed exactly (SymPy) and in float64 (NumPy); every step is
-cross-checked. Each [`Claim`][attention_math.examples.Claim] then gets a verdict, with ``u``
+Each example is computed exactly (SymPy) and in float64 (NumPy), and
+[`audit`][attention_math.audit.audit] cross-checks every step of the two through
+[`steps`][attention_math.audit.steps] (a disagreement raises). Each
+[`Claim`][attention_math.examples.Claim] then gets a verdict from the exact values, with ``u``
 the error in units of the claim's last printed place:
 
 * **agrees**: ``u ≤ ½`` (the published value is the exact one, correctly rounded);
-* **rounding slip**: ``u ≤ 1½`` (the last digit is off by one), or ``u < 10`` (only the last
-  digit is wrong) *and* a rounding hypothesis reproduces it (truncation, arithmetic on
-  rounded intermediates);
+* **rounding slip**: ``u ≤ 1½`` (the last digit is off by one), or ``u < 10`` (an error under
+  one unit of the second-to-last place) *and* a rounding hypothesis reproduces it
+  (truncation, arithmetic on rounded intermediates);
 * **wrong**: anything else.
 
 When the inputs themselves were printed rounded (the 768-dimensional notebook), their
@@ -444,6 +446,10 @@ def audit_claim(ex: Example, claim: Claim) -> Finding:
 def audit(example_ids: Iterable[str] | None = None) -> list[Finding]:
     """Audit every claim of the given examples (default: all of them).
 
+    Each example's steps are first cross-checked, exact against float64
+    ([`steps`][attention_math.audit.steps]): a disagreement raises
+    [`CrossCheckError`][attention_math.crosscheck.CrossCheckError].
+
     Examples:
         >>> from attention_math.audit import audit
         >>> findings = audit(["the-cat-sleeps"])
@@ -456,6 +462,8 @@ def audit(example_ids: Iterable[str] | None = None) -> list[Finding]:
     for i in ids:
         if i not in EXAMPLES:
             raise ValueError(f"unknown example {i!r}; known: {', '.join(EXAMPLES)}")
+    for i in ids:
+        steps(i)  # exact against float64, every step (cached: once per example and process)
     return [finding for i in ids for finding in _audit_example(EXAMPLES[i])]
 
 

@@ -8,9 +8,12 @@ adds its output to it. Two placements of the LayerNorm are in use:
 * ``norm_first=False`` (post-LN, the original Transformer):
   ``x ← LN₁(x + MHA(x))``, then ``x ← LN₂(x + FFN(x))``.
 
-``FFN(x) = act(x W₁ + b₁) W₂ + b₂`` with ``act`` ReLU or GELU. With the same weights this
-equals ``torch.nn.TransformerEncoderLayer(batch_first=True, dropout=0.0)``;
-`params_from_torch` converts that layer's ``state_dict`` (as NumPy arrays).
+``FFN(x) = act(x W₁ + b₁) W₂ + b₂`` with ``act`` ReLU or GELU. With the same weights, the
+same ``norm_first`` and the same ``activation`` this equals
+``torch.nn.TransformerEncoderLayer(batch_first=True, dropout=0.0)``; mind the defaults, which
+differ: PyTorch's ``norm_first=False`` (post-LN), `transformer_block`'s ``norm_first=True``
+(pre-LN); both default to ReLU. `params_from_torch` converts that layer's ``state_dict``
+(as NumPy arrays).
 
 The parameters are a plain mapping (`PARAM_SHAPES` lists the names), multiplied on the
 right as everywhere in this package (``x @ w``):
@@ -203,7 +206,8 @@ def transformer_block(
         trace: if a list, receives ``(step, shape)`` of every intermediate.
 
     Returns:
-        The new residual stream, ``(..., L, d_model)``, in the dtype of ``x``.
+        The new residual stream, ``(..., L, d_model)``, in the floating dtype of ``x``
+            (float64 for integer ``x``).
 
     Examples:
         >>> import numpy as np
@@ -218,6 +222,7 @@ def transformer_block(
         ValueError: n_heads = 3 must divide d_model = 8
     """
     a = as_float("x", x, min_ndim=2)
+    dtype = a.dtype
     d_model = a.shape[-1]
     if isinstance(n_heads, bool) or not isinstance(n_heads, int | np.integer) or n_heads < 1:
         raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
@@ -251,7 +256,7 @@ def transformer_block(
         a = ln(a + ff(a), 2)  # (..., L, d_model)
     if note is not None:
         note.append(("block output (residual stream)", a.shape))
-    return a
+    return a.astype(dtype, copy=False)  # bfloat16 products come back float32: return bf16
 
 
 def random_params(d_model: int, d_ff: int, *, seed: int = 0) -> dict[str, NDArray[np.float64]]:

@@ -37,6 +37,12 @@ _TEX = {
 }
 
 
+def _entry_tex(name: str) -> str:
+    """LaTeX for the first entry of step ``name``: ``S_{11}``, ``(QK^\\top)_{11}``."""
+    symbol = _TEX.get(name, name).split("=")[0].strip()
+    return f"{symbol}_{{11}}" if len(symbol) == 1 else f"({symbol})_{{11}}"
+
+
 def inputs_md(example_id: str, digits: int = 7) -> str:
     """The published inputs, exact when short, as decimals otherwise.
 
@@ -83,7 +89,7 @@ def steps_md(
             exact_beside_decimal(_TEX.get(name, name), exact, num, digits=digits, show_exact=show)
         )
         if not show and exact.shape != (1, 1):  # the exact form of one entry, for the reader
-            entry = f"{_TEX.get(name, name)[0]}_{{11}}"
+            entry = _entry_tex(name)
             shown = display(f"{entry} = {latex(exact[0, 0])}")
             # a long rational (a decimal in disguise) is a click away, not in the reading line
             out.append(shown if teaches(exact[0, 0]) else folded(f"Exact form of ${entry}$", shown))
@@ -157,7 +163,8 @@ def summary_md(findings: list[Finding]) -> str:
 
 
 def heatmap_svg(example_id: str, title: str | None = None) -> str:
-    """The exact attention weights (evaluated) of the example as an SVG heatmap.
+    """The example's attention weights as an SVG heatmap: the float64 NumPy weights of
+    [`steps`][attention_math.audit.steps], cross-checked against the exact ones.
 
     Examples:
         >>> from attention_math.example_pages import heatmap_svg

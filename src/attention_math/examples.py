@@ -68,7 +68,8 @@ class Claim:
     ``P[i,k]·V[k,j]`` of the weighted sum, index ``(i, k, j)``), ``"mask"``, or
     ``"shape:NAME"`` for a shape statement about input or step ``NAME``. ``index`` is the
     entry (0-based); a claim on a whole printed row has ``index = (i,)`` and one published
-    string per printed column.
+    string per printed column. For a ``shape:`` claim, ``index`` ``()`` is the whole shape and
+    ``(a,)`` its axis ``a``.
     """
 
     id: str
@@ -247,7 +248,11 @@ IDENTITY_2X2 = Example(
     w_q=((1, 0), (0, 1)),
     w_k=((1, 0), (0, 1)),
     w_v=((1, 2), (3, 4)),
-    notes="Listing 3 and section 5.1 of the document: identity input and projections, d_k = 2.",
+    notes=(
+        "Listing 3 and section 5.1 of the document: identity input, W_Q = W_K = I, "
+        "W_V = [[1, 2], [3, 4]], d_k = 2. The OCR'd text repeats eqs. 30–32; only the second "
+        "copy numbers all three."
+    ),
     dims={"seq_len": 2, "d_k": 2, "d_v": 2},
     claims=(
         _c("1/√2", "§5.1 eqs. 20, 21, 25 (e^0.7071)", "scaled", (0, 0), "0.7071", AGREES),
@@ -259,18 +264,18 @@ IDENTITY_2X2 = Example(
             "P[2,1]", "§5.1 eqs. 26, 27", "weights", (1, 0), "0.3301", SLIP, "last digit off by one"
         ),
         _c("P[2,2]", "§5.1 eqs. 26, 27", "weights", (1, 1), "0.6699", SLIP, _ONE_MINUS),
-        _c("P₁₁·V₁₁", "§5.1 eqs. 29–31", "product", (0, 0, 0), "0.6699", SLIP, _ROUNDED_W),
-        _c("P₁₂·V₂₁", "§5.1 eqs. 29–31", "product", (0, 1, 0), "0.9903", SLIP, _ROUNDED_W),
-        _c("P₁₁·V₁₂", "§5.1 eqs. 29–31", "product", (0, 0, 1), "1.3398", SLIP, _ROUNDED_W),
-        _c("P₁₂·V₂₂", "§5.1 eqs. 29–31", "product", (0, 1, 1), "1.3204", SLIP, _ROUNDED_W),
-        _c("P₂₁·V₁₁", "§5.1 eqs. 29–31", "product", (1, 0, 0), "0.3301", SLIP, _ROUNDED_W),
-        _c("P₂₂·V₂₁", "§5.1 eqs. 29–31", "product", (1, 1, 0), "2.0097", SLIP, _ROUNDED_W),
-        _c("P₂₁·V₁₂", "§5.1 eqs. 29–31", "product", (1, 0, 1), "0.6602", SLIP, _ROUNDED_W),
-        _c("P₂₂·V₂₂", "§5.1 eqs. 29–31", "product", (1, 1, 1), "2.6796", SLIP, _ROUNDED_W),
-        _c("O[1,1]", "§5.1 eq. 32 (printed twice)", "output", (0, 0), "1.6602", SLIP, _ROUNDED_W),
-        _c("O[1,2]", "§5.1 eq. 32 (printed twice)", "output", (0, 1), "2.6602", SLIP, _ROUNDED_W),
-        _c("O[2,1]", "§5.1 eq. 32 (printed twice)", "output", (1, 0), "2.3398", SLIP, _ROUNDED_W),
-        _c("O[2,2]", "§5.1 eq. 32 (printed twice)", "output", (1, 1), "3.3398", SLIP, _ROUNDED_W),
+        _c("P₁₁·V₁₁", "§5.1 eq. 31", "product", (0, 0, 0), "0.6699", SLIP, _ROUNDED_W),
+        _c("P₁₂·V₂₁", "§5.1 eq. 31", "product", (0, 1, 0), "0.9903", SLIP, _ROUNDED_W),
+        _c("P₁₁·V₁₂", "§5.1 eq. 31", "product", (0, 0, 1), "1.3398", SLIP, _ROUNDED_W),
+        _c("P₁₂·V₂₂", "§5.1 eq. 31", "product", (0, 1, 1), "1.3204", SLIP, _ROUNDED_W),
+        _c("P₂₁·V₁₁", "§5.1 eq. 31", "product", (1, 0, 0), "0.3301", SLIP, _ROUNDED_W),
+        _c("P₂₂·V₂₁", "§5.1 eq. 31", "product", (1, 1, 0), "2.0097", SLIP, _ROUNDED_W),
+        _c("P₂₁·V₁₂", "§5.1 eq. 31", "product", (1, 0, 1), "0.6602", SLIP, _ROUNDED_W),
+        _c("P₂₂·V₂₂", "§5.1 eq. 31", "product", (1, 1, 1), "2.6796", SLIP, _ROUNDED_W),
+        _c("O[1,1]", "§5.1 eq. 32", "output", (0, 0), "1.6602", SLIP, _ROUNDED_W),
+        _c("O[1,2]", "§5.1 eq. 32", "output", (0, 1), "2.6602", SLIP, _ROUNDED_W),
+        _c("O[2,1]", "§5.1 eq. 32", "output", (1, 0), "2.3398", SLIP, _ROUNDED_W),
+        _c("O[2,2]", "§5.1 eq. 32", "output", (1, 1), "3.3398", SLIP, _ROUNDED_W),
         _c("shape Q", "Listing 1 comment", "shape:q", (), "(seq_len, d_k)", AGREES),
         _c("shape K", "Listing 1 comment", "shape:k", (), "(seq_len, d_k)", AGREES),
         _c("shape V", "Listing 1 comment", "shape:v", (), "(seq_len, d_v)", AGREES),
@@ -279,7 +284,8 @@ IDENTITY_2X2 = Example(
         _c("shape output", "Listing 2 comment", "shape:output", (), "(seq_len, d_v)", AGREES),
     ),
 )
-"""Source 000: identity input and projections, d_k = 2, with its published claims."""
+"""Source 000: identity input, ``W_Q = W_K = I``, ``W_V = [[1, 2], [3, 4]]``, ``d_k = 2``, with
+its published claims."""
 
 # --- source 001: "Smart robots perform complex tasks" -------------------------------------
 
@@ -429,7 +435,7 @@ NOTEBOOK_768 = Example(
         _c("d_k", "step 3: 'square root of the dimension (768)'", "shape:k", (1,), "768", AGREES),
     ),
 )
-"""Source 002: the causal notebook, L = 3, d_k = d_v = 768, with its printed tables."""
+"""Source 002: the causal notebook, ``L = 3``, ``d_k = d_v = 768``, with its printed tables."""
 
 
 # --- source 003: "<SOS> let's go", with OCR-damaged query weights -------------------------
@@ -481,7 +487,8 @@ _LETS_GO_Q = (("2.61", "0.36"), ("1.50", "-0.46"), ("9.42", "2.91"))
 _LETS_GO_K = (("-1.80", "0.57"), ("0.81", "-0.19"), ("-11.0", "3.33"))
 _LETS_GO_WQ_PRINTED = (("0.22", "0.41"), ("0.17", "-0.51"))
 LETS_GO_RECOVERY = recover_weights(_LETS_GO_X, _LETS_GO_Q, _LETS_GO_WQ_PRINTED)
-"""The damaged W_Q of source 003 recovered from its printed X and Q (least squares, exact)."""
+"""The damaged ``W_Q`` of source 003 recovered from its printed ``X`` and ``Q`` (least squares,
+exact)."""
 
 LETS_GO = Example(
     id="lets-go",
@@ -512,7 +519,7 @@ LETS_GO = Example(
         _c("d_k", "'we scale by the square root of 2'", "shape:k", (1,), "2", AGREES),
     ),
 )
-"""Source 003: "⟨SOS⟩ let's go", with W_Q recovered, and its published claims."""
+"""Source 003: "⟨SOS⟩ let's go", with ``W_Q`` recovered, and its published claims."""
 
 # --- source 004: "The cat sleeps" ----------------------------------------------------------
 

@@ -4,19 +4,26 @@ The glossary page and the notation page print this table; a test extracts the sy
 from the math of every built page with [`symbols_in_tex`][attention_math.notation.symbols_in_tex]
 and fails on any symbol that no entry defines ([`undefined`][attention_math.notation.undefined]).
 
-What counts as a *symbol* in a piece of TeX (the rule
-[`symbols_in_tex`][attention_math.notation.symbols_in_tex] applies):
+What counts as a *symbol* in a piece of TeX: each of these, with its subscript, is one entry
+of the list [`symbols_in_tex`][attention_math.notation.symbols_in_tex] returns
+(``S_{ij}`` gives ``S_ij``, ``W_O`` gives ``W_O``):
 
 - a Latin letter, a Greek letter (``\\alpha`` … ``\\Omega``, ``\\ell``), a letter in
-  ``\\mathcal``, ``\\mathbb`` or ``\\mathbf``, or an ``\\operatorname`` name;
+  ``\\mathcal``, ``\\mathbb`` or ``\\mathbf``, or an ``\\operatorname`` name; a ``\\text``
+  subscript is a *label*, kept as ``text:`` and the label (``P_{\\text{raw}}`` gives
+  ``P_text:raw``);
 - ``d`` written directly before a capital letter is one symbol, a gradient (``dO``, ``dS``);
-- with its subscript, unless the subscript is an *index* (digits, the index letters
-  ``i j l m n t``, commas, ``:`` and ``\\cdot``): ``S_{ij}`` is an entry of ``S`` but ``W_O``
-  and ``d_v`` are symbols of their own; a ``\\text`` subscript is a *label* (``P_{\\text{raw}}``
-  is a ``P``) unless an entry defines the labelled name itself (``d_{\\text{model}}``);
 - superscripts, primes and accents (``\\hat``, ``\\bar``) do not change the symbol;
   prose inside ``\\text{…}``, equation tags and labels, and TeX's own operators (``\\max``,
   ``\\log``, ``\\sum``) are not symbols.
+
+[`undefined`][attention_math.notation.undefined] then reads the subscripts. A name that an
+entry defines is defined. Otherwise an *index* subscript, one made only of digits, the letters
+``c i j k l m n t``, the characters ``, : = < > + -`` and the commands ``\\cdot``, ``\\ldots``
+and ``\\le``, marks an entry of its base (``S_{ij}`` is an entry of ``S``); any other subscript
+names a symbol of its own (``W_O`` and ``d_v`` must be defined as such); a label stands for its
+base (``P_{\\text{raw}}`` is a ``P``) unless an entry defines the labelled name itself
+(``d_{\\text{model}}``); and a symbol marked ``any_subscript`` takes any subscript.
 """
 
 from __future__ import annotations
@@ -935,11 +942,12 @@ def _subscript(scripts: str) -> str | None:
 
 
 def symbols_in_tex(tex: str) -> list[str]:
-    """The symbols a piece of TeX uses, by the rule in this module's docstring.
+    """The symbols a piece of TeX uses, in order, by the rule in this module's docstring.
 
-    A subscript that names (``W_O``) is kept, ``_name``; a ``\\text`` label becomes
-    ``_text:label``, which [`undefined`][attention_math.notation.undefined] accepts as its base
-    symbol.
+    Every subscript is kept, ``base_subscript`` without braces or backslashes, an index
+    (``P_ij``) as well as a name (``W_O``); a ``\\text`` label becomes ``base_text:label``.
+    Reading an index subscript as an entry of its base, and a label as its base, is left to
+    [`undefined`][attention_math.notation.undefined].
 
     Examples:
         >>> from attention_math.notation import symbols_in_tex

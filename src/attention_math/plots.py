@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike
 
 from attention_math.terminal import plain
 
-__all__ = ["fluid", "heatmap", "style", "svg"]
+__all__ = ["description", "fluid", "heatmap", "style", "svg"]
 
 _FG = "#808080"  # replaced by currentColor in the SVG text, see svg()
 
@@ -35,6 +35,13 @@ def style() -> contextlib.AbstractContextManager[None]:
     """The site's matplotlib style; draw every figure inside ``with style():``.
 
     Text and axes use a placeholder grey that `svg` turns into ``currentColor``.
+
+    Examples:
+        >>> import matplotlib
+        >>> from attention_math.plots import style
+        >>> with style():
+        ...     matplotlib.rcParams["svg.fonttype"]
+        'none'
     """
     return matplotlib.rc_context(
         {

@@ -26,6 +26,7 @@ __all__ = [
     "exact_beside_decimal",
     "fmt",
     "folded",
+    "shape_str",
     "table",
     "teaches",
     "tex_width",
@@ -79,20 +80,26 @@ def decimal_latex(a: ArrayLike, digits: int = 4) -> str:
 
 
 def display(tex: str) -> str:
-    """A display-math block for arithmatex."""
+    """A display-math block for arithmatex.
+
+    Examples:
+        >>> from attention_math.render import display
+        >>> display("a = 1")
+        '\\n$$\\na = 1\\n$$\\n\\n'
+    """
     return f"\n$$\n{tex}\n$$\n\n"  # the blank line ends the block for arithmatex
 
 
 def tex_width(tex: str) -> int:
     """A rough upper estimate of the typeset width of ``tex``, in characters.
 
-    A matrix is as wide as the sum of its widest entry per column; a fraction as its wider
-    part; a command (``\\sqrt``, ``\\infty``) counts as one character, braces and scripts'
-    markers as none.
+    A matrix is as wide as the sum of its widest entry per column, plus 2 per column (the
+    space between columns); a fraction as its wider part; a command (``\\sqrt``,
+    ``\\infty``) counts as one character, braces and scripts' markers as none.
 
     Examples:
         >>> from attention_math.render import tex_width
-        >>> tex_width(r"\\begin{bmatrix}0.5 & 0.333\\\\1 & 2\\end{bmatrix}")
+        >>> tex_width(r"\\begin{bmatrix}0.5 & 0.333\\\\1 & 2\\end{bmatrix}")  # 3 + 5 + 2·2
         12
         >>> tex_width(r"\\frac{e^{2}}{2 + e}")
         3
@@ -286,6 +293,13 @@ def folded(title: str, markdown: str, *, kind: str = "info") -> str:
 
 
 def shape_str(a: ArrayLike | sp.MatrixBase) -> str:
-    """``(2, 3)`` → ``2 \\times 3`` for LaTeX."""
+    """The shape of ``a`` for LaTeX: ``(2, 3)`` → ``2 \\times 3``.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.render import shape_str
+        >>> print(shape_str(np.zeros((2, 3))))
+        2 \\times 3
+    """
     shape = a.shape if hasattr(a, "shape") else np.shape(a)
     return r" \times ".join(str(n) for n in shape)
