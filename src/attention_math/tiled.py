@@ -24,7 +24,7 @@ rescaled) when a tile's row max exceeds it by more than a margin ``c`` (the cons
 ``_LAZY``): the result does not depend on the shift, and ``P ≤ e^c`` cannot overflow. A
 tile is exponentiated without its max pass once every row has a base, and the first tile
 with base 0: it is kept if each row sum is ≤ e^c times its number of keys (so ``λ`` stays
-below ``L_k · e^c``, as after max passes), and, for the first tile, ≥ e^{−c}; otherwise it
+below ``L_k · e^c``, as after max passes), and, for the first tile, ≥ ``e^−c``; otherwise it
 is recomputed with the max pass (a NaN or ``+inf`` score always takes that path, which
 raises). Extra memory: the tile
 (``block_q × block_k``), the per-block state (``(d + 1) × block_q``) and ``[K | 1]``,
