@@ -8,7 +8,7 @@ through [`crosscheck`][attention_math.crosscheck.crosscheck] (a disagreement fai
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import sympy as sp
@@ -20,12 +20,14 @@ from attention_math.symbolic import latex
 __all__ = [
     "COLUMN_CHARS",
     "badge",
+    "bmatrix",
     "decimal_latex",
     "display",
     "display_row",
     "exact_beside_decimal",
     "fmt",
     "folded",
+    "number_tex",
     "shape_str",
     "table",
     "teaches",
@@ -47,16 +49,34 @@ def fmt(x: float, digits: int = 4) -> str:
         >>> fmt(1.348e-7)
         '1.348 \\\\times 10^{-7}'
     """
-    x = float(x)
-    if np.isneginf(x):
-        return r"-\infty"
-    if np.isposinf(x):
-        return r"\infty"
-    text = f"{x:.{digits}g}"
+    return number_tex(f"{float(x):.{digits}g}")
+
+
+def number_tex(text: str) -> str:
+    """A number as Python writes it (``"1.348e-07"``, ``"-inf"``) in LaTeX.
+
+    Examples:
+        >>> from attention_math.render import number_tex
+        >>> number_tex("1.348e-07"), number_tex("-inf"), number_tex("0.9950")
+        ('1.348 \\\\times 10^{-7}', '-\\\\infty', '0.9950')
+    """
+    if text.lstrip("-") == "inf":
+        return text.replace("inf", r"\infty")
     if "e" in text:  # 1.348e-07 → 1.348 \times 10^{-7}, which MathJax typesets properly
         mantissa, exponent = text.split("e")
-        text = rf"{mantissa} \times 10^{{{int(exponent)}}}"
+        return rf"{mantissa} \times 10^{{{int(exponent)}}}"
     return text
+
+
+def bmatrix(rows: Iterable[Iterable[str]]) -> str:
+    """LaTeX entries, row by row, as a ``bmatrix``.
+
+    Examples:
+        >>> from attention_math.render import bmatrix
+        >>> bmatrix([["1", "0"], ["0", "1"]])
+        '\\\\begin{bmatrix}1 & 0 \\\\\\\\ 0 & 1\\\\end{bmatrix}'
+    """
+    return r"\begin{bmatrix}" + r" \\ ".join(" & ".join(row) for row in rows) + r"\end{bmatrix}"
 
 
 def decimal_latex(a: ArrayLike, digits: int = 4) -> str:
@@ -75,8 +95,7 @@ def decimal_latex(a: ArrayLike, digits: int = 4) -> str:
         arr = arr[None, :]
     if arr.ndim != 2:
         raise ValueError(f"only scalars, vectors and matrices can be shown, got shape {arr.shape}")
-    rows = [" & ".join(fmt(x, digits) for x in row) for row in arr]
-    return r"\begin{bmatrix}" + r" \\ ".join(rows) + r"\end{bmatrix}"
+    return bmatrix((fmt(x, digits) for x in row) for row in arr)
 
 
 def display(tex: str) -> str:

@@ -44,13 +44,6 @@ def _significant(x: float, digits: int) -> str:
     return (short if float(short + e + exponent) == x else mantissa) + e + exponent
 
 
-def _entry_tex(text: str) -> str:
-    if text in ("inf", "-inf"):
-        return text.replace("inf", r"\infty")
-    mantissa, _, exponent = text.partition("e")
-    return rf"{mantissa} \times 10^{{{int(exponent)}}}" if exponent else mantissa
-
-
 def decimals(exercise_id: str, values: ArrayLike, digits: int = 4) -> str:
     """``values`` (a scalar, vector or matrix) as LaTeX decimals, as a solution shows them.
 
@@ -72,6 +65,8 @@ def decimals(exercise_id: str, values: ArrayLike, digits: int = 4) -> str:
     """
     import numpy as np  # build time only
 
+    from attention_math.render import bmatrix, number_tex
+
     ex = catalogue()[exercise_id]
     arr = np.asarray(values, dtype=float)
     if arr.ndim > 2:
@@ -84,9 +79,8 @@ def decimals(exercise_id: str, values: ArrayLike, digits: int = 4) -> str:
     else:
         raise SolutionError(f"no decimals of {exercise_id} pass its tolerance {ex.tolerance:g}")
     if arr.ndim == 0:
-        return _entry_tex(shown[0][0])
-    body = r" \\ ".join(" & ".join(_entry_tex(t) for t in row) for row in shown)
-    return r"\begin{bmatrix}" + body + r"\end{bmatrix}"
+        return number_tex(shown[0][0])
+    return bmatrix((number_tex(t) for t in row) for row in shown)
 
 
 def _shape_words(ex_shape: tuple[int, ...]) -> str:
