@@ -9,7 +9,8 @@ What a user gets without choosing anything: ``attention(q, k, v, is_causal=...)`
 path (untiled or tiled) and tile come from this machine (``tiled.tiles_pay`` and
 ``tiled.default_block``), against ``scaled_dot_product_attention`` on ``(1, 1, L, 64)``
 tensors. The two alternate in fresh processes, round after round (the machine may be shared:
-a load change then hits both alike), and each ratio is the median of the rounds. In each
+a load change then hits both alike), and each ratio is that of the two medians over the
+rounds. In each
 process a call is timed ``REPEATS`` times after a first call (whose peak memory is measured),
 and the median is kept; the median of the first ``EARLY`` of those is kept too. Before the
 timed calls each process waits ``attention_bench.SPIN_PAUSE_S``: OpenBLAS's threads spin for

@@ -246,7 +246,7 @@ def maths_line(maths: dict[str, Any]) -> str:
         return "Maths typeset in the reader's browser by MathJax (`tex-svg.js`, every page)."
     where = f" of {which_build(maths['build'])}" if "build" in maths else ""
     glyphs = (
-        f"{maths['glyph_cache_bytes'] // 1024} KiB of the glyph shapes they use (one set per "
+        f"{round(maths['glyph_cache_bytes'] / 1024)} KiB of the glyph shapes they use (one set per "
         "page) + "
         if "glyph_cache_bytes" in maths
         else ""
@@ -254,9 +254,9 @@ def maths_line(maths: dict[str, Any]) -> str:
     return (
         f"Maths, typeset at build time, counted in all pages{where}: {maths['formulas']} "
         "formulas, "
-        f"{maths['svg_bytes'] // 1024} KiB of SVG drawn + {glyphs}"
-        f"{maths['mathml_bytes'] // 1024} KiB of MathML for screen readers + "
-        f"{maths['css_bytes'] // 1024} KiB of style rules."
+        f"{round(maths['svg_bytes'] / 1024)} KiB of SVG drawn + {glyphs}"
+        f"{round(maths['mathml_bytes'] / 1024)} KiB of MathML for screen readers + "
+        f"{round(maths['css_bytes'] / 1024)} KiB of style rules."
     )
 
 

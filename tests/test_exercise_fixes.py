@@ -116,3 +116,19 @@ def test_page_wording_fixes() -> None:
     assert r"/ (\varphi(q_t) z_t)$" in views
     examples = (DOCS / "examples.md").read_text(encoding="utf-8")
     assert "r_{\\min}/2" in examples and "exp(-oo)" not in examples
+
+
+def test_an_exact_short_decimal_is_shown_whole_not_as_a_tie():
+    from attention_math.exercises.pages import decimals
+
+    # 1/64 = 0.015625 at four digits is a tie, printed 0.01562 (half to even): misleading
+    shown = decimals("positions-alibi-slopes", [0.25, 0.0625, 1 / 64, 1 / 256])
+    assert "0.015625" in shown and "0.00390625" in shown and "0.01562 " not in shown
+
+
+def test_input_names_with_a_word_subscript_render_as_a_word():
+    from attention_math.exercises.cli import show_exercise
+    from attention_math.exercises.pages import statement
+
+    assert r"S_{\text{raw}} = \begin{bmatrix}" in statement("scaling-row")
+    assert "  S_raw = [[4, 0]]" in show_exercise("scaling-row")

@@ -341,7 +341,7 @@ def test_input_names_are_plain_keys():
     # a solution reads them as get(id).inputs["S"]: no TeX in the key
     for ex in EXERCISES:
         assert all(name.isidentifier() for name in ex.inputs), (ex.id, list(ex.inputs))
-    assert get("scaling-row").inputs["S"].shape == (1, 2)
+    assert get("scaling-row").inputs["S_raw"].shape == (1, 2)
 
 
 def test_titles_with_maths_are_plain_on_the_command_line(capsys):

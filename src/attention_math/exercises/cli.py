@@ -13,7 +13,7 @@ import sympy as sp
 from attention_math.exercises.catalogue import catalogue
 from attention_math.exercises.checker import diagnose
 from attention_math.exercises.convert import to_sympy
-from attention_math.exercises.model import CHAPTERS, Exercise
+from attention_math.exercises.model import CHAPTERS, Exercise, input_tex
 from attention_math.exercises.parse import unreadable
 from attention_math.terminal import UsageError, did_you_mean, plain, wrap
 
@@ -64,7 +64,7 @@ def show_exercise(exercise_id: str) -> str:
     lines = [f"{ex.id}: {plain(ex.title)}", "", wrap(plain(ex.statement))]
     # nested lists: the same syntax an answer is typed in
     lines += [
-        wrap(f"{plain(f'${name}$')} = {sp.sstr(sp.Matrix(v).tolist())}", indent="  ")
+        wrap(f"{plain(f'${input_tex(name)}$')} = {sp.sstr(sp.Matrix(v).tolist())}", indent="  ")
         for name, v in ex.inputs.items()
     ]
     if ex.symbols:

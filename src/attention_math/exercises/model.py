@@ -11,7 +11,7 @@ import sympy as sp
 if TYPE_CHECKING:  # the NumPy reference is only called at build time
     import numpy as np
 
-__all__ = ["CHAPTERS", "DIAGNOSES", "Exercise", "Mistake", "Result"]
+__all__ = ["CHAPTERS", "DIAGNOSES", "Exercise", "Mistake", "Result", "input_tex"]
 
 CHAPTERS: dict[str, str] = {
     "forward": "The forward pass",
@@ -62,6 +62,20 @@ DIAGNOSES: dict[str, str] = {
     "wrong_factor": "off by a constant factor: check the ½ in the formula",
 }
 """Diagnosis code -> what it means, shown to the learner."""
+
+
+def input_tex(name: str) -> str:
+    """An input's name (a Python identifier, as solutions index it) in LaTeX: a subscript of
+    more than one letter is a word, not a product (``S_raw`` is the raw scores, not ``S_r``
+    then ``aw``).
+
+    Examples:
+        >>> from attention_math.exercises.model import input_tex
+        >>> input_tex("S_raw"), input_tex("x_1"), input_tex("V")
+        ('S_{\\\\text{raw}}', 'x_1', 'V')
+    """
+    base, _, sub = name.partition("_")
+    return name if len(sub) <= 1 else f"{base}_{{\\text{{{sub}}}}}"
 
 
 @dataclass(frozen=True)

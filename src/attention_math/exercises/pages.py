@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from attention_math.exercises.catalogue import catalogue
 from attention_math.exercises.checker import diagnose
 from attention_math.exercises.convert import to_sympy
 from attention_math.exercises.live import answer_box
+from attention_math.exercises.model import input_tex
 from attention_math.symbolic import latex
 
 if TYPE_CHECKING:  # NumPy is imported at build time only
@@ -37,7 +39,12 @@ def tolerance_tex(tol: float) -> str:
 def _significant(x: float, digits: int) -> str:
     """``x`` to ``digits`` significant digits with its trailing zeros (``0.9950``, not
     ``0.995``): they are digits too. They are dropped only when the shorter decimal reads back
-    as ``x`` itself (``0.125``, ``1``). Python syntax (``1.5e-07``): the checker reads it."""
+    as ``x`` itself (``0.125``, ``1``); a decimal with two digits more that equals the float
+    exactly is shown whole (1/64 as ``0.015625``, not the tie ``0.01562``). Python syntax
+    (``1.5e-07``): the checker reads it."""
+    whole = f"{x:.{digits + 2}g}"
+    if Decimal(whole) == Decimal(x):  # exact: 0.015625 is, 1.66048 is not a binary fraction
+        return whole
     text = f"{x:#.{digits}g}"
     mantissa, e, exponent = text.partition("e")
     short = mantissa.rstrip("0").rstrip(".")
@@ -104,7 +111,8 @@ def statement(exercise_id: str) -> str:
     ex = catalogue()[exercise_id]
     parts = [ex.statement]
     if ex.inputs:
-        parts.append(display(r", \qquad ".join(f"{n} = {latex(m)}" for n, m in ex.inputs.items())))
+        inputs = (f"{input_tex(n)} = {latex(m)}" for n, m in ex.inputs.items())
+        parts.append(display(r", \qquad ".join(inputs)))
     form = "exact" if ex.tolerance is None else f"every entry within {tolerance_tex(ex.tolerance)}"
     names = f"; symbols: {', '.join(f'`{s}`' for s in ex.symbols)}" if ex.symbols else ""
     parts.append(f"*Answer:* {_shape_words(ex.shape)}, {form}{names}. Id: `{ex.id}`.")

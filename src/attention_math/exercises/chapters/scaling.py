@@ -67,11 +67,12 @@ def exercises() -> list[Exercise]:
             chapter="scaling",
             title="A row of scores with $d_k = 16$",
             statement=(
-                "A query and two keys with $d_k = 16$ give the unscaled scores $S = QK^\\top$ "
-                "below. Compute the weights $\\operatorname{softmax}(S/\\sqrt{d_k})$ exactly."
+                "A query and two keys with $d_k = 16$ give the unscaled scores "
+                "$S_{\\text{raw}} = QK^\\top$ below. Compute the weights "
+                "$\\operatorname{softmax}(S_{\\text{raw}}/\\sqrt{d_k})$ exactly."
             ),
             q=sp.Matrix([[4] + [0] * 15]),
             k=sp.Matrix([[1] + [0] * 15, [0] * 16]),
-            inputs={"S": row},
+            inputs={"S_raw": row},
         ),
     ]
