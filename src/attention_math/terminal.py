@@ -197,7 +197,8 @@ def table(head: Sequence[str], rows: Sequence[Sequence[object]], width: int = WI
 
 
 def wrap(text: str, width: int = WIDTH, indent: str = "") -> str:
-    """``text`` wrapped to ``width`` columns, each paragraph (split at blank lines) on its own.
+    """``text`` wrapped to ``width`` columns, each paragraph (split at blank lines) on its own;
+    a relation such as ``τ = 1`` is never split across lines.
 
     Examples:
         >>> from attention_math.terminal import wrap
@@ -205,11 +206,17 @@ def wrap(text: str, width: int = WIDTH, indent: str = "") -> str:
           one two
           three
           four
+        >>> print(wrap("a kernel of width τ = 1", 20))  # not "… width τ" then "= 1"
+        a kernel of width
+        τ = 1
     """
-    paragraphs = text.split("\n\n")
+    paragraphs = _RELATION.sub("\xa0\\1\xa0", text).split("\n\n")  # held by no-break spaces
     return "\n\n".join(
         textwrap.fill(
             p, width, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False
-        )
+        ).replace("\xa0", " ")
         for p in paragraphs
     )
+
+
+_RELATION = re.compile(r" ([=≤≥≈<>]) ")
