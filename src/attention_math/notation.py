@@ -140,9 +140,10 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$S$",
         ("S",),
-        r"scores, $S = QK^\top/\sqrt{d_k} + M$; $S_{ij}$ compares query $i$ with key $j$",
+        r"scores, $S = QK^\top/\sqrt{d_k}$, and $S = QK^\top/\sqrt{d_k} + M$ once a mask $M$ is "
+        r"added (Masking); $S_{ij}$ compares query $i$ with key $j$",
         r"$L_q \times L_k$",
-        "forward/scores.md",
+        "forward/index.md",
     ),
     Symbol(
         r"$s$",
@@ -161,7 +162,7 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$\operatorname{softmax}$",
         ("softmax",),
-        r"$\operatorname{softmax}(s)_i = e^{s_i} / \sum_j e^{s_j}$, applied to each row",
+        r"$\operatorname{softmax}(s)_j = e^{s_j} / \sum_l e^{s_l}$, applied to each row",
         "keeps the shape",
         "forward/softmax.md",
     ),
@@ -270,7 +271,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         (r"\varepsilon",),
         r"machine epsilon, the gap between $1$ and the next float: $2^{-52}$ in float64, "
         r"$2^{-23}$ in float32. Every error on the site is counted in $\varepsilon$",
-        page="forward/formula.md",
+        page="index.md",
         group=_N,
     ),
     Symbol(
@@ -414,7 +415,7 @@ SYMBOLS: tuple[Symbol, ...] = (
     ),
     Symbol(
         r"$W_O$",
-        ("W_O", "W"),
+        ("W_O",),
         r"the output projection that recombines the heads; $W_O^{(i)}$ is the block of head $i$",
         r"$h\,d_v \times d_{\text{out}}$",
         "why/multi-head.md",
@@ -675,7 +676,16 @@ SYMBOLS: tuple[Symbol, ...] = (
         ("W_q", "W_k", "w_v"),
         r"the weights of Bahdanau's additive score $w_v^\top \tanh(W_q q + W_k k)$, a "
         "network with one hidden layer",
-        "hidden width × $d_k$, twice; hidden width",
+        "hidden width × query width, hidden width × key width; hidden width",
+        "attention-as.md",
+        _F,
+    ),
+    Symbol(
+        r"$W$",
+        ("W",),
+        r"the matrix of a bilinear score $q W k^\top$; dot-product attention's is "
+        r"$W = W_Q W_K^\top$ (or $I/\sqrt{d_k}$ on the inputs themselves)",
+        "query width × key width",
         "attention-as.md",
         _F,
     ),

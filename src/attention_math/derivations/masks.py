@@ -161,7 +161,7 @@ class Underflow:
     dtype: str
     ln_tiny: sp.Expr  # ln of the smallest subnormal: below it the weight is below that float
     exact: sp.Expr  # t*: the exact weight rounds to zero (to nearest) iff t ≤ t*
-    computed: float  # largest t at which numeric.softmax gives exactly zero
+    computed: float  # largest t of the format at which numeric.softmax gives exactly zero
 
 
 def underflow(dtype: type) -> Underflow:
@@ -194,4 +194,11 @@ def underflow(dtype: type) -> Underflow:
     for _ in range(80):  # bisection on float64 t: 80 halvings of 16 reach its spacing
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if weight(mid) == 0 else (lo, mid)
-    return Underflow(np.dtype(dtype).name, sp.log(tau), exact, lo)
+    # lo may fall between two numbers of the format (and round up to one whose weight is not
+    # zero): report the largest number of the format whose weight is zero
+    t = np.dtype(dtype).type(lo)
+    if weight(float(t)) != 0:
+        t = np.nextafter(t, np.dtype(dtype).type(-np.inf))
+    if weight(float(t)) != 0 or weight(float(np.nextafter(t, np.dtype(dtype).type(0)))) == 0:
+        raise ArithmeticError(f"the zero threshold of {np.dtype(dtype)} is not where bisected")
+    return Underflow(np.dtype(dtype).name, sp.log(tau), exact, float(t))
