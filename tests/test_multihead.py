@@ -90,8 +90,8 @@ def test_cross_attention_shapes_from_the_trace():
     assert trace["Q = X_q W_Q"] == (3, 8)
     assert trace["K = X_kv W_K"] == (7, 8)
     assert trace["K split into heads"] == (2, 7, 4)
-    assert trace["scores Q_h K_hᵀ"] == (2, 3, 7)
-    assert trace["heads softmax(·) V_h"] == (2, 3, 2)
+    assert trace["scores Q⁽ⁱ⁾K⁽ⁱ⁾ᵀ per head"] == (2, 3, 7)
+    assert trace["heads softmax(·) V⁽ⁱ⁾"] == (2, 3, 2)
     assert trace["Concat(head_1, …, head_h)"] == (3, 4)
     assert trace["output Concat · W_O"] == (3, 5)
 

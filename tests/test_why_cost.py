@@ -35,9 +35,9 @@ def test_memory_matches_the_arrays_the_code_builds():
     w_q, w_k, w_v = (rng.standard_normal((6, n)) for n in (8, 8, 4))
     w_o = rng.standard_normal((4, 6))
     trace = dict(shape_trace(x_q, x_kv, w_q, w_k, w_v, w_o, 2))
-    assert np.prod(trace["scores Q_h K_hᵀ"]) == _step("scores").memory.subs(SIZES)
+    assert np.prod(trace["scores Q⁽ⁱ⁾K⁽ⁱ⁾ᵀ per head"]) == _step("scores").memory.subs(SIZES)
     assert np.prod(trace["Q split into heads"]) == _step("query projection").memory.subs(SIZES)
-    assert np.prod(trace["heads softmax(·) V_h"]) == _step("weighted sum").memory.subs(SIZES)
+    assert np.prod(trace["heads softmax(·) V⁽ⁱ⁾"]) == _step("weighted sum").memory.subs(SIZES)
     assert np.prod(trace["output Concat · W_O"]) == _step("output projection").memory.subs(SIZES)
 
 

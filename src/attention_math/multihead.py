@@ -220,7 +220,7 @@ def _multi_head(
     note(("K split into heads", k.shape))
     note(("V split into heads", v.shape))
     if trace is not None:
-        note(("scores Q_h K_hᵀ", (*q.shape[:-1], k.shape[-2])))
+        note(("scores Q⁽ⁱ⁾K⁽ⁱ⁾ᵀ per head", (*q.shape[:-1], k.shape[-2])))
     w: Floats | None = None
     if return_weights:  # (..., h, L_q, d_v), (..., h, L_q, L_k)
         heads, w = attention(
@@ -234,7 +234,7 @@ def _multi_head(
         )
     else:
         heads = attention(q, k, v, mask=m, is_causal=is_causal, causal_alignment=causal_alignment)
-    note(("heads softmax(·) V_h", heads.shape))
+    note(("heads softmax(·) V⁽ⁱ⁾", heads.shape))
     concat = _merge_heads(heads)  # (..., L_q, h·d_v)
     note(("Concat(head_1, …, head_h)", concat.shape))
     out = concat @ wo.astype(concat.dtype, copy=False)  # (..., L_q, d_out)

@@ -659,8 +659,8 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"one output row; in the online softmax the unnormalised running output "
         r"$\sum_j e^{s_j - m} v_j$",
         r"$d_v$",
-        "long/online-softmax.md",
-        _L,
+        "forward/weighted-sum.md",
+        _F,
         any_subscript=True,
     ),
     Symbol(
