@@ -150,7 +150,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         ("s",),
         "one row of scores (the scores of one query)",
         r"$L_k$",
-        "forward/softmax.md",
+        "why/scaling.md",
     ),
     Symbol(
         r"$M$",
@@ -179,7 +179,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         ("p",),
         "one row of weights, or the softmax of a vector",
         r"$L_k$",
-        "forward/softmax.md",
+        "why/scaling.md",
     ),
     Symbol(
         r"$O$",
@@ -192,7 +192,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"$\operatorname{attention}$",
         ("attention", "Attention"),
         r"the whole map $(Q, K, V) \mapsto \operatorname{softmax}(QK^\top/\sqrt{d_k} + M)\,V$",
-        page="forward/formula.md",
+        page="why/multi-head.md",
     ),
     Symbol(
         r"$i$, $j$, $l$",
@@ -233,7 +233,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"$n$",
         ("n",),
         "the length of a vector in a general statement",
-        page="forward/softmax.md",
+        page="why/scaling.md",
         group=_N,
     ),
     Symbol(
@@ -248,8 +248,9 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$t$",
         ("t",),
-        "a shifted score $t_j = z_j - m \\le 0$, or a threshold",
-        page="why/softmax.md",
+        "a score that varies (on Masking, a key's score sent to $-\\infty$), a shifted score "
+        "$t_j = z_j - m \\le 0$, or a threshold",
+        page="forward/masking.md",
         group=_N,
     ),
     Symbol(
@@ -887,7 +888,7 @@ TERMS: tuple[Term, ...] = (
         "crosscheck",
         "Comparing an exact SymPy result with the NumPy one; the build fails if they "
         "differ by more than a bound.",
-        "forward/formula.md",
+        "forward/index.md",
     ),
     Term(
         "tile",
