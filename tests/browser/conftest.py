@@ -40,6 +40,8 @@ CHROMIUM_ARGS = [
 TIMEOUT_MS = 60_000  # two shared cores, eight agents
 # full-page screenshots cost seconds a page; by default the first screen of each page
 FULL_PAGE = bool(os.environ.get("ATTENTION_MATH_FULL_SCREENSHOTS"))
+# the theme's (mkdocs-material) script, loaded at the first interaction (overrides/main.html)
+THEME_SCRIPT = "/assets/javascripts/bundle."
 
 
 @pytest.fixture(scope="session")
@@ -105,13 +107,26 @@ class Tab:
     external: list[str] = field(default_factory=list)
     requests: list[tuple[str, str]] = field(default_factory=list)  # (resource type, url)
 
-    def goto(self, path: str) -> Any:
+    theme_at_load: bool = False  # the theme's script requested before any interaction
+
+    def goto(self, path: str, *, interact: bool = True) -> Any:
+        """Load ``path``; then, unless ``interact`` is false, a first interaction (a key
+        press), which starts the theme's script (overrides/main.html), and wait until it runs."""
         self.errors.clear()
         self.external.clear()
         self.requests.clear()
         response = self.page.goto(self.base_url + path, wait_until="load")
         self.wait_for_math()
+        self.theme_at_load = any(THEME_SCRIPT in url for _, url in self.requests)
+        if interact:
+            self.start_theme()
         return response
+
+    def start_theme(self) -> None:
+        """A reader's first interaction (Shift pressed: no shortcut, no scroll), then wait until
+        the theme's script has started (it swaps the page's ``no-js`` class for ``js``)."""
+        self.page.keyboard.press("Shift")
+        self.page.wait_for_function("document.documentElement.classList.contains('js')")
 
     def wait_for_math(self) -> None:
         """Wait until MathJax has typeset the page, if the page typesets in the browser."""
@@ -202,6 +217,7 @@ def _visit(tab: Tab, pages: list[str]) -> dict[str, dict[str, Any]]:
         tab.page.set_viewport_size(DESKTOP)
         response = tab.goto(path)
         record: dict[str, Any] = {"status": response.status if response else None}
+        record["theme_at_load"] = tab.theme_at_load
         for name, fn in PROBES.items():
             if not name.startswith("narrow:"):
                 record[name] = fn(tab)

@@ -1,10 +1,11 @@
-"""What a reader does on the site: search, switch colour scheme, copy code, mistype a URL."""
+"""What a reader does on the site: search, switch colour scheme, copy code, mistype a URL;
+and what the page offers before the theme's script has started (it waits for the reader)."""
 
 from __future__ import annotations
 
 import pytest
 
-from .conftest import Tab
+from .conftest import THEME_SCRIPT, Tab
 
 pytestmark = pytest.mark.browser
 
@@ -169,3 +170,41 @@ def test_figures_are_drawn_in_the_text_colour_of_both_schemes(desktop: Tab, buil
         inks.append(fill)
         page.locator("form[data-am-palette] label:visible").first.click()
     assert inks[0] != inks[1]  # the figure's text changed with the scheme
+
+
+STARTED = "document.documentElement.classList.contains('js')"  # the theme's script has run
+
+
+def test_a_tap_on_search_starts_the_theme_and_focuses_the_box(phone: Tab) -> None:
+    """On a phone the theme's script waits for the first interaction (overrides/main.html),
+    yet the search button shows from the start; the tap on it starts the script and focuses
+    the search box in the same gesture (only then does a phone bring up its keyboard), and
+    the query is answered."""
+    page = phone.page
+    phone.goto("/why/", interact=False)
+    page.wait_for_timeout(500)  # nothing but the reader starts it
+    assert not phone.theme_at_load
+    assert not any(THEME_SCRIPT in url for _, url in phone.requests)
+    assert not page.evaluate(STARTED)
+    button = page.locator("header label.md-header__button[for=__search]")
+    assert button.is_visible()
+    button.tap()
+    page.wait_for_function(STARTED)
+    assert page.evaluate("() => document.activeElement.name") == "query"
+    page.keyboard.type("mask", delay=20)
+    page.locator(".md-search-result__item").first.wait_for(state="visible")
+    assert "mask" in page.locator(".md-search-result").inner_text().lower()
+    assert phone.errors == [] and phone.external == []
+
+
+def test_a_shortcut_as_the_first_key_opens_search(desktop: Tab) -> None:
+    """The theme's "/" shortcut works as the very first key pressed: the key starts the
+    script, which then receives it."""
+    page = desktop.page
+    desktop.goto("/forward/scores/", interact=False)
+    assert not page.evaluate(STARTED)
+    page.keyboard.press("/")
+    page.wait_for_function(STARTED)
+    page.wait_for_function("() => document.activeElement.name === 'query'")
+    assert page.evaluate("() => document.getElementById('__search').checked")
+    assert desktop.errors == []

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from .axe import SEVERE
-from .conftest import ARTIFACTS, PHONE_SHOT, slug
+from .conftest import ARTIFACTS, PHONE_SHOT, THEME_SCRIPT, slug
 
 pytestmark = pytest.mark.browser
 
@@ -27,7 +27,7 @@ RAW_TEX = (
 # Each script the site may load, and the elements that use it: a page loading a script
 # none of whose elements it has loads something it does not use.
 SCRIPT_USERS = {
-    "/assets/javascripts/bundle.": "body",  # the theme: navigation, search, copy buttons
+    THEME_SCRIPT: "body",  # the theme: navigation, search, copy buttons
     "/javascripts/mathjax-config.js": ".arithmatex",
     "/assets/mathjax/tex-svg.js": ".arithmatex",
 }
@@ -86,6 +86,13 @@ def test_no_page_loads_a_script_it_does_not_use(seen: Seen) -> None:
             elif not any(record["assets"]["present"][sel] for sel in users):
                 bad.setdefault(path, []).append(f"{src}: no {users} on the page")
     assert bad == {}
+
+
+def test_no_page_loads_the_theme_script_before_the_reader_interacts(seen: Seen) -> None:
+    """The theme's script waits for the first interaction (overrides/main.html); every page
+    was then interacted with (``Tab.goto``) and saw it start, or its visit would have failed."""
+    assert all(any(THEME_SCRIPT in u for _, u in r["requests"]) for r in seen.values())
+    assert [p for p, r in seen.items() if r["theme_at_load"]] == []
 
 
 def test_no_page_loads_the_search_index_before_the_reader_searches(seen: Seen) -> None:
