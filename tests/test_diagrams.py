@@ -46,10 +46,10 @@ def test_the_heads_figure_shows_the_package_arrays_with_their_shapes() -> None:
     # each panel's shape, as the package's arrays have it
     for title, shape in [
         ("input X", x.shape),
-        ("Q₁ = X W_Q", (L, d_k)),
-        ("V₂ = X W_V", (L, d_v)),
-        ("P₁ = softmax", (L, L)),
-        ("head₂ = P₂ V₂", (L, d_v)),
+        ("Q⁽¹⁾ = X W_Q⁽¹⁾", (L, d_k)),
+        ("V⁽²⁾ = X W_V⁽²⁾", (L, d_v)),
+        ("P⁽¹⁾ = softmax", (L, L)),
+        ("head₂ = P⁽²⁾ V⁽²⁾", (L, d_v)),
         ("Concat(head₁, head₂)", (L, h * d_v)),
         ("× W_O", w_o.shape),
         ("= output", (L, w_o.shape[1])),
@@ -146,7 +146,7 @@ def _crossover_label(width: int) -> str:
     ("page", "words"),
     [
         ("why/multi-head/index.html", "2 heads: X projected, cut into column blocks"),
-        ("why/multi-head/index.html", "head₂ = P₂ V₂\n3×1"),
+        ("why/multi-head/index.html", "head₂ = P⁽²⁾ V⁽²⁾\n3×1"),
         ("gradients/index.html", "the backward pass from dO"),
         ("gradients/index.html", "dS = P ∘\n(dP - rowsum(dP ∘ P))\nL_q × Lₖ = 2×2"),
         ("long/linear-attention/index.html", _crossover_label(64)),

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -145,37 +144,62 @@ def test_the_built_notebooks_hold_the_code_that_is_run(
     assert built == made
 
 
+def _where(nb: object, tmp_path: Path) -> str:
+    """Where a notebook runs: outside the repository (a reader has the package, not our
+    files), unless the notebook says it reads the repository's committed data."""
+    return str(ROOT if needs_repository(nb) else tmp_path)
+
+
 @pytest.mark.slow
 def test_every_notebook_runs_top_to_bottom(tmp_path: Path) -> None:
+    """Every page's notebook, cells in order, each notebook in a fresh process of its own
+    (forked from one that has imported the libraries: ``tests/notebook_runner.py``)."""
+    from tests.notebook_runner import run_notebooks
+
+    made = _source_notebooks()
+    assert len(made) > 40
+    failed = [
+        f
+        for f in run_notebooks((n, _code(nb), _where(nb, tmp_path)) for n, nb in made.items())
+        if f
+    ]
+    assert not failed, "\n".join(failed)
+
+
+#: the notebooks also run in a real Jupyter kernel: one that runs outside the repository and
+#: draws figures, one that reads the repository's data
+IN_A_KERNEL = ("forward/softmax.md", "long/performance.md")
+
+
+@pytest.mark.slow
+def test_notebooks_run_in_a_fresh_jupyter_kernel(tmp_path: Path) -> None:
     require_or_skip("nbformat", "nbformat is missing (uv sync --group test)")
     nbclient = require_or_skip("nbclient", "nbclient is missing (uv sync --group test)")
     require_or_skip("ipykernel", "ipykernel is missing (uv sync --group test)")
     # "python3": ipykernel's own kernel, which runs this interpreter (attention_math installed)
     from jupyter_client.kernelspec import NATIVE_KERNEL_NAME
 
-    async def run(name: str, nb: object, slots: asyncio.Semaphore) -> str:
+    made = _source_notebooks()
+    chosen = {name: made[name] for name in IN_A_KERNEL}
+    assert not needs_repository(chosen[IN_A_KERNEL[0]]) and needs_repository(chosen[IN_A_KERNEL[1]])
+
+    async def run(name: str, nb: object) -> str:
         """Run one notebook in a fresh kernel; "" or what failed."""
         client = nbclient.NotebookClient(
             nb,
             timeout=600,
             kernel_name=NATIVE_KERNEL_NAME,
-            # outside the repository (a reader has the package, not our files), unless the
-            # notebook says it reads the repository's committed data
-            resources={"metadata": {"path": str(ROOT if needs_repository(nb) else tmp_path)}},
+            resources={"metadata": {"path": _where(nb, tmp_path)}},
         )
-        async with slots:
-            try:
-                await client.async_execute()
-            except nbclient.exceptions.CellExecutionError as exc:
-                return f"{name}: {str(exc).strip().splitlines()[-1]}"
+        try:
+            await client.async_execute()
+        except nbclient.exceptions.CellExecutionError as exc:
+            return f"{name}: {str(exc).strip().splitlines()[-1]}"
         ran = [c for c in nb.cells if c.cell_type == "code" and c.get("execution_count")]
-        return "" if ran else f"{name}: no cell ran"
+        return "" if len(ran) == len(_code(nb)) else f"{name}: {len(ran)} cells ran"
 
     async def run_all() -> list[str]:
-        slots = asyncio.Semaphore(os.cpu_count() or 1)  # one kernel per core at a time
-        made = _source_notebooks()
-        assert len(made) > 40
-        return list(await asyncio.gather(*(run(n, nb, slots) for n, nb in made.items())))
+        return list(await asyncio.gather(*(run(n, nb) for n, nb in chosen.items())))
 
     # in a thread of its own: the session's Playwright browser may hold this thread's loop
     with concurrent.futures.ThreadPoolExecutor(1) as pool:

@@ -97,15 +97,17 @@ def heads_through_w_o(
         ax_x = panel(0, (n_heads - 1) / 2, xs, "input $X$", "feature", "token")
         for i, (q, k, v, p, o) in enumerate(per_head):
             h = i + 1
-            a_q = panel(1, i, q, f"$Q_{h} = X W_Q^{{({h})}}$", "feature", "token")
-            a_k = panel(2, i, k, f"$K_{h} = X W_K^{{({h})}}$", "feature", "token")
-            title = f"$P_{h}$ = softmax\n($Q_{h} K_{h}^T$ / √{d_k})"
+            # head h's matrices carry a superscript (h), as W_Q^(h) and the glossary's P^(i) do
+            sup = f"^{{({h})}}"
+            a_q = panel(1, i, q, f"$Q{sup} = X W_Q{sup}$", "feature", "token")
+            a_k = panel(2, i, k, f"$K{sup} = X W_K{sup}$", "feature", "token")
+            title = f"$P{sup}$ = softmax\n($Q{sup} K{sup}{{}}^\\top$ / √{d_k})"  # Kᵀ of head h
             a_p = panel(3, i, p, title, "key", "query")
-            a_v = panel(4, i, v, f"$V_{h} = X W_V^{{({h})}}$", "feature", "token")
-            a_h = panel(5, i, o, f"head$_{h} = P_{h} V_{h}$", "feature", "token")
+            a_v = panel(4, i, v, f"$V{sup} = X W_V{sup}$", "feature", "token")
+            a_h = panel(5, i, o, f"head$_{h} = P{sup} V{sup}$", "feature", "token")
             _arrow(fig, ax_x, a_q, (1.05, 0.5), (-0.3, 0.5))  # X → the head's projections
-            _arrow(fig, a_k, a_p, (1.03, 0.5), (-0.3, 0.5))  # Q_h, K_h → P_h
-            _arrow(fig, a_v, a_h, (1.03, 0.5), (-0.3, 0.5))  # P_h, V_h → head_h
+            _arrow(fig, a_k, a_p, (1.03, 0.5), (-0.3, 0.5))  # Q^(h), K^(h) → P^(h)
+            _arrow(fig, a_v, a_h, (1.03, 0.5), (-0.3, 0.5))  # P^(h), V^(h) → head_h
         last = n_heads  # the bottom row: Concat(heads) · W_O = output
         names = ", ".join(f"head$_{h}$" for h in range(1, n_heads + 1))
         panel(3, last, concat, f"Concat({names})", "column", "token")

@@ -210,6 +210,25 @@ class Example:
         """
         return np.array(self.exact(name).evalf(30).tolist(), dtype=dtype or np.float64)
 
+    @property
+    def sizes(self) -> dict[str, int]:
+        """The example's sizes read from its inputs: ``L`` (tokens), ``d_model``, ``d_k``,
+        ``d_v``, for the prose that describes it (an example published as ``x`` and weights).
+
+        Examples:
+            >>> from attention_math.running import RUNNING
+            >>> RUNNING.sizes
+            {'L': 3, 'd_model': 4, 'd_k': 4, 'd_v': 2}
+        """
+        if not (self.x and self.w_q and self.w_v):
+            raise ValueError(f"example {self.id!r} publishes no x, w_q and w_v to size it by")
+        return {
+            "L": len(self.x),
+            "d_model": len(self.x[0]),
+            "d_k": len(self.w_q[0]),
+            "d_v": len(self.w_v[0]),
+        }
+
     def has(self, name: str) -> bool:
         """Whether the source document publishes input ``name``.
 

@@ -140,10 +140,17 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$S$",
         ("S",),
-        r"scores, $S = QK^\top/\sqrt{d_k}$, and $S = QK^\top/\sqrt{d_k} + M$ once a mask $M$ is "
-        r"added (Masking); $S_{ij}$ compares query $i$ with key $j$",
+        r"scores, $S = QK^\top/\sqrt{d_k}$; a mask $M$ is added to them inside the softmax, "
+        r"$P = \operatorname{softmax}(S + M)$ (Masking); $S_{ij}$ compares query $i$ with key $j$",
         r"$L_q \times L_k$",
         "forward/index.md",
+    ),
+    Symbol(
+        r"$S_{\text{raw}}$",
+        ("S_raw",),
+        r"raw scores $QK^\top$, before the division by $\sqrt{d_k}$",
+        r"$L_q \times L_k$",
+        "forward/scores.md",
     ),
     Symbol(
         r"$s$",
@@ -808,7 +815,8 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "scores",
-        "The matrix $S$: each query compared with each key by a dot product, scaled, masked.",
+        "The matrix $S$: each query compared with each key by a dot product, then scaled; "
+        "a mask, if any, is added to it inside the softmax.",
         "forward/scores.md",
     ),
     Term(
@@ -869,6 +877,14 @@ TERMS: tuple[Term, ...] = (
         "cross-attention",
         "Attention whose queries come from one sequence and keys and values from another.",
         "why/multi-head.md",
+    ),
+    Term(
+        "encoder, decoder",
+        "Two kinds of transformer. An encoder (BERT) reads a whole sequence with no mask: every "
+        "token sees every token. A decoder (GPT) generates one token at a time, so a causal mask "
+        "lets each token see only itself and earlier tokens. An encoder–decoder model (a "
+        "translator) has both; its decoder reads the encoder's output by cross-attention.",
+        "positions/block.md",
     ),
     Term(
         "equivariance",

@@ -27,14 +27,6 @@ MEASURE = """(blocks) => ({
 })"""
 
 
-def _measure(tab: Tab, pages: list[str]) -> dict[str, dict]:
-    seen = {}
-    for path in pages:
-        tab.goto(path)
-        seen[path] = tab.page.evaluate(MEASURE, BLOCKS)
-    return seen
-
-
 @probe("layout")
 def _layout(tab: Tab) -> dict:
     """Measured at 1280 px during the one visit of each page that ``seen`` makes."""
@@ -46,9 +38,17 @@ def desktop_layout(seen: dict[str, dict]) -> dict[str, dict]:
     return {path: record["layout"] for path, record in seen.items()}
 
 
+@probe("narrow:layout")
+def _narrow_layout(tab: Tab) -> dict:
+    """Measured at the phone width in the same visit (the settled page, after ``WIDTHS``)."""
+    return tab.page.evaluate(MEASURE, BLOCKS)
+
+
 @pytest.fixture(scope="session")
-def phone_layout(phone: Tab, site_pages: list[str]) -> dict[str, dict]:
-    return _measure(phone, site_pages)
+def phone_layout(seen: dict[str, dict]) -> dict[str, dict]:
+    """Every page at PHONE's width, from ``seen``'s visit (a second round of visits in the
+    phone tab cost a quarter of the browser suite and saw the same layout)."""
+    return {path: record["narrow:layout"] for path, record in seen.items()}
 
 
 def test_nothing_is_wider_than_the_column_at_1280px(desktop_layout: dict[str, dict]) -> None:
