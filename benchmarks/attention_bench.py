@@ -260,6 +260,13 @@ def in_child(case: dict, script: str = __file__) -> dict:
     return json.loads(proc.stdout)
 
 
+def _numpy_simd() -> list[str]:
+    """The SIMD extensions NumPy found on this CPU (what ``np.show_runtime`` reports as found)."""
+    from numpy._core._multiarray_umath import __cpu_features__  # what show_runtime reads
+
+    return sorted(name for name, found in __cpu_features__.items() if found)
+
+
 def machine() -> dict:
     info = {"python": platform.python_version(), "numpy": np.__version__, "cores": os.cpu_count()}
     try:
@@ -282,6 +289,8 @@ def machine() -> dict:
     except ImportError:
         info["blas_kernel"] = None
     info["l2_cache_bytes"] = tiled.cache_bytes(2)
+    # the SIMD kernels NumPy dispatches to on this CPU (its elementwise results can differ)
+    info["numpy_simd"] = _numpy_simd()
     try:
         import torch
 

@@ -175,3 +175,15 @@ def test_committed_benchmark_covers_the_issue_cases():
         steps = p["gemm_scores_s"] + p["exp_s"] + p["gemm_values_s"] + p["rest_s"]
         assert 0 < steps <= 1.5 * p["default_s"]  # the steps are (most of) the default path
         assert p["ratio"] == pytest.approx(p["default_s"] / p["torch_s"])
+
+
+def test_the_docstrings_state_the_constants_they_describe():
+    """The API pages show the docstrings, not the private constants: their values are written
+    out in the text, and this keeps the two in step."""
+    from attention_math import tiled
+
+    assert f"{tiled._BLOCK_Q} query rows" in (tiled.default_block.__doc__ or "")
+    a, b = tiled._CALIBRATION_LENGTHS
+    warm, calls = tiled._CALIBRATION_WARMUP, tiled._CALIBRATION_CALLS
+    said = f"lengths {a} and {b} (d = 64, {warm} untimed calls of each, then the best of {calls};"
+    assert said in " ".join((tiled.tiles_pay.__doc__ or "").split())

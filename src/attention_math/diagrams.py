@@ -194,8 +194,8 @@ def backward_graph(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLike) -
             # in maths: the site's abbreviations would wrap a plain "softmax" in <abbr>,
             # which SVG does not draw
             ("dP", "dS", "$\\mathrm{softmax}$\nJacobian,\nrow by row"),
-            ("dS", "dQ", "$s$ · … · $K$"),
-            ("dS", "dK", "$s$ · …$^T$ · $Q$"),
+            ("dS", "dQ", "$\\alpha$ · … · $K$"),
+            ("dS", "dK", "$\\alpha$ · …$^T$ · $Q$"),
         )
         for a, b, label in edges:
             (ca, ra), (cb, rb) = nodes[a][:2], nodes[b][:2]

@@ -66,7 +66,10 @@ def rope_frequencies(d: int, *, base: float = 10000.0) -> NDArray[np.float64]:
     """
     d = _even_width("d", _positive_int("d", d))
     b = _check_base(base)
-    return b ** (-np.arange(0, d, 2, dtype=np.float64) / d)  # (d/2,)
+    # math.pow, not NumPy's vectorised power: NumPy picks a SIMD kernel per CPU (its AVX-512
+    # power is not correctly rounded), and a θ_i one ulp off moves every angle p·θ_i, so the
+    # same call gave different results on different machines
+    return np.array([math.pow(b, -k / d) for k in range(0, d, 2)], dtype=np.float64)  # (d/2,)
 
 
 def sinusoidal(n_positions: int, d_model: int, *, base: float = 10000.0) -> NDArray[np.float64]:

@@ -125,7 +125,8 @@ def reach_figure(length: int = 16, window: int = 3, layers: tuple[int, ...] = (1
 
 def cache_figure(max_tokens: int = 8192, bytes_per_entry: int = 2) -> str:
     """The size of the KV cache as the context grows, for the published models of
-    `decoding.MODELS`, from the formula ``2 · n_layers · h_kv · d_head · L · b``.
+    `decoding.MODELS`, from the formula ``2 · n_layers · h_kv · d_head · L · b``; each
+    model's line ends at the context it was trained for.
 
     Examples:
         >>> from attention_math.positions_plots import cache_figure
@@ -146,8 +147,9 @@ def cache_figure(max_tokens: int = 8192, bytes_per_entry: int = 2) -> str:
                     s["L"]: 1,
                 }
             )
-            held = np.minimum(tokens, model.window) if model.window else tokens  # rolling
-            ax.plot(tokens, held * int(per_token) / 2**30, label=model.name)
+            t = tokens[tokens <= model.context]  # (T',): each line ends at its trained context
+            held = np.minimum(t, model.window) if model.window else t  # rolling
+            ax.plot(t, held * int(per_token) / 2**30, label=model.name)
         ax.set(
             title=f"KV cache of one sequence ({8 * bytes_per_entry}-bit entries)",
             xlabel="tokens in the context",

@@ -170,7 +170,7 @@ def cache_bytes(level: int = 2) -> int | None:
 
 
 def default_block(dtype: np.dtype[Any]) -> tuple[int, int]:
-    """The tile of the default path: ``_BLOCK_Q`` query rows × as many keys as make the
+    """The tile of the default path: 256 query rows × as many keys as make the
     score tile twice the per-core L2 cache (a power of two, 256 to 4096).
 
     Why twice: the tile is written by one GEMM and read once by ``exp`` and once by the
@@ -220,9 +220,8 @@ def tiles_pay(
 
     That count is measured once per machine and dtype: the first call that needs it times
     ``untiled(q, k, v)`` against [`tiled_attention`][attention_math.tiled.tiled_attention] at the
-    lengths of ``_CALIBRATION_LENGTHS`` (d = 64, ``_CALIBRATION_WARMUP`` untimed calls of each,
-    then the best of ``_CALIBRATION_CALLS``; the tiled path first, see ``_calibrate``; under
-    a second) and
+    lengths 1024 and 2048 (d = 64, 2 untimed calls of each, then the best of 5; the tiled
+    path first; under a second) and
     writes the answer to [`CALIBRATION_FILE`][attention_math.tiled.CALIBRATION_FILE] in
     [`calibration_dir`][attention_math.tiled.calibration_dir], keyed by
     [`machine_key`][attention_math.tiled.machine_key]. Later calls and later processes read it back,
