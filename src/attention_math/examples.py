@@ -143,7 +143,12 @@ SOURCES: dict[str, Source] = {
             "Attention Mechanisms of a Transformer",
             kind="an illustrated walkthrough of self-attention and masked self-attention",
         ),
-        Source("004_5e5615d3892a1c49.txt", "The cat sleeps", kind="a short tutorial"),
+        Source(
+            "004_5e5615d3892a1c49.txt",
+            "The cat sleeps",
+            # the document has no title; its one heading reads "Tranformer" [sic]
+            kind="a short tutorial without a title, named here by its example sentence",
+        ),
     )
 }
 """The five source documents, by the file name of the copy the claims come from."""
