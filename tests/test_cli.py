@@ -133,3 +133,15 @@ def test_the_answer_box_says_what_the_command_line_says(text: str, capsys: Capsy
     message = check_text("softmax-logs", text)["message"]
     assert message.startswith("cannot read the answer: ") and "answer: answer" not in message
     assert f"error: {message}" in err
+
+
+def test_check_help_and_the_exercises_page_name_every_function_the_parser_reads():
+    from pathlib import Path
+
+    from attention_math.__main__ import CHECK_EPILOG
+    from attention_math.exercises.parse import FUNCTIONS
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "exercises" / "index.md").read_text()
+    help_words = set(CHECK_EPILOG.replace(",", " ").split())
+    assert [f for f in FUNCTIONS if f not in help_words] == []
+    assert [f for f in FUNCTIONS if f"`{f}`" not in page] == []

@@ -130,3 +130,18 @@ def test_a_disagreement_fails_the_strict_build(tmp_path):
     )
     assert proc.returncode != 0
     assert "CrossCheckError" in proc.stdout + proc.stderr
+
+
+def test_no_raw_tex_in_the_navigation_or_table_of_contents(built_site):
+    """The maths is typeset in the article only: a heading with maths needs a plain
+    ``data-toc-label``, or its TeX shows in the sidebar's table of contents."""
+    import re
+
+    bad = {}
+    for page in built_site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        links = re.findall(r'<a [^>]*class="md-nav__link[^"]*"[^>]*>(.*?)</a>', html, flags=re.S)
+        raw = [t for t in links if re.search(r"\\[(\[]|\$|\\[a-z]+\{", t)]
+        if raw:
+            bad[page.relative_to(built_site).as_posix()] = raw[:3]
+    assert bad == {}

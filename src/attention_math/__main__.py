@@ -50,9 +50,9 @@ CHECK_EPILOG = """\
 example:
   python -m attention_math check scaling-factor "1/sqrt(64)"
 
-ANSWER is plain maths: numbers and fractions, + - * / ^, sqrt exp log, pi E, the symbols the \
-exercise names, and matrices as [[a, b], [c, d]]. It is read by a parser that builds the \
-expression itself: it is never evaluated as Python.
+ANSWER is plain maths: numbers and fractions, + - * / ^, exp sqrt log ln sigmoid tanh sin \
+cos abs, pi E, the symbols the exercise names, and matrices as [[a, b], [c, d]]. It is read \
+by a parser that builds the expression itself: it is never evaluated as Python.
 
 exit status:
   0  your answer is right (exactly, or within the exercise's stated tolerance)

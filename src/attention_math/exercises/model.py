@@ -60,6 +60,10 @@ DIAGNOSES: dict[str, str] = {
     "softmax_one": "softmax₁ adds 1 (e⁰, the extra zero logit) to the denominator",
     "missing_mask": "the causal mask is missing: query t may only use keys 1..t",
     "wrong_factor": "off by a constant factor: check the ½ in the formula",
+    "sum_axis": (
+        "the sum runs over the wrong axis: in dS = P ∘ (dP − rowsum(P ∘ dP)) it runs over the "
+        "keys of each query (a row), not over a column"
+    ),
 }
 """Diagnosis code -> what it means, shown to the learner."""
 

@@ -89,9 +89,8 @@ def exercises() -> list[Exercise]:
             mistakes=(
                 Mistake("missing_term", P2.multiply_elementwise(G2)),
                 Mistake(
-                    "softmax_axis",
+                    "sum_axis",
                     sp.Matrix(2, 2, lambda i, j: P2[i, j] * (G2[i, j] - col_dot[j])),
-                    "The sum runs over the row (the keys of one query), not the column.",
                 ),
             ),
             symbols=names2,

@@ -96,7 +96,9 @@ def exercises() -> list[Exercise]:
             statement="Compute the bilinear scores $Q W K^\\top$ exactly (queries, keys are rows).",
             answer=bil,
             inputs={"Q": qb, "W": wb, "K": kk},
-            mistakes=(Mistake("transposed", bil.T, "That is K W Qᵀ: keys against queries."),),
+            mistakes=(
+                Mistake("transposed", bil.T, "That is K Wᵀ Qᵀ = (Q W Kᵀ)ᵀ: keys against queries."),
+            ),
             numeric=lambda: float_array(qb) @ float_array(wb) @ float_array(kk).T,
         ),
         Exercise(
