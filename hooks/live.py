@@ -1,6 +1,6 @@
 """MkDocs hook: the answer boxes check answers in the reader's browser, with no server.
 
-At build time it gathers, once, into the git-ignored ``.cache/live/``:
+At build time it gathers, once, into a cache shared by every clone (``cache_dir``):
 
 - the Pyodide core from the npm registry's ``pyodide`` tarball, pinned with its integrity
   hash in ``hooks/live.lock.json``;
@@ -44,7 +44,25 @@ log = logging.getLogger("mkdocs.hooks.live")
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCK = Path(__file__).with_suffix(".lock.json")
-CACHE = ROOT / ".cache" / "live"
+CACHE_ENV = "ATTENTION_MATH_BUILD_CACHE"
+
+
+def cache_dir() -> Path:
+    """Where the gathered runtime is kept: ``$ATTENTION_MATH_BUILD_CACHE`` if set, else
+    ``$XDG_CACHE_HOME/attention-math/live`` (``~/.cache/…`` without it).
+
+    Shared by every clone on the machine, as uv's package cache is, so that only a machine's
+    first build fetches and compiles: each entry is named by what it is made from (a pinned
+    version and hash, a hash of the sources, ``bytecode_key``) and written under a temporary
+    name, then renamed, so no build reads another's half-written or stale file.
+    """
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "attention-math" / "live"
+
+
+CACHE = cache_dir()
 DEST = "assets/live"  # in the site
 SCRIPTS = "javascripts/live"  # our own worker and page code, in docs/
 UNAVAILABLE = "Checking in the browser is unavailable in this build: use the Python or Shell tab."

@@ -63,7 +63,7 @@ class SecondBuild:
 
 
 def _warm_live_cache() -> None:
-    """Gather the in-browser runtime into .cache/live/ once, before two builds run at once:
+    """Gather the in-browser runtime into its cache once, before two builds run at once:
     then both only read it (a cold cache written by two builds at a time could race)."""
     live = load_hook("live", "live_hook_warm")
     try:
