@@ -4,7 +4,9 @@ In one run, from a fresh ``git clone`` of the current commit (the package cache 
 warm, as it is on a contributor's second clone):
 
 - ``setup_s``: ``uv sync --locked --group test`` and the PyTorch oracle install;
-- ``cold_build_s``: the first ``mkdocs build --strict`` (no execution cache, no site);
+- ``cold_build_s``: the clone's first ``mkdocs build --strict`` (no execution cache, no site;
+  the in-browser runtime's cache, shared by every clone as uv's is, is warm after the
+  machine's first build: ``hooks/live.py``);
 - ``test_command_s``: the README's test command, browser and oracle tests included;
   with pytest's 40 slowest steps (``slowest_tests``: the run's critical path);
 - ``calibration_s``: a fixed CPU workload (pure Python, NumPy, SymPy), best of 3, before and
