@@ -289,7 +289,7 @@ def machine() -> dict:
     except ImportError:
         info["blas_kernel"] = None
     info["l2_cache_bytes"] = tiled.cache_bytes(2)
-    # the SIMD kernels NumPy dispatches to on this CPU (its elementwise results can differ)
+    # NumPy's elementwise kernels, and so some results (its power, say), differ with these
     info["numpy_simd"] = _numpy_simd()
     try:
         import torch

@@ -1,7 +1,7 @@
 """Run notebooks' code cells top to bottom, each notebook in a fresh process of its own.
 
 A fresh Jupyter kernel per notebook spends most of its time starting: an interpreter, the
-kernel, then NumPy, SymPy, matplotlib and ``attention_math`` imported again, 50 times over.
+kernel, then NumPy, SymPy, matplotlib and ``attention_math`` imported again, for each one.
 Here a fork server imports those once; each notebook then runs in a new process forked from
 it, which holds the imported modules and nothing else (no other notebook's names, results
 or caches), in a directory of the caller's choice, its cells executed in order in one
@@ -91,13 +91,14 @@ def run_notebooks(
             send.close()
             running[index] = (proc, receive)
         ready = multiprocessing.connection.wait([c for _, c in running.values()])
-        for index, (proc, conn) in list(running.items()):
+        for index, (child, conn) in list(running.items()):
             if conn in ready:
                 try:
-                    results[index] = conn.recv()
+                    said: str | None = conn.recv()
                 except EOFError:  # the process died without a word (a crash, os._exit)
-                    proc.join()
-                    results[index] = f"{proc.name}: the process ended with code {proc.exitcode}"
-                proc.join()
+                    said = None
+                child.join()
+                crashed = f"{child.name}: the process ended with code {child.exitcode}"
+                results[index] = crashed if said is None else said
                 del running[index]
     return [results[i] for i in sorted(results)]

@@ -211,3 +211,22 @@ def test_the_same_page_gives_the_same_file() -> None:
     nbformat = require_or_skip("nbformat", "nbformat is missing (uv sync --group docs)")
     a, b = (notebooks.notebook(PAGE, "p.md", "/", "P") for _ in range(2))
     assert nbformat.writes(a) == nbformat.writes(b)  # reproducible builds: no random cell ids
+
+
+def test_the_runner_reports_each_notebook_in_order_a_crash_included(tmp_path: Path) -> None:
+    from tests.notebook_runner import run_notebooks
+
+    got = run_notebooks(
+        [
+            ("crash", ["import os", "os._exit(3)"], str(tmp_path)),
+            ("fine", ["x = 1", "assert x == 1"], str(tmp_path)),
+            ("fails", ["x = 1", "x / 0"], str(tmp_path)),
+            ("fresh", ["assert 'x' not in globals()"], str(tmp_path)),  # nothing carried over
+        ]
+    )
+    assert got == [
+        "crash: the process ended with code 3",
+        "",
+        "fails: cell 2: ZeroDivisionError: division by zero",
+        "",
+    ]
