@@ -71,7 +71,7 @@ def test_shown_calls_say_what_the_code_runs():
     assert "`(L, B, E)`" in by_topic["sequence-first inputs"].theirs
     # SDPA refuses attn_mask with is_causal=True: the causal -inf goes into the float mask
     backward = by_topic["backward"].theirs
-    assert "refuses `attn_mask` together with `is_causal=True`" in backward
+    assert "refuses an `attn_mask` that requires grad together with `is_causal=True`" in backward
     assert "with `is_causal` and" not in backward
     # weights (one per key) and output rows (one per value column) are labelled
     fully = by_topic["fully masked row"]

@@ -540,16 +540,14 @@ def bias_gradient(torch: ModuleType | None) -> Row:
     allowed = torch.from_numpy(causal_mask(4))
     t_mask = torch.where(allowed, t_bias, torch.tensor(-np.inf, dtype=torch.float64))
     F = torch.nn.functional
-    try:  # with grad, the causal mask cannot be given as is_causal next to a float attn_mask
+    try:  # a mask that requires grad (a learned bias) cannot come with is_causal=True
         F.scaled_dot_product_attention(t_q, t_k, t_v, attn_mask=t_bias, is_causal=True)
     except RuntimeError:
         pass
     else:
-        raise ConventionMismatch("SDPA accepted attn_mask together with is_causal=True")
-    # inputs that do not require grad: it accepts the pair (so the row says "with grad")
-    F.scaled_dot_product_attention(
-        *(t.detach() for t in (t_q, t_k, t_v)), attn_mask=t_bias.detach(), is_causal=True
-    )
+        raise ConventionMismatch("SDPA accepted a learned attn_mask together with is_causal=True")
+    # the mask's grad decides, not the inputs': q, k, v with grad and a fixed mask are accepted
+    F.scaled_dot_product_attention(t_q, t_k, t_v, attn_mask=t_bias.detach(), is_causal=True)
     F.scaled_dot_product_attention(t_q, t_k, t_v, attn_mask=t_mask).backward(
         torch.from_numpy(d_out)
     )
@@ -563,15 +561,15 @@ def bias_gradient(torch: ModuleType | None) -> Row:
         "backward",
         _BACKWARD_THEIRS,
         _BACKWARD_OURS,
-        f"{found}; with inputs that require grad, SDPA refuses `attn_mask` with "
-        f"`is_causal=True`; dq, dk, dv, ∂ℓ/∂bias {agree}",
+        f"{found}; with an `attn_mask` that requires grad, SDPA refuses it next to "
+        f"`is_causal=True` (4-D inputs; a fixed mask is accepted); dq, dk, dv, ∂ℓ/∂bias {agree}",
     )
 
 
 _BACKWARD_THEIRS = (
     "autograd through SDPA with a float `attn_mask` that requires grad, the causal `-inf` "
-    "written into it (`torch.where(causal, bias, -inf)`): when an input requires grad, SDPA "
-    "refuses `attn_mask` together with `is_causal=True`"
+    "written into it (`torch.where(causal, bias, -inf)`): SDPA refuses an `attn_mask` that "
+    "requires grad together with `is_causal=True`"
 )
 _BACKWARD_OURS = (
     "`attention_backward(q, k, v, d_out, bias, is_causal=True, return_dmask=True)` → "

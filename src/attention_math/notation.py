@@ -176,7 +176,8 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$P$",
         ("P",),
-        r"the attention weights, $P = \operatorname{softmax}(S)$; each row sums to one "
+        r"the attention weights, $P = \operatorname{softmax}(S + M)$ ($M = 0$ without a mask); "
+        "each row sums to one "
         "(the only name for the weights)",
         r"$L_q \times L_k$",
         "forward/softmax.md",
@@ -521,6 +522,15 @@ SYMBOLS: tuple[Symbol, ...] = (
         _P,
     ),
     Symbol(
+        r"$G(\delta)$",
+        ("G",),
+        r"the block-diagonal rotation that shifts a sinusoidal encoding by $\delta$ positions: "
+        r"$PE(p + \delta) = G(\delta)\,PE(p)$",
+        r"$d_{\text{model}} \times d_{\text{model}}$",
+        "positions/sinusoidal.md",
+        _P,
+    ),
+    Symbol(
         r"$\theta_i$",
         (r"\theta",),
         r"the frequency of pair $i$, $\theta_i = \text{base}^{-2i/d}$ (sinusoidal and RoPE); "
@@ -555,9 +565,10 @@ SYMBOLS: tuple[Symbol, ...] = (
         _P,
     ),
     Symbol(
-        r"$\alpha$, $\delta$",
-        (r"\alpha", r"\delta"),
-        r"an angle of rotation; a shift of position, $p \mapsto p + \delta$",
+        r"$\delta$",
+        (r"\delta",),
+        r"a shift of position, $p \mapsto p + \delta$ (for $\alpha$ as a rotation angle, see "
+        r"$\alpha$ under Gradients)",
         page="positions/sinusoidal.md",
         group=_P,
     ),
@@ -692,7 +703,8 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"$W$",
         ("W",),
         r"the matrix of a bilinear score $q W k^\top$; dot-product attention's is "
-        r"$W = W_Q W_K^\top$ (or $I/\sqrt{d_k}$ on the inputs themselves)",
+        r"$W = W_Q W_K^\top/\sqrt{d_k}$ on the inputs $x$ (or $I/\sqrt{d_k}$ on $q$ and $k$ "
+        r"themselves)",
         "query width × key width",
         "attention-as.md",
         _F,
@@ -894,7 +906,7 @@ TERMS: tuple[Term, ...] = (
     Term(
         "machine epsilon",
         r"$\varepsilon$, the gap between $1$ and the next float.",
-        "forward/formula.md",
+        "index.md",
     ),
     Term(
         "ULP", "Unit in the last place: the gap between a float and the next one.", "why/softmax.md"
@@ -1064,6 +1076,8 @@ def undefined(used: Iterable[str]) -> list[str]:
 
 _TITLES = {
     "index.md": "Home",
+    "attention-as.md": "Attention as …",
+    "forward/index.md": "The forward pass",
     "reference/coming-from-pytorch.md": "Coming from PyTorch, d2l or Hugging Face",
     "forward/notation.md": "Notation and shapes",
     "forward/qkv.md": "Queries, keys, values",

@@ -44,14 +44,14 @@ STEPS = (
     Step("query projection", r"Q = X_q W_Q", 2 * L_q * d_model * h * d_k, h * L_q * d_k),
     Step("key projection", r"K = X_{kv} W_K", 2 * L_k * d_model * h * d_k, h * L_k * d_k),
     Step("value projection", r"V = X_{kv} W_V", 2 * L_k * d_model * h * d_v, h * L_k * d_v),
-    Step("scores", r"Q_i K_i^\top", h * 2 * L_q * L_k * d_k, h * L_q * L_k),
+    Step("scores", r"Q^{(i)} K^{(i)\top}", h * 2 * L_q * L_k * d_k, h * L_q * L_k),
     Step("scale", r"\cdot 1/\sqrt{d_k}", h * L_q * L_k, 0),  # in place
     Step("mask", r"+ M", h * L_q * L_k, 0),  # in place
     Step("row max", r"m = \max_j S_{ij}", h * L_q * L_k, h * L_q),
     Step("shift and exp", r"e^{S - m}", 2 * h * L_q * L_k, 0),  # in place
     Step("row sum", r"\lambda_i = \sum_j e^{S_{ij} - m_i}", h * L_q * L_k, h * L_q),
     Step("normalise", r"P = e^{S-m} / \lambda", h * L_q * L_k, 0),  # in place
-    Step("weighted sum", r"P_i V_i", h * 2 * L_q * L_k * d_v, h * L_q * d_v),
+    Step("weighted sum", r"P^{(i)} V^{(i)}", h * 2 * L_q * L_k * d_v, h * L_q * d_v),
     Step(
         "output projection",
         r"\mathrm{Concat}(\ldots) W_O",

@@ -190,15 +190,23 @@ def backward(
     """
     Qm, Km = symbolic.as_matrix(Q, "Q"), symbolic.as_matrix(K, "K")
     Vm, dO = symbolic.as_matrix(V, "V"), symbolic.as_matrix(d_out, "d_out")
-    s = 1 / sp.sqrt(Qm.cols) if scale is None else sp.sympify(scale)
-    out, P = symbolic.attention(Qm, Km, Vm, mask=mask, scale=s, return_weights=True)
+    alpha = 1 / sp.sqrt(Qm.cols) if scale is None else sp.sympify(scale)
+    out, P = symbolic.attention(Qm, Km, Vm, mask=mask, scale=alpha, return_weights=True)
     if dO.shape != out.shape:
         raise ValueError(f"d_out has shape {dO.shape}, the output has shape {out.shape}")
     dV = P.T * dO
     dP = dO * Vm.T
     delta = dO.multiply_elementwise(out) * sp.ones(out.cols, 1)  # rowsum(dO ∘ O), a column
     dS = P.multiply_elementwise(dP - delta * sp.ones(1, P.cols))
-    return {"P": P, "O": out, "dP": dP, "dS": dS, "dQ": s * dS * Km, "dK": s * dS.T * Qm, "dV": dV}
+    return {
+        "P": P,
+        "O": out,
+        "dP": dP,
+        "dS": dS,
+        "dQ": alpha * dS * Km,
+        "dK": alpha * dS.T * Qm,
+        "dV": dV,
+    }
 
 
 def _loss(d_out: sp.Matrix, out: sp.Matrix) -> sp.Expr:
@@ -215,7 +223,7 @@ def verify_backward(
 ) -> dict[str, sp.Matrix]:
     """Verify ``dQ``, ``dK``, ``dV`` against direct differentiation on generic matrices.
 
-    ``Q``, ``K``, ``V``, ``dO`` and the scale ``s`` are symbols. ``mask`` is ``None``,
+    ``Q``, ``K``, ``V``, ``dO`` and the scale ``α`` are symbols. ``mask`` is ``None``,
     ``"additive"`` (a generic additive mask ``M`` of symbols ``m_ij``) or an ``l_q × l_k``
     boolean matrix. Returns the formula gradients (each checked equal to ``∂ℓ/∂·``).
 
@@ -228,12 +236,12 @@ def verify_backward(
     K = symbolic.generic_matrix("k", l_k, d_k)
     V = symbolic.generic_matrix("v", l_k, d_v)
     dO = symbolic.generic_matrix("g", l_q, d_v)
-    s = sp.Symbol("s", positive=True)
+    alpha = sp.Symbol("alpha", positive=True)  # the scale α, as /gradients/ writes it
     if isinstance(mask, str):
         if mask != "additive":
             raise ValueError(f'mask must be None, "additive" or a boolean matrix, got {mask!r}')
         mask = symbolic.generic_matrix("m", l_q, l_k)
-    formulas = backward(Q, K, V, dO, mask=mask, scale=s)
+    formulas = backward(Q, K, V, dO, mask=mask, scale=alpha)
     loss = _loss(dO, formulas["O"])
     checked = {}
     for name, A in (("dQ", Q), ("dK", K), ("dV", V)):
@@ -284,8 +292,8 @@ def verify_projection_backward(
         "W_V": symbolic.generic_matrix("c", d_model, d_v),
     }
     dO = symbolic.generic_matrix("g", length, d_v)
-    s = sp.Symbol("s", positive=True)
-    formulas = projection_backward(X, W["W_Q"], W["W_K"], W["W_V"], dO, scale=s)
+    alpha = sp.Symbol("alpha", positive=True)  # the scale α, as /gradients/ writes it
+    formulas = projection_backward(X, W["W_Q"], W["W_K"], W["W_V"], dO, scale=alpha)
     loss = _loss(dO, formulas["O"])
     checked = {}
     for name, A in (("dX", X), *((f"d{n}", w) for n, w in W.items())):

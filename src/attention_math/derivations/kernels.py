@@ -7,7 +7,8 @@
   evenly.
 * A bilinear score ``q W kᵀ`` with ``W = W_Q W_Kᵀ`` has rank ≤ d_k (the head width), and
   only the product matters: ``W_Q → W_Q A``, ``W_K → W_K A^{−ᵀ}`` changes nothing.
-* The circuits view: multi-head attention is the sum over heads of ``P_h X W_V^h W_O^h``.
+* The circuits view: multi-head attention is the sum over heads ``i`` of
+  ``P^(i) X W_V^(i) W_O^(i)``.
 
 The derivations return SymPy objects or booleans computed here (the regression data and its
 figure are NumPy arrays and SVG); the pages print them.
@@ -144,8 +145,8 @@ def bilinear_invariance(d_model: int = 3, d_k: int = 2) -> bool:
 
 
 def circuits_sum_of_heads(n_heads: int = 2, length: int = 2, d_model: int = 2) -> bool:
-    """``Concat(P_1 X W_V^1, …) W_O = Σ_h P_h X (W_V^h W_O^h)`` for symbolic matrices
-    (``d_v = 1`` per head, ``d_out = d_model``); ``P_h`` stands for any weights.
+    """``Concat(P^(1) X W_V^(1), …) W_O = Σ_i P^(i) X (W_V^(i) W_O^(i))`` for symbolic matrices
+    (``d_v = 1`` per head, ``d_out = d_model``); ``P^(i)`` stands for any weights.
 
     Examples:
         >>> from attention_math.derivations.kernels import circuits_sum_of_heads
@@ -160,7 +161,7 @@ def circuits_sum_of_heads(n_heads: int = 2, length: int = 2, d_model: int = 2) -
     concat = sp.Matrix.hstack(*(p * x * w for p, w in zip(ps, wv, strict=True))) * w_o
     total = sp.zeros(length, d_model)
     for i in range(n_heads):
-        total += ps[i] * x * (wv[i] * w_o[i, :])  # P_h X W_OV^h
+        total += ps[i] * x * (wv[i] * w_o[i, :])  # P^(i) X W_OV^(i)
     return bool((concat - total).expand() == sp.zeros(length, d_model))
 
 

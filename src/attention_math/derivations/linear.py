@@ -90,7 +90,7 @@ def softmax_flops() -> sp.Expr:
 
 def linear_flops() -> sp.Expr:
     """FLOPs of linear attention with ``φ = elu + 1`` (``m = d`` features), same conventions:
-    φ of Q and K (2 per entry: exp or add, then compare), ``φ(K)ᵀ V`` and ``φ(Q) S``
+    φ of Q and K (2 per entry: exp or add, then compare), ``U = φ(K)ᵀ V`` and ``φ(Q) U``
     (``2 L d d`` each), ``φ(K)ᵀ 1`` and ``φ(Q) z`` (``L d`` and ``2 L d``), the division.
 
     Examples:
@@ -101,9 +101,9 @@ def linear_flops() -> sp.Expr:
     steps = [
         2 * L * d,  # φ(Q)
         2 * L * d,  # φ(K)
-        2 * L * d * d,  # S = φ(K)ᵀ V
+        2 * L * d * d,  # U = φ(K)ᵀ V
         L * d,  # z = φ(K)ᵀ 1
-        2 * L * d * d,  # φ(Q) S
+        2 * L * d * d,  # φ(Q) U
         2 * L * d,  # φ(Q) z
         L * d,  # divide
     ]

@@ -7,8 +7,8 @@ measured is the error of the algorithm alone, in units of the dtype's ε, row-no
 Two ways to finish a softmax are compared (Blanchard, Higham & Higham 2021, "Accurately
 computing the log-sum-exp and softmax functions", IMA J. Numer. Anal. 41(4)):
 
-* shifted, with a division: ``exp(s − m) / Σ exp(s − m)``; the tiled path's ``o / ℓ``;
-* division-free: ``exp(s − lse)`` with ``lse = m + log ℓ`` (the form a backward pass uses
+* shifted, with a division: ``exp(s − m) / Σ exp(s − m)``; the tiled path's ``o / λ``;
+* division-free: ``exp(s − lse)`` with ``lse = m + log λ`` (the form a backward pass uses
   to recompute the weights). The rounding error of ``lse`` is about ``|lse| · ε`` in
   absolute terms and it enters *every* weight, so the error grows with the size of the
   scores; the shifted form's error does not.

@@ -1,6 +1,6 @@
 """Positions, exactly: the sinusoidal shift, RoPE's relative property and layouts, ALiBi.
 
-* Sinusoidal: ``PE(p + δ) = M(δ) · PE(p)`` with ``M(δ)`` block-diagonal rotations that do
+* Sinusoidal: ``PE(p + δ) = G(δ) · PE(p)`` with ``G(δ)`` block-diagonal rotations that do
   not depend on ``p``.
 * RoPE: ``R(mθ)ᵀ R(nθ) = R((n − m)θ)``, so the score of a rotated query at ``m`` and a
   rotated key at ``n`` depends on ``n − m`` only; rotations keep norms; the two pair
@@ -56,23 +56,23 @@ def sinusoidal_exact(n_positions: int, d_model: int, base: int = 10000) -> sp.Ma
         [     0,      1,         0,         1],
         [sin(1), cos(1), sin(1/10), cos(1/10)]])
     """
-    omega = [sp.Integer(base) ** sp.Rational(-2 * i, d_model) for i in range(d_model // 2)]
+    theta = [sp.Integer(base) ** sp.Rational(-2 * i, d_model) for i in range(d_model // 2)]
     rows = []
     for p in range(n_positions):
         row: list[sp.Expr] = []
-        for w in omega:
-            row += [sp.sin(p * w), sp.cos(p * w)]
+        for t in theta:
+            row += [sp.sin(p * t), sp.cos(p * t)]
         rows.append(row)
     return sp.Matrix(rows)
 
 
-def pe_vector(p: sp.Expr, omegas: Sequence[sp.Expr]) -> sp.Matrix:
-    """The column ``(sin ω₁p, cos ω₁p, sin ω₂p, cos ω₂p, …)``."""
-    return sp.Matrix([f(w * p) for w in omegas for f in (sp.sin, sp.cos)])
+def pe_vector(p: sp.Expr, thetas: Sequence[sp.Expr]) -> sp.Matrix:
+    """The column ``(sin θ₁p, cos θ₁p, sin θ₂p, cos θ₂p, …)``."""
+    return sp.Matrix([f(t * p) for t in thetas for f in (sp.sin, sp.cos)])
 
 
-def shift_matrix(delta: sp.Expr, omegas: Sequence[sp.Expr]) -> sp.Matrix:
-    """``M(δ)``: one 2×2 block ``[[cos ωδ, sin ωδ], [−sin ωδ, cos ωδ]]`` per frequency.
+def shift_matrix(delta: sp.Expr, thetas: Sequence[sp.Expr]) -> sp.Matrix:
+    """``G(δ)``: one 2×2 block ``[[cos θδ, sin θδ], [−sin θδ, cos θδ]]`` per frequency θ.
 
     Examples:
         >>> import sympy as sp
@@ -83,14 +83,14 @@ def shift_matrix(delta: sp.Expr, omegas: Sequence[sp.Expr]) -> sp.Matrix:
         [-sin(delta), cos(delta)]])
     """
     blocks = [
-        sp.Matrix([[sp.cos(w * delta), sp.sin(w * delta)], [-sp.sin(w * delta), sp.cos(w * delta)]])
-        for w in omegas
+        sp.Matrix([[sp.cos(t * delta), sp.sin(t * delta)], [-sp.sin(t * delta), sp.cos(t * delta)]])
+        for t in thetas
     ]
     return sp.diag(*blocks)
 
 
 def sinusoidal_shift_holds(n_frequencies: int = 2) -> bool:
-    """True when ``M(δ) · PE(p) = PE(p + δ)`` for symbolic ``p``, ``δ`` and frequencies.
+    """True when ``G(δ) · PE(p) = PE(p + δ)`` for symbolic ``p``, ``δ`` and frequencies.
 
     Examples:
         >>> from attention_math.derivations.positional import sinusoidal_shift_holds
@@ -98,8 +98,8 @@ def sinusoidal_shift_holds(n_frequencies: int = 2) -> bool:
         True
     """
     p, delta = sp.symbols("p delta", real=True)
-    omegas = sp.symbols(f"omega_1:{n_frequencies + 1}", positive=True)
-    diff = shift_matrix(delta, omegas) * pe_vector(p, omegas) - pe_vector(p + delta, omegas)
+    thetas = sp.symbols(f"theta_1:{n_frequencies + 1}", positive=True)
+    diff = shift_matrix(delta, thetas) * pe_vector(p, thetas) - pe_vector(p + delta, thetas)
     return all(_trig_zero(e) for e in diff)
 
 
