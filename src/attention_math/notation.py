@@ -330,7 +330,8 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"$D$",
         ("D",),
         "on the audit page, the distance between a published and the exact value, in units "
-        "of the last printed digit",
+        r"of the last printed digit; in the FlashAttention backward, the column "
+        r"$D = \operatorname{rowsum}(dO \circ O)$ ($L_q$ entries)",
         page="audit.md",
         group=_N,
     ),
