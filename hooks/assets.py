@@ -94,8 +94,8 @@ _engine_text: str | None = None  # read once per build
 # A macro defined on a page stays defined in the Node process for the pages after it, whose
 # answers then depend on that page too: from the first page that defines one, a build
 # neither serves nor keeps answers (until then a page's answer depends on itself alone).
-DEFINES = re.compile(
-    r"\\(?:(?:re)?newcommand|newenvironment|g?def|let|DeclareMathOperator)(?![a-zA-Z])"
+DEFINES = re.compile(  # as DEFINES in hooks/typeset.cjs
+    r"\\(?:(?:re)?newcommand|providecommand|newenvironment|g?def|let|DeclareMathOperator)(?![a-zA-Z])"
 )
 _defined = {"macros": False}
 # what build-time typesetting cost this build (logged at the end: the figure on the About page)
@@ -254,6 +254,14 @@ EMPTY_TH = re.compile(r"<th(?: [^>]*)?>\s*</th>")
 # a highlighted code block: <pre><span></span><code> (pymdownx.highlight), the code scrolls
 CODE_BLOCK = re.compile(r"(<pre(?: [^>]*)?>(?:<span></span>)?)<code(?![^>]*tabindex)(?=[ >])")
 # the theme's search dialog has no accessible name (axe: aria-dialog-name)
+# a section of the navigation is a landmark named by its toggle's label; with an index page
+# (navigation.indexes) that label holds only an icon, so the landmark had no name (axe-core:
+# landmark-unique, on every page). Its title, the label the theme shows on a phone, names it.
+NAV_SECTION = re.compile(
+    r'(<nav class="md-nav" data-md-level="\d+" aria-labelledby=")([^"]+)("[^>]*>\s*'
+    r'<label class="md-nav__title" for="[^"]*")'
+)
+TAG = re.compile(r"<[^>]*>")
 SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
 
 
@@ -328,6 +336,7 @@ def accessible(output: str, where: str) -> str:
     if EMPTY_TH.search(output):
         raise PluginError(f"{where}: a table has an empty header cell; name the column")
     output = output.replace(SEARCH_DIALOG, SEARCH_DIALOG[:-1] + ' aria-label="Search">', 1)
+    output = named_sections(output)
     output = wrapped_tables(output, where)
     # a code block scrolls sideways when a line is longer than the column. The theme makes
     # it focusable only once it comes into view (content.lazy), so until the reader scrolls
@@ -339,6 +348,21 @@ def accessible(output: str, where: str) -> str:
     return output.replace(
         '<div class="wide-figure">', '<div class="wide-figure" tabindex="0" role="group">'
     )
+
+
+def named_sections(output: str) -> str:
+    """Name each navigation section whose labelling element has no text by its title."""
+
+    def name(m: re.Match[str]) -> str:
+        label = re.search(
+            rf'<label[^>]*\bid="{re.escape(m.group(2))}"[^>]*>(.*?)</label>', output, re.S
+        )
+        if label is None or TAG.sub("", label.group(1)).strip():
+            return m.group(0)
+        title = f"{m.group(2)}_title"
+        return f'{m.group(1)}{title}{m.group(3)} id="{title}"'
+
+    return NAV_SECTION.sub(name, output)
 
 
 # mkdocstrings' heading for an object: its full dotted name, one word to the browser

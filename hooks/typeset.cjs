@@ -33,6 +33,10 @@ const svg = new SVG({ fontCache: "global" });
 const doc = mathjax.document("", { InputJax: tex, OutputJax: svg });
 const css = adaptor.textContent(svg.styleSheet(doc));
 
+const NUMBERED = /\\(tag|label|eqref|ref|notag|nonumber)\b|\\begin\{(equation|align|gather|multline)/;
+// as DEFINES in hooks/assets.py
+const DEFINES = /\\(?:(?:re)?newcommand|providecommand|newenvironment|g?def|let|DeclareMathOperator)(?![a-zA-Z])/;
+
 const rl = readline.createInterface({ input: process.stdin, terminal: false });
 rl.on("line", (line) => {
   const { items } = JSON.parse(line);
@@ -40,10 +44,25 @@ rl.on("line", (line) => {
   tex.parseOptions.tags.reset(); // equation numbers are written with \tag, per page
   const html = [];
   const errors = [];
+  // a formula met again on the page gets the markup it got the first time: the same
+  // source gives the same markup (its glyphs are in the page's cache already), except
+  // where equation numbers or labels make it depend on the formulas before it, and after
+  // a macro is defined (a later formula's meaning may have changed)
+  const seen = new Map();
+  let defined = false;
   for (const { tex: source, display } of items) {
+    const key = (display ? "D" : "I") + source;
+    defined = defined || DEFINES.test(source);
+    const once = defined || NUMBERED.test(source); // typeset where it stands, not reused
+    if (!once && seen.has(key)) {
+      html.push(seen.get(key));
+      continue;
+    }
     try {
       const node = doc.convert(source, { display, em: 16, ex: 8, containerWidth: 80 * 16 });
-      html.push(adaptor.outerHTML(node));
+      const markup = adaptor.outerHTML(node);
+      html.push(markup);
+      if (!once) seen.set(key, markup);
     } catch (err) {
       errors.push(`${err.message} in: ${source.slice(0, 200)}`);
       html.push("");

@@ -102,3 +102,28 @@ def test_after_a_page_defines_a_macro_nothing_is_served_or_kept(
     with pytest.raises(PluginError, match="qk"):
         hook.typeset_page(uses, "uses.md")
     hook.end_maths_build()
+
+
+@pytest.mark.docs
+def test_a_formula_met_again_on_a_page_is_typeset_as_it_was_the_first_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """typeset.cjs reuses a repeated formula's markup within a page, but not where the
+    markup depends on what came before: equation numbers, and formulas after a macro is
+    (re)defined. Each reused answer must equal what typesetting it afresh gives."""
+    hook = _hook("assets_repeat_probe")
+    got = hook.typeset_items(
+        [{"tex": t, "display": d} for t, d in [("q_i^\\top k_j", False)] * 2]
+        + [{"tex": "\\begin{equation} y \\end{equation}", "display": True}] * 2
+        + [
+            {"tex": "\\newcommand{\\w}{a} \\w", "display": False},
+            {"tex": "\\w", "display": False},
+            {"tex": "\\renewcommand{\\w}{b} \\w", "display": False},
+            {"tex": "\\w", "display": False},
+        ]
+    )["html"]
+    hook.end_maths_build()
+    assert got[0] == got[1] and "<svg" in got[0]
+    assert "(1)" in got[2] and "(2)" in got[3]  # numbered in order, never reused
+    assert got[5] != got[7]  # \w after its redefinition is b, not a reused a
+    assert "<mi>a</mi>" in got[5] and "<mi>b</mi>" in got[7]

@@ -34,7 +34,8 @@ RUN = """async () => {
       try { el = document.querySelector(n.target[0]); } catch (e) {}
       // the project's own content: the page's article (Markdown, executed blocks, maths)
       return {target: n.target.join(' '), impact: n.impact, html: n.html.slice(0, 160),
-              content: !!(el && el.closest('article'))};
+              content: !!(el && el.closest('article')),
+              maths: !!(el && el.querySelector('mjx-container'))};
     })}));
 }"""
 

@@ -8,6 +8,7 @@ pages at fault.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -130,6 +131,38 @@ def test_axe_finds_no_serious_violation_in_the_content(seen: Seen) -> None:
 def test_axe_finds_no_serious_violation_in_the_theme(seen: Seen) -> None:
     """Nor outside it, but for the listed findings the project cannot override."""
     assert _severe(seen, content=False) == {}
+
+
+# Lesser findings (moderate, minor) fail the suite too, but for these nodes: rule -> (which
+# nodes, why they are not a fault of the project's)
+LESSER_EXCEPTIONS: dict[str, tuple[Callable[[dict[str, Any]], bool], str]] = {
+    "empty-table-header": (
+        lambda node: node["maths"],
+        "a header cell that is a formula: sighted readers see MathJax's SVG, screen readers "
+        "read its MathML, and axe-core counts neither as visible text",
+    ),
+    "landmark-unique": (
+        lambda node: node["html"].startswith('<nav class="md-code__nav"'),
+        "the theme's script puts each code block's copy button in a <nav> of its own with "
+        "no name (mkdocs-material's bundle; neither mkdocs.yml nor overrides/ reach it)",
+    ),
+}
+
+
+def test_axe_finds_no_lesser_violation_either(seen: Seen) -> None:
+    """Moderate and minor findings too, in the article and outside it (the build names the
+    theme's navigation sections that had no name: hooks/assets.py ``named_sections``)."""
+    found = {
+        p: [
+            (v["id"], v["impact"], n["target"])
+            for v in r["axe"]
+            if v["impact"] not in SEVERE
+            for n in v["nodes"]
+            if not (v["id"] in LESSER_EXCEPTIONS and LESSER_EXCEPTIONS[v["id"]][0](n))
+        ]
+        for p, r in seen.items()
+    }
+    assert {p: v for p, v in found.items() if v} == {}
 
 
 def test_all_maths_is_typeset(desktop_seen: Seen) -> None:
