@@ -374,3 +374,17 @@ def test_answer_box_placeholder_is_not_an_answer():
     for ex in EXERCISES:  # the hint never spells one of the exercise's symbols
         hint = re.search(r'placeholder="([^"]*)"', answer_box(ex.id)).group(1)
         assert not set(re.findall(r"\w+", hint)) & set(ex.symbols), ex.id
+
+
+def test_chapters_are_in_the_order_of_the_sites_navigation() -> None:
+    """The exercises index and the command line list chapters as the reader meets them."""
+    import re
+    from pathlib import Path
+
+    from attention_math.exercises import CHAPTERS
+    from attention_math.exercises.catalogue import _CHAPTERS
+
+    nav = (Path(__file__).resolve().parents[1] / "mkdocs.yml").read_text(encoding="utf-8")
+    pages = re.findall(r"exercises/(\w+)\.md", nav)
+    in_nav = [p for p in pages if p in CHAPTERS]
+    assert in_nav == list(CHAPTERS) == list(_CHAPTERS)

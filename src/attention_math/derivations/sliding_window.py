@@ -1,10 +1,10 @@
 """Sliding-window attention, exactly: the receptive field grows by ``w − 1`` per layer.
 
 One layer under `sliding_window_mask` lets token ``i`` read tokens ``i − w + 1 … i``.
-Stacking ``n`` layers composes the masks: token ``i`` is influenced by token ``j`` when
-there is a path ``j → … → i`` through ``n`` allowed steps, i.e. when entry ``(i, j)`` of
-the ``n``-th boolean power of the mask is True. Its last row counts ``n(w − 1) + 1`` tokens
-(while that fits in the sequence). The mask has ``w L − w(w − 1)/2`` allowed entries, so
+Stacking ``n_layers`` layers composes the masks: token ``i`` is influenced by token ``j``
+when there is a path ``j → … → i`` through ``n_layers`` allowed steps, i.e. when entry
+``(i, j)`` of the ``n_layers``-th boolean power of the mask is True. Its last row counts
+``n_layers (w − 1) + 1`` tokens (while that fits in the sequence). The mask has ``w L − w(w − 1)/2`` allowed entries, so
 a kernel that skips blocked scores does O(L·w) work.
 """
 
@@ -21,9 +21,12 @@ __all__ = [
     "receptive_field",
     "receptive_field_formula",
     "receptive_field_holds",
+    "receptive_field_latex",
 ]
 
-w, n, L = sp.symbols("w n L", positive=True, integer=True)
+w, L = sp.symbols("w L", positive=True, integer=True)
+n_layers = sp.Symbol("n_layers", positive=True, integer=True)  # the glossary's n_layers
+_TEX_NAMES = {n_layers: r"n_{\text{layers}}"}
 
 
 def reach(length: int, window: int, n_layers: int) -> sp.Matrix:
@@ -50,19 +53,30 @@ def receptive_field(length: int, window: int, n_layers: int) -> int:
 
 
 def receptive_field_formula() -> sp.Expr:
-    """``n(w − 1) + 1``: each layer reaches ``w − 1`` tokens further back.
+    """``n_layers (w − 1) + 1``: each layer reaches ``w − 1`` tokens further back.
 
     Examples:
         >>> from attention_math.derivations.sliding_window import receptive_field_formula
         >>> receptive_field_formula()
-        n*(w - 1) + 1
+        n_layers*(w - 1) + 1
     """
-    return n * (w - 1) + 1
+    return n_layers * (w - 1) + 1
+
+
+def receptive_field_latex() -> str:
+    r"""`receptive_field_formula` in LaTeX, with the glossary's name for the layer count.
+
+    Examples:
+        >>> from attention_math.derivations.sliding_window import receptive_field_latex
+        >>> print(receptive_field_latex())
+        n_{\text{layers}} \left(w - 1\right) + 1
+    """
+    return sp.latex(receptive_field_formula(), symbol_names=_TEX_NAMES)
 
 
 def receptive_field_holds(max_layers: int = 4, windows: tuple[int, ...] = (1, 2, 3, 4)) -> bool:
-    """True when the counted receptive field equals ``min(L, n(w − 1) + 1)`` for every
-    ``n ≤ max_layers`` and window, with ``L`` long enough for the formula and one short.
+    """True when the counted receptive field equals ``min(L, n_layers (w − 1) + 1)`` for
+    every ``n_layers ≤ max_layers`` and window, with ``L`` long enough for the formula and one short.
 
     Examples:
         >>> from attention_math.derivations.sliding_window import receptive_field_holds
@@ -71,7 +85,7 @@ def receptive_field_holds(max_layers: int = 4, windows: tuple[int, ...] = (1, 2,
     """
     for win in windows:
         for layers in range(1, max_layers + 1):
-            formula = int(receptive_field_formula().subs({n: layers, w: win}))
+            formula = int(receptive_field_formula().subs({n_layers: layers, w: win}))
             for length in (formula + 2, max(1, formula - 1)):
                 if receptive_field(length, win, layers) != min(length, formula):
                     return False

@@ -26,7 +26,7 @@ __all__ = ["by_chapter", "catalogue"]
 
 _CHAPTERS = {
     c.__name__.rsplit(".", 1)[1]: c
-    for c in (forward, examples, scaling, masks, softmax, multihead, gradients, positions, views)
+    for c in (forward, examples, scaling, softmax, masks, multihead, positions, gradients, views)
 }
 
 

@@ -17,14 +17,14 @@ CHAPTERS: dict[str, str] = {
     "forward": "The forward pass",
     "examples": "Worked examples",
     "scaling": "Scaling",
-    "masks": "Masks",
     "softmax": "Softmax",
+    "masks": "Masks",
     "multihead": "Multi-head attention",
-    "gradients": "Gradients",
     "positions": "Positions and decoding",
+    "gradients": "Gradients",
     "views": "Other views: kernels, linear attention, FlashAttention",
 }
-"""Chapter id -> title, in reading order."""
+"""Chapter id -> title, in reading order (the site's navigation)."""
 
 DIAGNOSES: dict[str, str] = {
     "transposed": "your answer is the transpose of the right one (rows and columns swapped)",
