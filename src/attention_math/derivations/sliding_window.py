@@ -4,8 +4,8 @@ One layer under `sliding_window_mask` lets token ``i`` read tokens ``i − w + 1
 Stacking ``n_layers`` layers composes the masks: token ``i`` is influenced by token ``j``
 when there is a path ``j → … → i`` through ``n_layers`` allowed steps, i.e. when entry
 ``(i, j)`` of the ``n_layers``-th boolean power of the mask is True. Its last row counts
-``n_layers (w − 1) + 1`` tokens (while that fits in the sequence). The mask has ``w L − w(w − 1)/2`` allowed entries, so
-a kernel that skips blocked scores does O(L·w) work.
+``n_layers (w − 1) + 1`` tokens (while that fits in the sequence). The mask has
+``w L − w(w − 1)/2`` allowed entries, so a kernel that skips blocked scores does O(L·w) work.
 """
 
 from __future__ import annotations
@@ -76,7 +76,8 @@ def receptive_field_latex() -> str:
 
 def receptive_field_holds(max_layers: int = 4, windows: tuple[int, ...] = (1, 2, 3, 4)) -> bool:
     """True when the counted receptive field equals ``min(L, n_layers (w − 1) + 1)`` for
-    every ``n_layers ≤ max_layers`` and window, with ``L`` long enough for the formula and one short.
+    every ``n_layers ≤ max_layers`` and window, with ``L`` long enough for the formula and
+    one short.
 
     Examples:
         >>> from attention_math.derivations.sliding_window import receptive_field_holds
