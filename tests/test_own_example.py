@@ -33,6 +33,25 @@ def test_reading_matrices() -> None:
     assert read_matrix("sqrt(2) exp(1) pi", "Q") == sp.Matrix([[sp.sqrt(2), sp.E, sp.pi]])
 
 
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "0.33333333333",  # not 1/3
+        "0.142857142857",  # not 1/7
+        "1.4142135623730951",  # not sqrt(2)
+        "0.12345678901234567",  # more digits than a float keeps
+        "2.5e-3",
+        "-0.1",
+    ],
+)
+def test_a_decimal_is_the_exact_number_its_digits_write(typed: str) -> None:
+    """Every digit typed counts, and nothing is guessed: the page promises it."""
+    want = sp.Rational(typed)
+    assert read_matrix(typed, "Q") == sp.Matrix([[want]])
+    assert read_matrix(f"[[{typed}, 1]]", "K") == sp.Matrix([[want, 1]])
+    assert read_matrix(f"exp({typed}) 1", "V")[0] == sp.exp(want)
+
+
 @pytest.mark.parametrize("mask", ["none", "causal"])
 def test_the_steps_are_the_exact_forward_pass(mask: str) -> None:
     r = own_example(QKV, mask)

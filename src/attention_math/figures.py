@@ -98,9 +98,9 @@ def pipeline(
         "queries $Q = XW_Q$",
         "keys $K = XW_K$",
         "values $V = XW_V$",
-        "scores $QK^T$ / √$d_k$",
-        "masked $S$ = scores + $M$",
-        "weights $P$ = softmax($S$)",
+        "scores $S = QK^T$ / √$d_k$",
+        "masked $S + M$",
+        "weights $P$ = softmax($S + M$)",
         "output $O = PV$",
     )
     labels = [("feature", "token")] * 4 + [("key", "query")] * 3 + [("feature", "query")]

@@ -126,8 +126,10 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$Q, K, V$",
         ("Q", "K", "V"),
-        "queries, keys, values: $Q = XW_Q$, $K = XW_K$, $V = XW_V$",
-        r"$L_q \times d_k$, $L_k \times d_k$, $L_k \times d_v$",
+        "queries, keys, values: $Q = XW_Q$, $K = XW_K$, $V = XW_V$ (in cross-attention $K$ "
+        "and $V$ come from another sequence)",
+        r"$L_q \times d_k$, $L_k \times d_k$, $L_k \times d_v$ ($L_q = L_k = L$ in "
+        r"self-attention)",
         "forward/qkv.md",
     ),
     Symbol(
@@ -1093,7 +1095,7 @@ _TITLES = {
     "why/masks.md": "Masks",
     "why/multi-head.md": "Multi-head",
     "why/equivariance.md": "Equivariance",
-    "why/scaling.md": "Scaling by √dₖ",
+    "why/scaling.md": "Why it works: scaling",
     "why/cost.md": "Cost",
     "gradients/index.md": "Gradients",
     "gradients/gradient-checking.md": "Gradient checking",

@@ -65,7 +65,7 @@ class DisagreementError(AssertionError):
 
 def _parse(text: str, where: str) -> sp.Expr | sp.Matrix:
     try:
-        return parse_answer(text)
+        return parse_answer(text, exact_decimals=True)
     except (ValueError, TypeError) as exc:
         raise ValueError(f"{where}: {str(exc).removeprefix('answer: ')}") from None
 
@@ -78,13 +78,14 @@ def _entry(text: str, where: str) -> sp.Expr:
 
 
 def _number(e: sp.Expr, text: str, where: str) -> sp.Expr:
-    e = e.xreplace({f: sp.Rational(str(f)) for f in e.atoms(sp.Float)})  # 0.5 is 1/2 here
+    # decimals arrive as the exact rationals they write (0.5 is 1/2), never guessed at:
+    # 0.33333333333 stays 33333333333/10^11, not 1/3
     value = sp.N(e, 20)
     if not (value.is_real and value.is_finite):
         raise ValueError(f"{where}: {text!r} is not a finite real number")
     if abs(value) > MAX_ENTRY:
         raise ValueError(f"{where}: {text!r} is larger than {MAX_ENTRY} in size")
-    return sp.nsimplify(e) if e.is_Rational else e
+    return e
 
 
 def _size(name: str, rows: int, cols: int) -> None:

@@ -71,7 +71,7 @@ def receptive_field_latex() -> str:
         >>> print(receptive_field_latex())
         n_{\text{layers}} \left(w - 1\right) + 1
     """
-    return sp.latex(receptive_field_formula(), symbol_names=_TEX_NAMES)
+    return str(sp.latex(receptive_field_formula(), symbol_names=_TEX_NAMES))
 
 
 def receptive_field_holds(max_layers: int = 4, windows: tuple[int, ...] = (1, 2, 3, 4)) -> bool:

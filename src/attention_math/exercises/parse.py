@@ -121,8 +121,19 @@ def _normalise(text: str) -> str:
 
 
 class _Builder:
-    def __init__(self, symbols: Mapping[str, sp.Basic]) -> None:
+    def __init__(self, symbols: Mapping[str, sp.Basic], source: str | None = None) -> None:
         self.symbols = symbols
+        self.source = source  # given: a decimal is the exact rational its digits write
+
+    def _exact_decimal(self, node: ast.Constant) -> sp.Rational:
+        # from the digits as typed: a float would keep only about 16 of them
+        digits = (ast.get_source_segment(self.source or "", node) or repr(node.value)).replace(
+            "_", ""
+        )
+        value = sp.Rational(digits)
+        if _bits(value) > MAX_BITS:
+            self._raise(node, f"the number {digits} (more than {MAX_BITS} bits exactly)")
+        return value
 
     def fail(self, node: ast.AST, what: str) -> ParseError:
         col = getattr(node, "col_offset", None)
@@ -136,8 +147,12 @@ class _Builder:
                 return self._raise(node, f"the constant {v!r}")
             if isinstance(v, float) and not math.isfinite(v):
                 return self._raise(node, f"the number {v!r} (too large for a float)")
+            if isinstance(v, int):
+                return sp.Integer(v)
+            if self.source is not None:
+                return self._exact_decimal(node)
             # Decimals stay Floats: the checker tells a rounded answer from an exact one.
-            return sp.Integer(v) if isinstance(v, int) else sp.Float(repr(v))
+            return sp.Float(repr(v))
         if isinstance(node, ast.Name):
             return self.name(node)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
@@ -226,12 +241,17 @@ def _nesting_and_operators(src: str) -> tuple[int, int]:
     return deepest, operators
 
 
-def parse_answer(text: str, symbols: Mapping[str, sp.Basic] | None = None) -> sp.Expr | sp.Matrix:
+def parse_answer(
+    text: str, symbols: Mapping[str, sp.Basic] | None = None, *, exact_decimals: bool = False
+) -> sp.Expr | sp.Matrix:
     """Read ``text`` as a SymPy expression or Matrix without ever evaluating it as code.
 
     Args:
         text: plain math, e.g. ``"exp(1)/(1 + exp(1))"`` or ``"[[1, 0], [1/2, 1/2]]"``.
         symbols: the names the answer may use, mapped to their SymPy symbols.
+        exact_decimals: read a decimal such as ``0.1`` as the exact rational its digits
+            write (``1/10``), every typed digit kept; by default it stays a ``Float``, so
+            that the checker can tell a rounded answer from an exact one.
 
     Returns:
         sympy.Expr | sympy.Matrix: an expression, or a matrix for a (nested) list (a flat
@@ -250,6 +270,8 @@ def parse_answer(text: str, symbols: Mapping[str, sp.Basic] | None = None) -> sp
         Matrix([
         [        1,    8],
         [sqrt(2)/2, -0.5]])
+        >>> parse_answer("0.33333333333333333333", exact_decimals=True)
+        33333333333333333333/100000000000000000000
         >>> parse_answer("__import__('os').system('true')")
         Traceback (most recent call last):
         ...
@@ -275,7 +297,7 @@ def parse_answer(text: str, symbols: Mapping[str, sp.Basic] | None = None) -> sp
     except (ValueError, RecursionError, MemoryError):
         raise ParseError("answer: too deeply nested or malformed") from None
     try:
-        out = _Builder(symbols).build(tree.body)
+        out = _Builder(symbols, src if exact_decimals else None).build(tree.body)
     except RecursionError:
         raise ParseError("answer: too deeply nested") from None
     return _to_matrix(out, text) if isinstance(out, list) else out
