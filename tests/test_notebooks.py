@@ -5,8 +5,9 @@ has its notebook and a "Download notebook" link to it, with the code cells the h
 the page's source; and every page's notebook, made from its source as the build makes it, is
 executed in a fresh process of its own (``tests/notebook_runner.py``), outside the repository
 unless the page reads committed data, failing on any error; two of them also in a real
-Jupyter kernel (nbclient + ipykernel). Made from the sources, not read from the built site, the notebooks run on one
-pytest-xdist worker while the other builds the site (the suite's longest wait otherwise).
+Jupyter kernel (nbclient + ipykernel). Made from the sources, not read from the built site,
+the notebooks run on one pytest-xdist worker while the other builds the site (the suite's
+longest wait otherwise).
 """
 
 from __future__ import annotations
