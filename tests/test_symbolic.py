@@ -173,3 +173,28 @@ def test_a_sympy_matrix_of_booleans_is_a_mask() -> None:
         eye, eye, v, mask=rows
     )
     assert symbolic.attention(eye, eye, v, mask=rows)[0, :] == v[0, :]
+
+
+def test_in_terms_of_sigmoid_rewrites_e_itself_when_a_is_one() -> None:
+    """exp(1) is SymPy's constant E, not an exp atom: it must be rewritten like exp(2·1)."""
+    import sympy as sp
+
+    from attention_math.symbolic import attention, in_terms_of_sigmoid, sigmoid
+
+    assert in_terms_of_sigmoid(sigmoid(1), 1) == sp.Symbol("sigma", positive=True)
+    out = attention(sp.sqrt(2) * sp.eye(2), sp.eye(2), [[1, 2], [3, 4]])  # scores 1 and 0
+    rewritten = out.applyfunc(lambda e: in_terms_of_sigmoid(e, 1))
+    assert not any(x.has(sp.E) for x in rewritten)
+
+
+def test_floats_in_the_scale_and_the_mask_are_their_exact_binary_values() -> None:
+    """No 15-digit Floats slip into the exact derivation (as_matrix already reads floats so)."""
+    import sympy as sp
+
+    from attention_math.symbolic import attention, scores
+
+    tenth = sp.Rational(0.1)  # 3602879701896397/2**55, not 1/10 and not a Float
+    assert scores(sp.eye(2), sp.eye(2), scale=0.1) == tenth * sp.eye(2)
+    _, w = attention(sp.eye(2), sp.eye(2), sp.eye(2), mask=[[0.1, 0], [0, 0]], return_weights=True)
+    assert not any(x.atoms(sp.Float) for x in w)
+    assert w[0, 0].has(tenth)

@@ -617,8 +617,8 @@ def report(findings: Sequence[Finding], *, where: bool = False) -> str:
 
 def run_audit(examples: Sequence[str] = (), *, where: bool = False) -> int:
     """``python -m attention_math audit [EXAMPLE …]``: print the report; return 0 when every
-    verdict is the one registered in `attention_math.examples`, 1 when one changed (each
-    change is named on stderr).
+    verdict and diagnosis is the one registered in `attention_math.examples`, 1 when one
+    changed (each change is named on stderr).
 
     Raises:
         UsageError: an unknown example id.

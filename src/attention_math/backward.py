@@ -107,7 +107,7 @@ def attention_backward(
         >>> dq.round(4)
         array([[-0.3128,  0.3128],
                [-0.3128,  0.3128]])
-        >>> dq.sum(axis=-1)  # each row of dS sums to 0: the Jacobian kills the ones-vector
+        >>> dq.sum(axis=-1)  # k = I here, so dq = dS/√2, whose rows sum to 0 (see dbias below)
         array([0., 0.])
 
         A fully masked row (query 0 here) contributes nothing:

@@ -2,7 +2,7 @@
 
 Each `Example` holds the inputs as published (ints, or decimal strings read as exact
 rationals, so the symbolic side is exact), the source document it comes from and every
-number that document prints about it, as `Claim` s. A claim carries where it appears, the
+number that document prints about it, each a `Claim`. A claim carries where it appears, the
 precision it was printed with, and the verdict and diagnosis registered for it; the
 module [`attention_math.audit`][attention_math.audit] recomputes both and fails when they change.
 

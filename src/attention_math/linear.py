@@ -2,7 +2,8 @@
 
 Softmax attention computes ``softmax(Q Kᵀ) V``: the ``L_q × L_k`` weights come first. Replace
 ``exp(q·k)`` by a product of features ``φ(q)·φ(k)`` and the product can be regrouped,
-``(φ(Q) φ(K)ᵀ) V = φ(Q) (φ(K)ᵀ V)``: the ``d × d_v`` matrix ``φ(K)ᵀ V`` is formed once and
+``(φ(Q) φ(K)ᵀ) V = φ(Q) (φ(K)ᵀ V)``: the ``m × d_v`` matrix ``φ(K)ᵀ V`` (``m`` features) is
+formed once and
 the cost grows linearly in the length (Katharopoulos et al., 2020, "Transformers are RNNs").
 With a causal mask, query ``t`` needs the sums over keys ``0..t`` only, which a running
 state ``U_t = U_{t−1} + φ(k_t) v_tᵀ``, ``z_t = z_{t−1} + φ(k_t)`` provides: an RNN.
@@ -27,7 +28,8 @@ FeatureMap = Callable[[NDArray[np.floating]], NDArray[np.floating]]
 
 
 def elu_feature_map(x: NDArray[np.floating]) -> NDArray[np.floating]:
-    """``φ(x) = elu(x) + 1``: ``x + 1`` for ``x > 0``, ``eˣ`` otherwise; always ``> 0``.
+    """``φ(x) = elu(x) + 1``: ``x + 1`` for ``x > 0``, ``eˣ`` otherwise; ``> 0`` in exact
+    arithmetic (in float64 ``eˣ`` underflows to 0 below about ``x = −745``).
 
     Examples:
         >>> import numpy as np

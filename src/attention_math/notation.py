@@ -991,6 +991,11 @@ def symbols_in_tex(tex: str) -> list[str]:
     Reading an index subscript as an entry of its base, and a label as its base, is left to
     [`undefined`][attention_math.notation.undefined].
 
+    Two limits: the symbols inside a superscript or a braced subscript are not read on their
+    own (``e^{Y_3}`` gives ``e`` only; ``\\sum_{l=1}^{n}`` adds neither ``l`` nor ``n``), and
+    a braced accent keeps its braces apart from the subscript (``\\hat{P}_{ij}`` gives ``P``,
+    ``i``, ``j`` while ``\\hat P_{ij}`` gives ``P_ij``).
+
     Examples:
         >>> from attention_math.notation import symbols_in_tex
         >>> symbols_in_tex(r"P_{ij} = \\operatorname{softmax}(S)_{ij}, \\quad O = P V")

@@ -397,9 +397,10 @@ def attention(
             ([`attention_math.tiled`][]): an int, or ``(block_q, block_k)`` query rows ×
             key columns per tile. Extra memory is O(L·d) plus one tile instead of the
             ``L_q × L_k`` scores. ``None`` (default): the faster path for this size on this
-            machine ([`tiles_pay`][attention_math.tiled.tiles_pay]: untiled below 1024² scores
-            per head, tiled above ``tiled.SCORES_BUDGET_BYTES`` or where a one-off timing
-            found tiles faster), tiles sized by ``tiled.default_block`` (the L2 cache).
+            machine ([`tiles_pay`][attention_math.tiled.tiles_pay]: tiled whenever all the
+            scores together exceed ``tiled.SCORES_BUDGET_BYTES``; otherwise untiled below
+            1024² scores per head, and above that where a one-off timing found tiles faster),
+            tiles sized by ``tiled.default_block`` (the L2 cache).
             Cannot be combined with ``return_weights`` (the weights *are* ``L_q × L_k``).
         is_causal: query ``i`` sees keys ``0..i`` only, as ``mask=causal_mask(L_q, L_k)``
             (and combined with ``mask`` if both are given) but without building the

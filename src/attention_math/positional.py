@@ -179,8 +179,8 @@ def alibi_exponents(n_heads: int) -> list[Fraction]:
 
     For ``n`` a power of two the slopes form the geometric sequence ``2^(−8k/n)``,
     ``k = 1 … n``. Otherwise (the paper's rule, as in its reference code): take the
-    ``2^⌊log₂ n⌋`` slopes of the power of two below ``n``, then the first missing ones from
-    every other slope of the power of two above (``2^(−8k/(2n'))`` for odd ``k``).
+    ``n' = 2^⌊log₂ n⌋`` slopes of the power of two below ``n``, then the first missing ones
+    from every other slope of the power of two above (``2^(−8k/(2n'))`` for odd ``k``).
 
     Examples:
         >>> from attention_math.positional import alibi_exponents

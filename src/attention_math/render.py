@@ -197,7 +197,7 @@ def exact_beside_decimal(
     click away, below ``name ≈ decimal``. Integers that NumPy reproduces exactly are shown once,
     ``name = exact`` (the decimal would repeat them). An exact form that does not teach
     ([`teaches`][attention_math.render.teaches]: long rationals) is folded even when it
-    fits, and so is any exact form when ``fold`` is set.
+    fits, and so is any exact form but such integers when ``fold`` is set.
 
     Examples:
         >>> import numpy as np, sympy as sp

@@ -133,6 +133,13 @@ def _is_flat(z: object) -> bool:
     )
 
 
+def _exact(x: object) -> sp.Expr:
+    """``x`` in SymPy, a finite float as its exact binary value (as `as_matrix` does)."""
+    if isinstance(x, float | sp.Float) and bool(sp.Float(x).is_finite):
+        return sp.Rational(x)
+    return sp.sympify(x)
+
+
 def scores(q: object, k: object, scale: object = None) -> sp.Matrix:
     """Scaled scores ``Q Kᵀ · scale``; ``scale`` defaults to ``1/√d_k``.
 
@@ -148,7 +155,7 @@ def scores(q: object, k: object, scale: object = None) -> sp.Matrix:
         raise ValueError(f"Q and K must share d_k: Q is {Q.shape}, K is {K.shape}")
     if _has_string(scale):
         raise TypeError("scale is a string; pass a number or a SymPy expression")
-    s = 1 / sp.sqrt(Q.cols) if scale is None else sp.sympify(scale)
+    s = 1 / sp.sqrt(Q.cols) if scale is None else _exact(scale)
     return (Q * K.T) * s
 
 
@@ -171,7 +178,7 @@ def _apply_mask(S: sp.Matrix, mask: object) -> sp.Matrix:
             if boolean:
                 out[i, j] = S[i, j] if e else -sp.oo
             else:
-                e = sp.sympify(e)
+                e = _exact(e)
                 out[i, j] = -sp.oo if e == -sp.oo else S[i, j] + e
     return out
 
@@ -215,7 +222,9 @@ def masked_softmax_limit(row: Sequence[object], masked: Iterable[int]) -> list[s
     """Softmax of ``row`` with the ``masked`` positions sent to −∞ by an explicit limit.
 
     Each masked score is replaced by ``t`` and ``t → -∞`` is taken with ``sympy.limit``;
-    the result equals `softmax` with ``-oo`` entries.
+    the result equals `softmax` with ``-oo`` entries, but for a row masked in every
+    position: there all scores are the same ``t`` and the limit is uniform, while `softmax`
+    (like `attention_math.numeric`) gives such a row zeros by convention.
 
     Examples:
         >>> from attention_math.symbolic import masked_softmax_limit
@@ -245,8 +254,14 @@ def sigmoid(x: object) -> sp.Expr:
 def in_terms_of_sigmoid(expr: object, a: object, symbol: sp.Symbol | None = None) -> sp.Expr:
     """Rewrite ``expr``, which contains ``exp(n·a)``, as a rational function of ``σ = σ(a)``.
 
-    Other constants (``exp(3)``, say) are left as they are. Uses ``eᵃ = σ / (1 − σ)`` and
-    verifies the rewrite exactly before returning it.
+    Every ``exp(c)`` with ``c / a`` an integer ``n`` becomes ``(σ / (1 − σ))ⁿ``, SymPy's ``E``
+    (``exp(1)``) included; one with ``c / a`` irrational (``exp(3)`` for ``a = 1/√2``) is left
+    as it is. Uses ``eᵃ = σ / (1 − σ)`` and verifies the rewrite exactly before returning it.
+
+    Raises:
+        ValueError: ``expr`` has an ``exp(c)`` with ``c / a`` rational but not an integer, or
+            sharing a symbol with ``a``: it is not a function of ``exp(a)`` alone.
+        ArithmeticError: the rewrite did not verify (a bug, never the input).
 
     Examples:
         >>> import sympy as sp
@@ -256,19 +271,25 @@ def in_terms_of_sigmoid(expr: object, a: object, symbol: sp.Symbol | None = None
         Matrix([
         [3 - 2*sigma, 4 - 2*sigma],
         [2*sigma + 1, 2*sigma + 2]])
+        >>> in_terms_of_sigmoid(sp.E / (1 + sp.E), 1)  # exp(1) is SymPy's E
+        sigma
     """
     s = symbol if symbol is not None else sp.Symbol("sigma", positive=True)
     base = sp.sympify(a)
     ex = sp.sympify(expr)
     e = sp.Dummy("e")
     # exp(n·a) → eⁿ for integer n. xreplace, not subs: subs matches exp(a) through odd powers.
-    table = {}
-    for f in ex.atoms(sp.exp):
-        n = f.args[0] / base
+    table: dict[sp.Expr, sp.Expr] = {}
+    # exp(1) is SymPy's constant E, not an exp atom: it is exp(n·a) for n = 1/a
+    found = [(f, f.args[0]) for f in ex.atoms(sp.exp)] + (
+        [(sp.E, sp.S.One)] if ex.has(sp.E) else []
+    )
+    for f, c in found:
+        n = c / base
         n = n if n.is_Integer else sp.simplify(n)  # the ratio is most often already n
         if n.is_integer:
             table[f] = e**n
-        elif f.args[0].free_symbols & base.free_symbols or n.is_rational:
+        elif c.free_symbols & base.free_symbols or n.is_rational:
             raise ValueError(f"{expr} is not a function of exp({a}) alone: it has {f}")
     expr_e = ex.xreplace(table)
     rewritten = sp.factor(sp.cancel(expr_e.subs(e, s / (1 - s))))

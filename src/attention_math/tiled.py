@@ -214,9 +214,10 @@ def tiles_pay(
     dtype: np.dtype[Any],
     untiled: Callable[[NDArray[Any], NDArray[Any], NDArray[Any]], object],
 ) -> bool:
-    """Whether the default path should tile scores of ``scores_shape``: always above
-    [`SCORES_BUDGET_BYTES`][attention_math.tiled.SCORES_BUDGET_BYTES], never below 1024² scores per
-    head, and in between from the per-head score count at which tiles were faster on this machine.
+    """Whether the default path should tile scores of ``scores_shape``: always when all the
+    scores together exceed [`SCORES_BUDGET_BYTES`][attention_math.tiled.SCORES_BUDGET_BYTES]
+    (many small heads too); otherwise never below 1024² scores per head, and above that from
+    the per-head score count at which tiles were faster on this machine.
 
     That count is measured once per machine and dtype: the first call that needs it times
     ``untiled(q, k, v)`` against [`tiled_attention`][attention_math.tiled.tiled_attention] at the
