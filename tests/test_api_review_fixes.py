@@ -35,7 +35,7 @@ def test_audit_cross_checks_every_example(monkeypatch: pytest.MonkeyPatch) -> No
 def test_index_subscripts_are_the_ones_documented() -> None:
     """The module docstring lists exactly the characters and commands ``_INDEX`` accepts."""
     doc = notation.__doc__ or ""
-    letters, chars = "c i j k l m n t", ", : = < > + -"
+    letters, chars = "c i j k l m n t", ", : = < > + - '"
     assert f"``{letters}``" in doc and f"``{chars}``" in doc
     documented = set(string.digits) | set(letters.split()) | set(chars.split())
     accepted = {c for c in string.printable if notation._INDEX.match(c)}

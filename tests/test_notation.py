@@ -90,6 +90,14 @@ def missing_report(math: dict[str, list[str]]) -> str:
     return "\n".join([head, *lines]) + HOW_TO_ADD
 
 
+def test_symbols_in_exponents_and_under_big_operators_are_read_too():
+    """An undefined symbol cannot hide in a superscript, under a sum, or under an accent."""
+    assert undefined(symbols_in_tex(r"e^{Y_3}")) == ["Y_3"]
+    assert undefined(symbols_in_tex(r"\sum_{j \in \Omega} P_{ij}")) == [r"\Omega"]
+    assert symbols_in_tex(r"\hat{P}_{ij}") == symbols_in_tex(r"\hat P_{ij}") == ["P_ij"]
+    assert undefined(symbols_in_tex(r"\sum_{j'} e^{S_{ij'}}")) == []  # j' is an index
+
+
 def test_the_report_names_symbol_page_and_fix():
     report = missing_report({"why/multi-head/index.html": [r"O = [H_1, H_2] W_Z + \Omega"]})
     assert r"W_Z  on docs/why/multi-head.md, in: O = [H_1, H_2] W_Z + \Omega" in report

@@ -13,13 +13,14 @@ of the list [`symbols_in_tex`][attention_math.notation.symbols_in_tex] returns
   subscript is a *label*, kept as ``text:`` and the label (``P_{\\text{raw}}`` gives
   ``P_text:raw``);
 - ``d`` written directly before a capital letter is one symbol, a gradient (``dO``, ``dS``);
-- superscripts, primes and accents (``\\hat``, ``\\bar``) do not change the symbol;
+- superscripts, primes and accents (``\\hat``, ``\\bar``) do not change the symbol (what a
+  superscript holds, and what a big operator has under or over it, is read as symbols too);
   prose inside ``\\text{…}``, equation tags and labels, and TeX's own operators (``\\max``,
   ``\\log``, ``\\sum``) are not symbols.
 
 [`undefined`][attention_math.notation.undefined] then reads the subscripts. A name that an
 entry defines is defined. Otherwise an *index* subscript, one made only of digits, the letters
-``c i j k l m n t``, the characters ``, : = < > + -`` and the commands ``\\cdot``, ``\\ldots``
+``c i j k l m n t``, the characters ``, : = < > + - '`` and the commands ``\\cdot``, ``\\ldots``
 and ``\\le``, marks an entry of its base (``S_{ij}`` is an entry of ``S``); any other subscript
 names a symbol of its own (``W_O`` and ``d_v`` must be defined as such); a label stands for its
 base (``P_{\\text{raw}}`` is a ``P``) unless an entry defines the labelled name itself
@@ -961,15 +962,29 @@ _GREEK = frozenset(
     "xi pi rho sigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma "
     "Phi Psi Omega ell".split()
 )
-_INDEX = re.compile(r"^(?:[0-9cijklmnt,:=<>+-]|\\?cdot|\\?ldots|\\?le)+$")
+_INDEX = re.compile(r"^(?:[0-9cijklmnt,:=<>+'-]|\\?cdot|\\?ldots|\\?le)+$")
 _TEXT = re.compile(r"\\(?:text|mathrm|textbf|textit|texttt)\s*\{([^{}]*)\}")
 _DROP = re.compile(r"\\(?:tag|label|eqref|ref|begin|end)\s*\{[^{}]*\}")
 _OPNAME = re.compile(r"\\operatorname\*?\s*\{([^{}]*)\}")
 _FONT = re.compile(r"\\(mathcal|mathbb|mathbf|boldsymbol)\s*(?:\{\s*(\w)\s*\}|(\w))")
-_ACCENT = re.compile(r"\\(?:hat|tilde|bar|vec|overline|dot)\b\s*")
+_ACCENT = re.compile(r"\\(?:hat|tilde|bar|vec|overline|dot)\b\s*(?:\{\s*([^{}]*?)\s*\}|)")
 _GROUP = r"\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}"
 _SCRIPT = rf"(?:\s*[_^]\s*(?:{_GROUP}|\\[A-Za-z]+|\x00\w*\x01|[^\s{{}}\\]))"
 _TOKEN = re.compile(rf"(d(?=[A-Z])[A-Z]|\\[A-Za-z]+|\x02\d+\x03|[A-Za-z])((?:{_SCRIPT}|')*)")
+
+
+# what a formula writes inside a superscript, and under or over a big operator: read too
+_SUPERSCRIPT = re.compile(rf"\^\s*({_GROUP}|\\[A-Za-z]+|[^\s{{}}\\])")
+_OPERATOR_SCRIPT = re.compile(
+    rf"\\(?:sum|prod|max|min|lim|sup|inf|argmax|argmin|int|bigcup|bigcap)\s*_\s*"
+    rf"({_GROUP}|[^\s{{}}\\])"
+)
+
+
+def _inner(tex: str) -> list[str]:
+    """The TeX inside each top-level superscript and each big operator's subscript."""
+    found = [m.group(1) for p in (_SUPERSCRIPT, _OPERATOR_SCRIPT) for m in p.finditer(tex)]
+    return [g[1:-1] if g.startswith("{") else g for g in found]
 
 
 def _subscript(scripts: str) -> str | None:
@@ -991,10 +1006,9 @@ def symbols_in_tex(tex: str) -> list[str]:
     Reading an index subscript as an entry of its base, and a label as its base, is left to
     [`undefined`][attention_math.notation.undefined].
 
-    Two limits: the symbols inside a superscript or a braced subscript are not read on their
-    own (``e^{Y_3}`` gives ``e`` only; ``\\sum_{l=1}^{n}`` adds neither ``l`` nor ``n``), and
-    a braced accent keeps its braces apart from the subscript (``\\hat{P}_{ij}`` gives ``P``,
-    ``i``, ``j`` while ``\\hat P_{ij}`` gives ``P_ij``).
+    What a superscript holds, and what a big operator has under and over it, is read too,
+    after the symbols outside (``e^{s_j - m}`` gives ``e``, then ``s_j`` and ``m``); an
+    accent is dropped, braced or not (``\\hat{P}_{ij}`` is ``P_ij``).
 
     Examples:
         >>> from attention_math.notation import symbols_in_tex
@@ -1002,9 +1016,12 @@ def symbols_in_tex(tex: str) -> list[str]:
         ['P_ij', 'softmax', 'S', 'i', 'j', 'O', 'P', 'V']
         >>> symbols_in_tex(r"d_{\\text{model}}, W_O^{(1)}, dO, \\ell(x + \\Delta) \\text{at } i")
         ['d_text:model', 'W_O', 'dO', '\\\\ell', 'x', '\\\\Delta', 'i']
+        >>> symbols_in_tex(r"\\sum_{l=1}^{n} e^{\\hat{s}_l - m}")
+        ['e', 'n', 's_l', 'm', 'l']
     """
     t = tex.strip()
     t = re.sub(r"^\\[(\[]|\\[)\]]$", "", t)
+    inner = _inner(_DROP.sub(" ", t))
     t = _DROP.sub(" ", t)
     t = _TEXT.sub(lambda m: "\x00" + re.sub(r"\W", "", m.group(1)) + "\x01", t)
     found: list[str] = []
@@ -1021,7 +1038,7 @@ def symbols_in_tex(tex: str) -> list[str]:
         return f"\x04{len(fonts) - 1}\x05"
 
     t = _FONT.sub(font, t)
-    t = _ACCENT.sub("", t)
+    t = _ACCENT.sub(lambda m: m.group(1) or "", t)
     t = re.sub(r"(?<!_)(?<!_\{)\x00\w*\x01", " ", t)  # prose in \text, not a subscript
     out: list[str] = []
     pos = 0
@@ -1045,6 +1062,8 @@ def symbols_in_tex(tex: str) -> list[str]:
             out.append(f"{base}_text:{sub[1:-1]}")
         else:
             out.append(f"{base}_{sub.replace(chr(92), '')}")
+    for script in inner:
+        out += symbols_in_tex(script)
     return out
 
 
