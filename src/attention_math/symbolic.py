@@ -31,6 +31,13 @@ __all__ = [
 ]
 
 
+def _exact(x: object) -> sp.Expr:
+    """``x`` in SymPy, a finite float as its exact binary value (every entry of `as_matrix`)."""
+    if isinstance(x, float | sp.Float) and bool(sp.Float(x).is_finite):
+        return sp.Rational(x)
+    return sp.sympify(x)
+
+
 def as_matrix(x: object, name: str = "matrix") -> sp.Matrix:
     """``x`` as an exact ``sympy.Matrix``: ints stay ints, floats become their exact binary value.
 
@@ -51,7 +58,7 @@ def as_matrix(x: object, name: str = "matrix") -> sp.Matrix:
             raise TypeError(f"{name} cannot be read as a matrix: {exc}") from None
     if 0 in m.shape:
         raise ValueError(f"{name} has an empty dimension: shape {m.shape}")
-    return m.applyfunc(lambda e: sp.Rational(e) if isinstance(e, float | sp.Float) else e)
+    return m.applyfunc(_exact)
 
 
 def _numpy_as_lists(x: object) -> object:
@@ -131,13 +138,6 @@ def _is_flat(z: object) -> bool:
         isinstance(e, list | tuple | sp.MatrixBase) or (hasattr(e, "ndim") and e.ndim > 0)
         for e in z
     )
-
-
-def _exact(x: object) -> sp.Expr:
-    """``x`` in SymPy, a finite float as its exact binary value (as `as_matrix` does)."""
-    if isinstance(x, float | sp.Float) and bool(sp.Float(x).is_finite):
-        return sp.Rational(x)
-    return sp.sympify(x)
 
 
 def scores(q: object, k: object, scale: object = None) -> sp.Matrix:
