@@ -253,7 +253,6 @@ def sized(typeset: str) -> str:
 EMPTY_TH = re.compile(r"<th(?: [^>]*)?>\s*</th>")
 # a highlighted code block: <pre><span></span><code> (pymdownx.highlight), the code scrolls
 CODE_BLOCK = re.compile(r"(<pre(?: [^>]*)?>(?:<span></span>)?)<code(?![^>]*tabindex)(?=[ >])")
-# the theme's search dialog has no accessible name (axe: aria-dialog-name)
 # a section of the navigation is a landmark named by its toggle's label; with an index page
 # (navigation.indexes) that label holds only an icon, so the landmark had no name (axe-core:
 # landmark-unique, on every page). Its title, the label the theme shows on a phone, names it.
@@ -262,6 +261,7 @@ NAV_SECTION = re.compile(
     r'<label class="md-nav__title" for="[^"]*")'
 )
 TAG = re.compile(r"<[^>]*>")
+# the theme's search dialog has no accessible name (axe: aria-dialog-name)
 SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
 
 
