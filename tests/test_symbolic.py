@@ -198,3 +198,12 @@ def test_floats_in_the_scale_and_the_mask_are_their_exact_binary_values() -> Non
     _, w = attention(sp.eye(2), sp.eye(2), sp.eye(2), mask=[[0.1, 0], [0, 0]], return_weights=True)
     assert not any(x.atoms(sp.Float) for x in w)
     assert w[0, 0].has(tenth)
+
+
+def test_the_exact_backward_reads_a_float_scale_as_the_forward_does() -> None:
+    import sympy as sp
+
+    from attention_math.derivations.gradients import backward
+
+    g = backward(sp.eye(2), sp.eye(2), sp.eye(2), sp.ones(2, 2), scale=0.1)
+    assert not any(x.atoms(sp.Float) for name in ("O", "dQ", "dK") for x in g[name])

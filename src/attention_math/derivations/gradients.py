@@ -190,7 +190,8 @@ def backward(
     """
     Qm, Km = symbolic.as_matrix(Q, "Q"), symbolic.as_matrix(K, "K")
     Vm, dO = symbolic.as_matrix(V, "V"), symbolic.as_matrix(d_out, "d_out")
-    alpha = 1 / sp.sqrt(Qm.cols) if scale is None else sp.sympify(scale)
+    # read as attention reads it (a float as its exact value), so dQ and dK use the same α
+    alpha = 1 / sp.sqrt(Qm.cols) if scale is None else symbolic._exact(scale)
     out, P = symbolic.attention(Qm, Km, Vm, mask=mask, scale=alpha, return_weights=True)
     if dO.shape != out.shape:
         raise ValueError(f"d_out has shape {dO.shape}, the output has shape {out.shape}")
