@@ -6,7 +6,10 @@ that reads the pages' Markdown, takes their ``python exec`` blocks and runs them
 markdown-exec's own runner, a page at a time, **starting from the last page**, while the
 build renders from the first. Each page is taken by one side only: when the build reaches
 a page the worker has taken, it waits for that page's outputs and uses them in place of
-running the blocks itself; the two stop when they meet.
+running the blocks itself; the two stop when they meet. The build reads the pages without
+executed blocks first (the API pages: their Markdown and mkdocstrings cost as much as some
+blocks), so that once the two meet the build has only the Markdown of the worker's pages
+left; the pages are written in MkDocs' own order.
 
 Nothing is stored between builds: the worker is a copy of this build's process, runs the
 same package on the same sources, and an output is used only for the block it came from:
@@ -217,7 +220,7 @@ class Parallel:
 # not among them: one page uses it. plots first: it chooses matplotlib's Agg backend.
 PRELOAD = ("numpy", "sympy", "attention_math.plots", "attention_math.render")
 
-_state: dict[str, Any] = {"command": None, "parallel": None, "inner": None}
+_state: dict[str, Any] = {"command": None, "parallel": None, "inner": None, "order": None}
 
 
 def on_startup(command: str, dirty: bool) -> None:
@@ -228,12 +231,20 @@ def on_nav(nav: Any, config: Any, files: Any) -> Any:
     enabled = os.environ.get("ATTENTION_MATH_PARALLEL", "1").strip() != "0"
     if _state["command"] != "build" or not enabled or (os.cpu_count() or 1) < 2:
         return nav
-    pages, blocks = [], []
+    pages, blocks, without = [], [], []
     for file in files.documentation_pages():
         found = page_blocks(Path(file.abs_src_path).read_text(encoding="utf-8"))
         if found:
             pages.append(file.src_uri)
             blocks.append(found)
+        else:
+            without.append(file)
+    # The build reads the pages without executed blocks first (the API pages: Markdown and
+    # mkdocstrings only) while the worker starts on the blocks: once the two meet, what is
+    # left to the build alone is the Markdown of the pages the worker ran, not of these too.
+    # on_env puts the files back in their order before any page is written.
+    _state["order"] = list(files)
+    _reorder(files, without)
     inner = _python._run_python  # markdown-exec's runner, or the execution cache's
     for module in PRELOAD:
         importlib.import_module(module)
@@ -247,6 +258,15 @@ def on_nav(nav: Any, config: Any, files: Any) -> Any:
     return nav
 
 
+def _reorder(files: Any, first: list[Any]) -> None:
+    """Put ``first`` (files of ``files``) first, in that order, the others after them in
+    theirs (MkDocs reads and writes pages in the order of its ``Files``)."""
+    chosen = {f.src_uri for f in first}
+    for file in [*first, *(f for f in list(files) if f.src_uri not in chosen)]:
+        files.remove(file)
+        files.append(file)
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     if _state["parallel"] is not None:
         _state["parallel"].start_page(page.file.src_uri)
@@ -256,6 +276,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
 def on_env(env: Any, config: Any, files: Any) -> Any:
     """Every page is rendered: stop the worker and give markdown-exec its runner back."""
     parallel = _state["parallel"]
+    if _state.get("order"):
+        _reorder(files, _state.pop("order"))
     if parallel is not None:
         parallel.close()
         _python._run_python = _state["inner"]

@@ -195,3 +195,45 @@ def test_a_failing_block_fails_the_build_with_its_error(tmp_path):
     proc = _build(_site(tmp_path, pages), "site", "1")
     assert proc.returncode != 0
     assert "the worker saw it too" in proc.stdout + proc.stderr
+
+
+ORDER_HOOK = """
+import sys
+
+def on_page_markdown(markdown, page, **kwargs):
+    print("read", page.file.src_uri, file=sys.stderr)
+    return markdown
+
+def on_post_page(output, page, **kwargs):
+    print("wrote", page.file.src_uri, file=sys.stderr)
+    return output
+"""
+
+
+def test_pages_without_blocks_are_read_first_and_every_page_written_in_order(tmp_path):
+    """The build reads the pages the worker has nothing to run for first (so that little is
+    left to it alone once the two meet), then writes every page in MkDocs' own order."""
+    pages = {f"p{n}.md": _page(n) if n % 3 else f"# page {n}\n\nno code\n" for n in range(7)}
+    project = _site(tmp_path, pages)
+    (project / "hooks" / "order.py").write_text(ORDER_HOOK, encoding="utf-8")
+    config = project / "mkdocs.yml"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("hooks: [", "hooks: [hooks/order.py, "),
+        encoding="utf-8",
+    )
+    logs = {}
+    for out, parallel in (("one", "0"), ("two", "1")):
+        proc = _build(project, out, parallel)
+        assert proc.returncode == 0, proc.stderr
+        logs[parallel] = proc.stderr.splitlines()
+    in_order = [f"p{n}.md" for n in range(7)]
+
+    def order(log: list[str], verb: str) -> list[str]:
+        return [line.split()[1] for line in log if line.startswith(verb + " ")]
+
+    assert order(logs["0"], "read") == in_order
+    without_code = ["p0.md", "p3.md", "p6.md"]
+    assert order(logs["1"], "read") == without_code + [p for p in in_order if p not in without_code]
+    assert order(logs["0"], "wrote") == order(logs["1"], "wrote") == in_order
+    for name in ("sitemap.xml", *(f"p{n}/index.html" for n in range(7))):
+        assert (project / "one" / name).read_bytes() == (project / "two" / name).read_bytes()
