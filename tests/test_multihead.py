@@ -96,6 +96,26 @@ def test_cross_attention_shapes_from_the_trace():
     assert trace["output Concat · W_O"] == (3, 5)
 
 
+def test_every_step_of_the_trace_has_its_tex_form_for_the_page():
+    """A label the trace records has a TeX form on /why/multi-head/ (no raw ``X_kv`` there),
+    a masked trace's too; a label it does not know is refused by name."""
+    z = np.zeros
+    steps = [
+        step
+        for mask in (None, np.tril(np.ones((3, 7), dtype=bool)))
+        for step, _ in mh.shape_trace(
+            z((3, 8)), z((7, 8)), z((8, 8)), z((8, 8)), z((8, 4)), z((4, 5)), 2, mask=mask
+        )
+    ]
+    assert set(steps) == set(mh.STEP_LATEX)
+    for step in steps:
+        tex = mh.step_latex(step)
+        assert tex.count("$") % 2 == 0 and "$" in tex
+        assert "_kv" not in tex.replace("_{kv}", "")
+    with pytest.raises(ValueError, match="'Q times K'"):
+        mh.step_latex("Q times K")
+
+
 @pytest.mark.parametrize(
     "change, error, match",
     [

@@ -14,7 +14,14 @@ from numpy.typing import ArrayLike, NDArray
 from attention_math import numeric
 from attention_math.multihead import _multi_head
 
-__all__ = ["block_identity", "concat_equals_sum", "multi_head_loop", "shape_trace"]
+__all__ = [
+    "STEP_LATEX",
+    "block_identity",
+    "concat_equals_sum",
+    "multi_head_loop",
+    "shape_trace",
+    "step_latex",
+]
 
 
 def block_identity(n_heads: int = 2) -> tuple[sp.Expr, sp.Expr]:
@@ -120,3 +127,38 @@ def shape_trace(
     trace: list[tuple[str, tuple[int, ...]]] = []
     _multi_head(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads, mask, trace=trace)
     return trace
+
+
+#: Each step label ``multi_head_attention`` records (plain text for a terminal), as a page
+#: shows it: words as text, the maths as TeX in ``$…$``.
+STEP_LATEX: dict[str, str] = {
+    "Q = X_q W_Q": r"$Q = X_q W_Q$",
+    "K = X_kv W_K": r"$K = X_{kv} W_K$",
+    "V = X_kv W_V": r"$V = X_{kv} W_V$",
+    "Q split into heads": r"$Q$ split into heads",
+    "K split into heads": r"$K$ split into heads",
+    "V split into heads": r"$V$ split into heads",
+    "scores Q⁽ⁱ⁾K⁽ⁱ⁾ᵀ per head": r"scores $Q^{(i)} K^{(i)\top}$ per head",
+    "heads softmax(·) V⁽ⁱ⁾": r"heads $\operatorname{softmax}(\cdot)\, V^{(i)}$",
+    "Concat(head_1, …, head_h)": r"$\operatorname{Concat}(\text{head}_1, \dots, \text{head}_h)$",
+    "output Concat · W_O": r"output $\operatorname{Concat}(\dots)\, W_O$",
+}
+
+
+def step_latex(step: str) -> str:
+    """The label of a ``shape_trace`` step as a page shows it (``STEP_LATEX``).
+
+    Raises:
+        ValueError: for a label ``multi_head_attention`` does not record.
+
+    Examples:
+        >>> from attention_math.derivations.multihead import step_latex
+        >>> step_latex("K = X_kv W_K")
+        '$K = X_{kv} W_K$'
+    """
+    try:
+        return STEP_LATEX[step]
+    except KeyError:
+        raise ValueError(
+            f"no TeX form for the step {step!r}; known: {sorted(STEP_LATEX)}"
+        ) from None
