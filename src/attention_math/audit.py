@@ -42,6 +42,9 @@ from attention_math.terminal import WIDTH, UsageError, did_you_mean, plain, tabl
 
 __all__ = [
     "HYPOTHESES",
+    "ONE_MINUS",
+    "ROUNDED_WEIGHTS",
+    "TRUNCATED",
     "Finding",
     "audit",
     "audit_claim",
@@ -56,8 +59,11 @@ __all__ = [
 
 _DPS = 40
 TRUNCATED = "truncated instead of rounded"
+"""A diagnosis: the published digits are the exact value cut off, not rounded."""
 ROUNDED_WEIGHTS = "from the published (rounded) weights"
+"""A diagnosis: an output (or a product) was computed from the published, rounded weights."""
 ONE_MINUS = "one minus the other published weight(s) of the row"
+"""A diagnosis: a row's last weight was printed as one minus its other published weights."""
 OFF_BY_ONE = "last digit off by one"
 UNEXPLAINED = "no tested hypothesis reproduces it"
 _ROUNDING_KINDS = (TRUNCATED, ROUNDED_WEIGHTS, ONE_MINUS)
