@@ -129,8 +129,6 @@ def shape_trace(
     return trace
 
 
-#: Each step label ``multi_head_attention`` records (plain text for a terminal), as a page
-#: shows it: words as text, the maths as TeX in ``$…$``.
 STEP_LATEX: dict[str, str] = {
     "Q = X_q W_Q": r"$Q = X_q W_Q$",
     "K = X_kv W_K": r"$K = X_{kv} W_K$",
@@ -143,6 +141,8 @@ STEP_LATEX: dict[str, str] = {
     "Concat(head_1, …, head_h)": r"$\operatorname{Concat}(\text{head}_1, \dots, \text{head}_h)$",
     "output Concat · W_O": r"output $\operatorname{Concat}(\dots)\, W_O$",
 }
+"""Each step label ``multi_head_attention`` records (plain text, for a terminal) as a page
+shows it: words as text, the maths as TeX between dollars."""
 
 
 def step_latex(step: str) -> str:
