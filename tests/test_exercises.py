@@ -73,7 +73,7 @@ def test_every_known_slip_is_named(ex, mistake):
 def test_transposed_and_wrong_shape(ex):
     t = ex.answer.T
     r = check(ex.id, t)
-    vector = ex.shape[0] == 1  # a row answer may come as a column
+    vector = 1 in ex.shape  # a vector may come as a row or a column
     symmetric = t.shape == ex.shape and all(sp.simplify(d) == 0 for d in t - ex.answer)
     assert r.correct == (symmetric or vector)
     if not (symmetric or vector):
@@ -388,3 +388,28 @@ def test_chapters_are_in_the_order_of_the_sites_navigation() -> None:
     pages = re.findall(r"exercises/(\w+)\.md", nav)
     in_nav = [p for p in pages if p in CHAPTERS]
     assert in_nav == list(CHAPTERS) == list(_CHAPTERS)
+
+
+@pytest.mark.parametrize(
+    "exercise, answer",
+    [
+        ("views-performer", "exp(0.5)"),
+        ("views-performer", "E^0.5"),
+        ("positions-sinusoidal", "[sin(2), cos(2), sin(0.2), cos(0.2)]"),
+        ("scaling-row", "[exp(0.25*4)/(1 + exp(1)), 1/(1 + E)]"),
+    ],
+)
+def test_a_decimal_inside_a_function_is_read_as_the_number_it_spells(exercise, answer):
+    """``exp(0.5)`` is e^(1/2) exactly: the decimal is read before the function sees it (as
+    a float, SymPy would evaluate exp at once to 15 digits and the answer be "rounded")."""
+    assert check(exercise, answer).correct, check(exercise, answer).message
+
+
+def test_a_column_may_be_typed_as_a_flat_list_as_a_row_may_as_a_column():
+    """A vector has no orientation as typed: ``[2, 2]`` or a 1-D array for a 2×1 answer."""
+    assert get("views-flash-d").shape == (2, 1)
+    for answer in ("[2, 2]", "[[2], [2]]", np.array([2.0, 2.0]), [2, 2]):
+        assert check("views-flash-d", answer).correct, answer
+    assert get("views-linear-causal").shape[1] == 1
+    assert check("views-linear-causal", "[2, 8/3, 4]").correct
+    assert not check("views-flash-d", "[2, 3]").correct

@@ -129,7 +129,12 @@ def compare(got: sp.Basic, want: sp.Basic, tolerance: float, relative: bool = Tr
             exact = exact and err < mpmath.mpf(10) ** (-(_DPS - 5)) * size
         close = close and err <= tolerance
     if exact:
-        return "exact" if all(_exact_zero(x - y) for x, y in zip(a, b, strict=True)) else "unproven"
+        diffs = [x - y for x, y in zip(a, b, strict=True)]
+        if all(_exact_zero(d) for d in diffs):
+            return "exact"
+        if not any(d.is_zero is False for d in diffs):
+            return "unproven"
+        # an entry provably differs, by less than 25 digits show: a long decimal, say
     return "close" if close else None
 
 
@@ -167,8 +172,10 @@ def diagnose(ex: Exercise, got: sp.Basic) -> Result:
     # A learner's Symbol("sigma") has no assumptions: match the exercise's symbols by name.
     names = {s: ex.symbols[s.name] for s in got.free_symbols if s.name in ex.symbols}
     got = got.xreplace(names) if names else got
-    if ex.shape[:1] == (1,) and _shape(got) == ex.shape[::-1]:
-        got = got.T  # a vector answer: sp.Matrix([a, b, c]) is a column, and that is fine
+    if 1 in ex.shape and _shape(got) == ex.shape[::-1]:
+        # a vector has no orientation as a learner types it: a flat list or a 1-D array
+        # reads as a row, sp.Matrix([a, b, c]) as a column; either is fine
+        got = got.T
 
     def sub(x: Any) -> Any:
         return x.subs(ex.subs) if ex.subs else x

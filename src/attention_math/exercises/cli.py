@@ -13,7 +13,7 @@ import sympy as sp
 from attention_math.exercises.catalogue import catalogue
 from attention_math.exercises.checker import diagnose
 from attention_math.exercises.convert import to_sympy
-from attention_math.exercises.model import CHAPTERS, Exercise, input_tex
+from attention_math.exercises.model import CHAPTERS, Exercise, input_tex, shape_words
 from attention_math.exercises.parse import unreadable
 from attention_math.terminal import UsageError, did_you_mean, plain, wrap
 
@@ -70,7 +70,7 @@ def show_exercise(exercise_id: str) -> str:
     if ex.symbols:
         lines.append(f"symbols: {', '.join(ex.symbols)}")
     how = "exact" if ex.tolerance is None else f"within {ex.tolerance:g}"
-    lines.append(f"answer: {'a single value' if ex.shape == () else 'a matrix'}, {how}")
+    lines.append(f"answer: {shape_words(ex.shape)}, {how}")
     lines.append(f'check it with: python -m attention_math check {ex.id} "ANSWER"')
     return "\n".join(lines)
 

@@ -42,7 +42,7 @@ def _scalar(x: object, symbols: Mapping[str, sp.Basic]) -> sp.Expr:
     if isinstance(x, Fraction):
         return sp.Rational(x.numerator, x.denominator)
     if isinstance(x, str):
-        e = parse_answer(x, symbols)
+        e = parse_answer(x, symbols, exact_decimals=True)
         if isinstance(e, sp.MatrixBase):
             raise ParseError(f"answer: a matrix entry is itself a matrix: {x!r}")
         return e
@@ -82,7 +82,7 @@ def to_sympy(answer: object, symbols: Mapping[str, sp.Basic] | None = None) -> s
     """
     symbols = symbols or {}
     if isinstance(answer, str):
-        out = parse_answer(answer, symbols)
+        out = parse_answer(answer, symbols, exact_decimals=True)
     elif isinstance(answer, sp.MatrixBase):
         out = sp.Matrix(answer)
     elif _is_array(answer):

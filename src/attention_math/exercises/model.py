@@ -11,7 +11,7 @@ import sympy as sp
 if TYPE_CHECKING:  # the NumPy reference is only called at build time
     import numpy as np
 
-__all__ = ["CHAPTERS", "DIAGNOSES", "Exercise", "Mistake", "Result", "input_tex"]
+__all__ = ["CHAPTERS", "DIAGNOSES", "Exercise", "Mistake", "Result", "input_tex", "shape_words"]
 
 CHAPTERS: dict[str, str] = {
     "forward": "The forward pass",
@@ -80,6 +80,17 @@ def input_tex(name: str) -> str:
     """
     base, _, sub = name.partition("_")
     return name if len(sub) <= 1 else f"{base}_{{\\text{{{sub}}}}}"
+
+
+def shape_words(shape: tuple[int, ...]) -> str:
+    """The form of an answer of ``shape`` in words, as the pages and the command line say it.
+
+    Examples:
+        >>> from attention_math.exercises.model import shape_words
+        >>> shape_words(()), shape_words((3, 1))
+        ('a single value', 'a 3×1 matrix')
+    """
+    return "a single value" if shape == () else f"a {shape[0]}×{shape[1]} matrix"
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from attention_math.exercises.catalogue import catalogue
 from attention_math.exercises.checker import diagnose
 from attention_math.exercises.convert import to_sympy
 from attention_math.exercises.live import answer_box
-from attention_math.exercises.model import input_tex
+from attention_math.exercises.model import input_tex, shape_words
 from attention_math.symbolic import latex
 
 if TYPE_CHECKING:  # NumPy is imported at build time only
@@ -90,10 +90,6 @@ def decimals(exercise_id: str, values: ArrayLike, digits: int = 4) -> str:
     return bmatrix((number_tex(t) for t in row) for row in shown)
 
 
-def _shape_words(ex_shape: tuple[int, ...]) -> str:
-    return "a single value" if ex_shape == () else f"a {ex_shape[0]}×{ex_shape[1]} matrix"
-
-
 def statement(exercise_id: str) -> str:
     """The exercise as Markdown: statement, inputs as LaTeX, the form of the answer, its box.
 
@@ -115,7 +111,7 @@ def statement(exercise_id: str) -> str:
         parts.append(display(r", \qquad ".join(inputs)))
     form = "exact" if ex.tolerance is None else f"every entry within {tolerance_tex(ex.tolerance)}"
     names = f"; symbols: {', '.join(f'`{s}`' for s in ex.symbols)}" if ex.symbols else ""
-    parts.append(f"*Answer:* {_shape_words(ex.shape)}, {form}{names}. Id: `{ex.id}`.")
+    parts.append(f"*Answer:* {shape_words(ex.shape)}, {form}{names}. Id: `{ex.id}`.")
     parts.append(answer_box(ex.id))  # checked in the reader's browser (hooks/live.py)
     return "\n\n".join(p.strip("\n") for p in parts)
 

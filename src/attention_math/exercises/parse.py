@@ -250,8 +250,9 @@ def parse_answer(
         text: plain math, e.g. ``"exp(1)/(1 + exp(1))"`` or ``"[[1, 0], [1/2, 1/2]]"``.
         symbols: the names the answer may use, mapped to their SymPy symbols.
         exact_decimals: read a decimal such as ``0.1`` as the exact rational its digits
-            write (``1/10``), every typed digit kept; by default it stays a ``Float``, so
-            that the checker can tell a rounded answer from an exact one.
+            write (``1/10``), every typed digit kept, before any function sees it
+            (``exp(0.5)`` stays e^(1/2)); by default it is a ``Float``, and SymPy evaluates
+            ``exp`` of a ``Float`` at once. The exercise checker reads answers with it on.
 
     Returns:
         sympy.Expr | sympy.Matrix: an expression, or a matrix for a (nested) list (a flat

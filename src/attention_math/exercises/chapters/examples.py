@@ -68,7 +68,8 @@ def exercises() -> list[Exercise]:
             statement=(
                 "Write the output $O$ of the 2×2 identity example in terms of "
                 "$\\sigma = \\sigma(1/\\sqrt2) = e^{1/\\sqrt2}/(1 + e^{1/\\sqrt2})$; type it as "
-                "`sigma`. Every entry is linear in $\\sigma$."
+                "`sigma`. Every entry is linear in $\\sigma$. (The checker compares values: a "
+                "form that does not use $\\sigma$ but equals the output is accepted too.)"
             ),
             answer=in_sigma,
             inputs=shown,

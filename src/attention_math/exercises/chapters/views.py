@@ -82,8 +82,10 @@ def exercises() -> list[Exercise]:
             title="The key bias of the Gaussian kernel",
             statement=(
                 "Gaussian-kernel attention with $\\tau = 1$ equals dot-product attention (scale 1) "
-                "plus a bias $b_j$ added to the scores of key $j$. For the keys $K$ (one per "
-                "row), give the row $(b_1, b_2, b_3)$ exactly."
+                "plus a bias $b_j$ added to the scores of key $j$: the Gaussian score is "
+                "$-\\lVert q - k_j \\rVert^2 / 2 = q \\cdot k_j + b_j - \\lVert q \\rVert^2 / 2$, "
+                "where the last term is the same for every key. For the keys $K$ (one per row), "
+                "give the row $(b_1, b_2, b_3)$ exactly."
             ),
             answer=bias,
             inputs={"K": kb},
@@ -136,11 +138,11 @@ def exercises() -> list[Exercise]:
             title="The FlashAttention correction term",
             statement=(
                 "The tiled backward keeps one number per query row, "
-                "$D = \\operatorname{rowsum}(dO \\circ O)$. Compute $D$ (a column) exactly."
+                "$D = \\operatorname{rowsum}(dO \\circ O)$. Compute $D$ exactly (a column, "
+                "one entry per query row; typed as a flat list it is read as that column)."
             ),
             answer=d_row,
             inputs={"O": o, "dO": d_o},
-            mistakes=(Mistake("transposed", d_row.T),),
             numeric=lambda: np.sum(float_array(o) * float_array(d_o), axis=1, keepdims=True),
         ),
         Exercise(
