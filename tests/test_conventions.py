@@ -29,6 +29,9 @@ TOPICS = [
     "dtypes and `scale`",
     "bfloat16",
     "zero-length sequence",
+    # and what a reviewer found missing (session 14): SDPA arguments the package has no flag for
+    "`enable_gqa`",
+    "dropout",
 ]
 
 
@@ -69,9 +72,11 @@ def test_shown_calls_say_what_the_code_runs():
     assert "batch_first=True" in by_topic["`nn.MultiheadAttention` masks"].theirs
     assert "batch_first=True" in by_topic["`kdim`, `vdim`"].theirs
     assert "`(L, B, E)`" in by_topic["sequence-first inputs"].theirs
-    # SDPA refuses attn_mask with is_causal=True: the causal -inf goes into the float mask
+    # attn_mask with is_causal=True is documented as an error: the causal -inf goes into the
+    # float mask (a mask's grad only decides whether the fused kernel, which takes both, runs)
     backward = by_topic["backward"].theirs
-    assert "refuses an `attn_mask` that requires grad together with `is_causal=True`" in backward
+    assert "`is_causal=True` is documented as an error" in backward
+    assert "together apply both" in by_topic["backward"].ours
     assert "with `is_causal` and" not in backward
     # weights (one per key) and output rows (one per value column) are labelled
     fully = by_topic["fully masked row"]

@@ -270,9 +270,13 @@ def test_page_rows_run_both_sides_and_agree(torch):
     for topic in (*topics, "attention weights", "`(B, 1, 1, L)` masks"):
         assert "agree (max abs difference" in found[topic], topic
     assert (
-        "SDPA refuses it next to `is_causal=True` (4-D inputs; a fixed mask is accepted)"
-        in found["backward"]
+        "SDPA raises for `attn_mask` with `is_causal=True` when the mask requires grad and for "
+        "3-D inputs; its fused CPU kernel (4-D, a fixed mask) applies both" in found["backward"]
     )
+    assert "`np.tile` instead would be off by up to" in found["`enable_gqa`"]
+    assert found["`enable_gqa`"].startswith("agree (max abs difference")
+    assert "`dropout_p=0.5` under `torch.no_grad()` differs by up to" in found["dropout"]
+    assert "in `eval()` agree (max abs difference" in found["dropout"]
     assert "SDPA on `(B, L, d)` inputs raises too" in found["`(B, 1, 1, L)` masks"]
     assert "averaged agree" in found["attention weights"]
     assert "per head agree" in found["attention weights"]

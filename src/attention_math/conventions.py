@@ -540,14 +540,22 @@ def bias_gradient(torch: ModuleType | None) -> Row:
     allowed = torch.from_numpy(causal_mask(4))
     t_mask = torch.where(allowed, t_bias, torch.tensor(-np.inf, dtype=torch.float64))
     F = torch.nn.functional
-    try:  # a mask that requires grad (a learned bias) cannot come with is_causal=True
-        F.scaled_dot_product_attention(t_q, t_k, t_v, attn_mask=t_bias, is_causal=True)
-    except RuntimeError:
-        pass
-    else:
-        raise ConventionMismatch("SDPA accepted a learned attn_mask together with is_causal=True")
-    # the mask's grad decides, not the inputs': q, k, v with grad and a fixed mask are accepted
-    F.scaled_dot_product_attention(t_q, t_k, t_v, attn_mask=t_bias.detach(), is_causal=True)
+    # documented: "An error is thrown if both attn_mask and is_causal are set"; the reference
+    # path raises so (a mask that requires grad rules the fused kernels out, as 3-D inputs do)
+    for args, what in (
+        ((t_q, t_k, t_v, t_bias), "a learned attn_mask (4-D)"),
+        ((t_q[0], t_k[0], t_v[0], t_bias.detach()), "a fixed attn_mask with 3-D inputs"),
+    ):
+        try:
+            F.scaled_dot_product_attention(*args[:3], attn_mask=args[3], is_causal=True)
+        except RuntimeError:
+            continue
+        raise ConventionMismatch(f"SDPA accepted {what} together with is_causal=True")
+    # only the fused CPU kernel (4-D inputs, a mask without grad) takes both, and applies both
+    both = F.scaled_dot_product_attention(t_q, t_k, t_v, attn_mask=t_bias.detach(), is_causal=True)
+    with torch.no_grad():
+        written_in = F.scaled_dot_product_attention(t_q, t_k, t_v, attn_mask=t_mask.detach())
+    fused = _agree(both.detach().numpy(), written_in.numpy(), "the fused kernel's mask")
     F.scaled_dot_product_attention(t_q, t_k, t_v, attn_mask=t_mask).backward(
         torch.from_numpy(d_out)
     )
@@ -561,20 +569,78 @@ def bias_gradient(torch: ModuleType | None) -> Row:
         "backward",
         _BACKWARD_THEIRS,
         _BACKWARD_OURS,
-        f"{found}; with an `attn_mask` that requires grad, SDPA refuses it next to "
-        f"`is_causal=True` (4-D inputs; a fixed mask is accepted); dq, dk, dv, ∂ℓ/∂bias {agree}",
+        f"{found}; SDPA raises for `attn_mask` with `is_causal=True` when the mask requires "
+        f"grad and for 3-D inputs; its fused CPU kernel (4-D, a fixed mask) applies both, as "
+        f"writing the causal `-inf` into the mask does: {fused}; dq, dk, dv, ∂ℓ/∂bias {agree}",
     )
 
 
 _BACKWARD_THEIRS = (
     "autograd through SDPA with a float `attn_mask` that requires grad, the causal `-inf` "
-    "written into it (`torch.where(causal, bias, -inf)`): SDPA refuses an `attn_mask` that "
-    "requires grad together with `is_causal=True`"
+    "written into it (`torch.where(causal, bias, -inf)`): `attn_mask` together with "
+    "`is_causal=True` is documented as an error (only the fused CPU kernel, for 4-D inputs "
+    "and a mask without grad, accepts both)"
 )
 _BACKWARD_OURS = (
     "`attention_backward(q, k, v, d_out, bias, is_causal=True, return_dmask=True)` → "
-    "`(dq, dk, dv, dbias)`, `dbias` summed to the bias's shape"
+    "`(dq, dk, dv, dbias)`, `dbias` summed to the bias's shape; `mask` and `is_causal=True` "
+    "together apply both, forward and backward"
 )
+
+
+def grouped_query(torch: ModuleType | None) -> Row:
+    q, _, _ = _problem(16, 1, 4, 3, 2)  # (B, h, L, d): four query heads
+    _, k, v = _problem(17, 1, 2, 3, 2)  # two key/value heads
+    group = q.shape[-3] // k.shape[-3]
+    # query head i reads key/value head i // group: each kv head repeated in place
+    ours = attention(q, np.repeat(k, group, axis=-3), np.repeat(v, group, axis=-3))
+    tiled = attention(q, np.tile(k, (1, group, 1, 1)), np.tile(v, (1, group, 1, 1)))
+    off = f"`np.tile` instead would be off by up to {float(np.max(np.abs(tiled - ours))):.2f}"
+    theirs_note = (
+        "`F.scaled_dot_product_attention(q, k, v, enable_gqa=True)`: `k`, `v` with fewer "
+        "heads than `q`, query head i reading key/value head i // (h / h_kv)"
+    )
+    ours_note = (
+        "no flag: repeat each key/value head, `np.repeat(k, h // h_kv, axis=-3)` (not "
+        "`np.tile`), then `attention`; from the inputs, `multihead.grouped_query_attention`"
+    )
+    if torch is None:
+        return Row("`enable_gqa`", theirs_note, ours_note, _NO_TORCH + off)
+    found = _agree(ours, _sdpa(torch, q, k, v, enable_gqa=True))
+    return Row("`enable_gqa`", theirs_note, ours_note, f"{found}; {off}")
+
+
+def dropout(torch: ModuleType | None) -> Row:
+    q, k, v = _problem(18, 1, 2, 4, 8)
+    ours = attention(q, k, v)
+    theirs_note = (
+        "`dropout_p` of SDPA drops weights whenever it is above 0 (the function has no "
+        "training mode); `nn.MultiheadAttention(dropout=p)` only in `train()`"
+    )
+    ours_note = (
+        "no dropout (a reference, not a training layer): the same as `dropout_p=0.0`, or a "
+        "module in `eval()`"
+    )
+    if torch is None:
+        return Row("dropout", theirs_note, ours_note, _NO_TORCH + f"output {ours.shape}")
+    torch.manual_seed(0)
+    with torch.no_grad():  # not training, and SDPA still drops
+        dropped = _sdpa(torch, q, k, v, dropout_p=0.5)
+    if np.allclose(dropped, ours):
+        raise ConventionMismatch("SDPA with dropout_p=0.5 gave the output without dropout")
+    x = np.random.default_rng(19).standard_normal((1, 4, 6))
+    mha, w, biases = _torch_mha(torch, 1, 6, 2)
+    mha.dropout = 0.5
+    mha.eval()
+    tx = torch.from_numpy(x)
+    t_out = mha(tx, tx, tx, need_weights=False)[0].detach().numpy()
+    out = multi_head_attention(x, x, *w, 2, **biases)
+    found = (
+        f"`dropout_p=0` {_agree(ours, _sdpa(torch, q, k, v, dropout_p=0.0))}; `dropout_p=0.5` "
+        f"under `torch.no_grad()` differs by up to {float(np.max(np.abs(dropped - ours))):.2f}; "
+        f"`nn.MultiheadAttention(dropout=0.5)` in `eval()` {_agree(out, t_out)}"
+    )
+    return Row("dropout", theirs_note, ours_note, found)
 
 
 def log_softmax_row(torch: ModuleType | None) -> Row:
@@ -621,6 +687,8 @@ ROWS: tuple[Callable[[ModuleType | None], Row], ...] = (
     scale_and_dtypes,
     bfloat16,
     zero_length,
+    grouped_query,
+    dropout,
 )
 
 

@@ -647,7 +647,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"$W_1, W_2$, $b_1, b_2$",
         ("W_1", "W_2", "b_1", "b_2"),
         "the weights and biases of the feed-forward network's two layers",
-        r"$d_{\text{model}} \times d_{\text{ff}}$, $d_{\text{ff}} \times d_{\text{model}}$",
+        r"$d_{\text{model}}$ × the feed-forward width, that width × $d_{\text{model}}$",
         "positions/block.md",
         _P,
     ),
@@ -764,7 +764,9 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$\mathbb{E}_q$",
         (r"\mathbb{E}_q",),
-        "expectation over the query $q$ (after conditioning on it: the spread across queries)",
+        r"expectation over the query $q$, as in "
+        r"$\mathbb{E}_q \operatorname{Var}(q \cdot k \mid q)$: the spread within a row, "
+        "averaged over queries",
         page="why/scaling.md",
         group=_W,
     ),
@@ -939,7 +941,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "central difference",
-        r"$(\ell(x + \Delta) - \ell(x - \Delta)) / 2\Delta$, a numerical derivative.",
+        r"$(\ell(x + \Delta) - \ell(x - \Delta)) / (2\Delta)$, a numerical derivative.",
         "gradients/gradient-checking.md",
     ),
     Term("FLOP", "One floating-point addition or multiplication.", "why/cost.md"),
