@@ -134,3 +134,21 @@ def test_block_bad_input():
     with pytest.raises(TypeError, match="params must be a mapping"):
         transformer_block(x, list(p.values()), n_heads=2)
     assert set(PARAM_SHAPES) == set(p)
+
+
+def test_head_counts_that_do_not_divide_are_refused_by_name():
+    """The derivation helpers refuse what the library refuses, instead of cutting heads short."""
+    import sympy as sp
+
+    from attention_math.derivations import gqa
+    from attention_math.derivations.multihead import multi_head_loop
+
+    with pytest.raises(ValueError, match="n_kv_heads = 2 must divide n_heads = 3"):
+        gqa.tied_columns(sp.Matrix([[1, 2]]), 3, 2)
+    with pytest.raises(ValueError, match="must divide"):
+        gqa.tying_holds(3, 2)
+    with pytest.raises(ValueError, match="do not split into 2"):
+        gqa.tied_columns(sp.Matrix([[1, 2, 3]]), 4, 2)
+    z = np.zeros
+    with pytest.raises(ValueError, match="w_q has 5 columns, not divisible by n_heads = 2"):
+        multi_head_loop(z((3, 4)), z((2, 4)), z((4, 5)), z((4, 5)), z((4, 6)), z((6, 5)), 2)

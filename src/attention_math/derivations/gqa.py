@@ -38,6 +38,17 @@ def symbols() -> dict[str, sp.Symbol]:
     return {str(s): s for s in (d_model, h, h_kv, d_head)}
 
 
+def _check_heads(n_heads: int, n_kv_heads: int) -> None:
+    for name, n in (("n_heads", n_heads), ("n_kv_heads", n_kv_heads)):
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"{name} must be a positive integer, got {n!r}")
+    if n_heads % n_kv_heads:
+        raise ValueError(
+            f"n_kv_heads = {n_kv_heads} must divide n_heads = {n_heads} (each group of query "
+            "heads shares one key/value head)"
+        )
+
+
 def _head(w: sp.Matrix, i: int, width: int) -> sp.Matrix:
     return w[:, i * width : (i + 1) * width]
 
@@ -46,7 +57,17 @@ def gqa_exact(
     x: sp.Matrix, w_q: sp.Matrix, w_k: sp.Matrix, w_v: sp.Matrix, n_heads: int, n_kv_heads: int
 ) -> sp.Matrix:
     """Exact grouped-query attention (no output projection): the concatenated heads, head
-    ``i`` attending with key/value head ``i // (n_heads / n_kv_heads)``."""
+    ``i`` attending with key/value head ``i // (n_heads / n_kv_heads)``.
+
+    Raises:
+        ValueError: unless ``n_kv_heads`` divides ``n_heads`` and the widths divide evenly.
+    """
+    _check_heads(n_heads, n_kv_heads)
+    if w_q.cols % n_heads or w_k.cols % n_kv_heads or w_v.cols % n_kv_heads:
+        raise ValueError(
+            f"W_Q's {w_q.cols} columns must split into {n_heads} heads and W_K's {w_k.cols}, "
+            f"W_V's {w_v.cols} into {n_kv_heads}"
+        )
     d = w_q.cols // n_heads
     d_v = w_v.cols // n_kv_heads
     group = n_heads // n_kv_heads
@@ -69,12 +90,18 @@ def mha_exact(
 def tied_columns(w: sp.Matrix, n_heads: int, n_kv_heads: int) -> sp.Matrix:
     """The ``h``-head projection whose head ``i`` is a copy of kv head ``i // (h/h_kv)``.
 
+    Raises:
+        ValueError: unless ``n_kv_heads`` divides ``n_heads`` and ``w``'s columns.
+
     Examples:
         >>> import sympy as sp
         >>> from attention_math.derivations.gqa import tied_columns
         >>> tied_columns(sp.Matrix([[1, 2]]), 4, 2)
         Matrix([[1, 1, 2, 2]])
     """
+    _check_heads(n_heads, n_kv_heads)
+    if w.cols % n_kv_heads:
+        raise ValueError(f"{w.cols} columns do not split into {n_kv_heads} key/value heads")
     width = w.cols // n_kv_heads
     group = n_heads // n_kv_heads
     return sp.Matrix.hstack(*(_head(w, i // group, width) for i in range(n_heads)))
@@ -84,11 +111,15 @@ def tying_holds(n_heads: int = 2, n_kv_heads: int = 1, length: int = 2, width: i
     """True when GQA equals MHA with tied key/value projections, for symbolic inputs and
     weights (``d_head = 1``).
 
+    Raises:
+        ValueError: unless ``n_kv_heads`` divides ``n_heads``.
+
     Examples:
         >>> from attention_math.derivations.gqa import tying_holds
         >>> tying_holds(2, 1)
         True
     """
+    _check_heads(n_heads, n_kv_heads)
     x = symbolic.generic_matrix("x", length, width)
     w_q = symbolic.generic_matrix("a", width, n_heads)
     w_k = symbolic.generic_matrix("b", width, n_kv_heads)

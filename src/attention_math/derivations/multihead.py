@@ -12,7 +12,7 @@ import sympy as sp
 from numpy.typing import ArrayLike, NDArray
 
 from attention_math import numeric
-from attention_math.multihead import _multi_head
+from attention_math.multihead import _check_inputs, _multi_head
 
 __all__ = [
     "STEP_LATEX",
@@ -81,6 +81,10 @@ def multi_head_loop(
     No reshape or transpose: head ``i`` takes column slices of the projections and its
     own block of rows of ``w_o``, which is the right-hand side of the block identity.
 
+    Raises:
+        ValueError: as ``multi_head_attention`` does (shapes that do not fit, a width not
+            divisible by ``n_heads``).
+
     Examples:
         >>> import numpy as np
         >>> from attention_math.numeric import multi_head_attention
@@ -91,7 +95,10 @@ def multi_head_loop(
         >>> np.allclose(multi_head_loop(*args, 2), multi_head_attention(*args, 2))
         True
     """
-    w_q, w_k, w_v, w_o = (np.asarray(w, dtype=float) for w in (w_q, w_k, w_v, w_o))
+    # the library's own checks: a width not divisible by n_heads is refused, not cut short
+    n_heads, x_q, x_kv, _, w_q, w_k, w_v, w_o = _check_inputs(
+        x_q, x_kv, None, w_q, w_k, w_v, w_o, n_heads
+    )
     d_k, d_v = w_q.shape[1] // n_heads, w_v.shape[1] // n_heads
     out: NDArray[np.floating] | float = 0.0  # the sum over heads, (L_q, d_out)
     for i in range(n_heads):

@@ -24,7 +24,7 @@ class QKV:
     d_model: int
     d_k: int
     form: sp.Matrix  # W_Q W_Kᵀ, (d_model, d_model)
-    rank: int  # rank of the form for generic entries
+    rank: int  # rank of the form for generic entries, proved by its minors
     minors_vanish: bool  # every (d_k + 1)-minor of the form is identically zero
     invariant: bool  # W_Q A (W_K A^{-T})ᵀ == W_Q W_Kᵀ for a generic invertible A
     scores_through_form: bool  # (X W_Q)(X W_K)ᵀ == X (W_Q W_Kᵀ) Xᵀ
@@ -33,6 +33,10 @@ class QKV:
 
 def qkv_roles(d_model: int = 3, d_k: int = 2, length: int = 2) -> QKV:
     """Check, exactly and for generic symbolic entries, where ``W_Q``, ``W_K``, ``W_V`` enter.
+
+    Raises:
+        ValueError: unless ``0 < d_k < d_model`` (integers).
+        ArithmeticError: if the form's minors contradicted its rank ``d_k`` (they cannot).
 
     Examples:
         >>> from attention_math.derivations.qkv import qkv_roles
@@ -58,16 +62,19 @@ def qkv_roles(d_model: int = 3, d_k: int = 2, length: int = 2) -> QKV:
     p = generic_matrix("p", length, length)  # (L, L): weights, whatever they are
     w_v, w_v2 = generic_matrix("c", d_model, 2), generic_matrix("e", d_model, 2)  # (d_model, d_v)
     linear = sp.expand(p * x * (w_v + w_v2) - p * x * w_v - p * x * w_v2).is_zero_matrix
-    # the rank of the form at one integer point (rank ≤ d_k always; = d_k generically)
-    point = {
-        s: sp.Integer((7 * n) % 11 - 5) for n, s in enumerate(sorted(form.free_symbols, key=str))
-    }
+    # rank ≥ d_k generically: the leading d_k-minor is det(W_Q[:d_k]) det(W_K[:d_k]) (a
+    # product of two square blocks), a polynomial that is not zero; with the (d_k + 1)-minors
+    # all zero, the generic rank is exactly d_k. (One integer point can fall on a zero of it.)
+    leading = sp.expand(form.extract(list(range(d_k)), list(range(d_k))).det())
+    vanish = all(m == 0 for m in minors)
+    if leading == 0 or not vanish:
+        raise ArithmeticError(f"the form W_Q W_Kᵀ does not have generic rank d_k = {d_k}")
     return QKV(
         d_model,
         d_k,
         form,
-        form.xreplace(point).rank(),
-        all(m == 0 for m in minors),
+        d_k,
+        vanish,
         bool(invariant),
         bool(through),
         bool(linear),
