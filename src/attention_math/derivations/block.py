@@ -61,6 +61,9 @@ def scores_scale(x: sp.Matrix) -> dict[str, sp.Expr]:
     """Scores ``X Xᵀ / √d`` of the stream ``c·X`` (``c > 0`` a symbol), with and without a
     LayerNorm first: ``c²`` times the scores of ``X`` without it, independent of ``c`` with.
 
+    Raises:
+        AssertionError: if the scores were not a fixed multiple (the derivation failed).
+
     Examples:
         >>> import sympy as sp
         >>> from attention_math.derivations.block import scores_scale

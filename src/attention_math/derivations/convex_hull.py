@@ -31,6 +31,9 @@ def in_hull(values: ArrayLike, point: ArrayLike) -> bool:
 
     Exact: the float inputs are read as the rationals they are.
 
+    Raises:
+        ValueError: the point and the value rows have different numbers of coordinates.
+
     Examples:
         >>> from attention_math.derivations.convex_hull import in_hull
         >>> square = [[0, 0], [1, 0], [0, 1], [1, 1]]

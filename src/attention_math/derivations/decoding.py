@@ -282,6 +282,10 @@ def evicted_weights(z: Sequence[object], evict: Sequence[int]) -> tuple[sp.Matri
     """Weights over the keys that survive evicting ``evict`` from the cache, and the factor
     ``1 / (1 − Σ_evicted p)`` by which every surviving weight grew.
 
+    Raises:
+        AssertionError: if the evicted weights were not the renormalised ones (the derivation
+            failed).
+
     Examples:
         >>> import sympy as sp
         >>> from attention_math.derivations.decoding import evicted_weights

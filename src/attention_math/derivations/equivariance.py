@@ -31,6 +31,9 @@ __all__ = [
 def permutation_matrix(perm: tuple[int, ...]) -> sp.Matrix:
     """``Π`` with ``(Π X)_i = X_{perm[i]}``: row ``i`` of ``Π`` is the unit vector ``e_{perm[i]}``.
 
+    Raises:
+        ValueError: ``perm`` is not a permutation of 0 … n − 1.
+
     Examples:
         >>> from attention_math.derivations.equivariance import permutation_matrix
         >>> permutation_matrix((1, 2, 0))

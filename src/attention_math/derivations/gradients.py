@@ -97,6 +97,9 @@ def softmax_jacobian(n: int) -> tuple[sp.Matrix, sp.Matrix]:
     Returns ``(p, J)``: the softmax column ``p`` and ``J = diag(p) − p pᵀ``, after checking
     ``J_ij = ∂p_i/∂z_j`` entry by entry against ``sympy.diff``.
 
+    Raises:
+        ValueError: ``n`` is not a positive integer.
+
     Examples:
         >>> from attention_math.derivations.gradients import softmax_jacobian
         >>> p, J = softmax_jacobian(2)
@@ -179,6 +182,9 @@ def backward(
     ``mask`` and ``scale`` are as in [`attention`][attention_math.symbolic.attention] (a boolean
     matrix or an additive one; ``scale`` defaults to ``1/√d_k``).
 
+    Raises:
+        ValueError: ``d_out`` does not have the output's shape.
+
     Examples:
         >>> import sympy as sp
         >>> from attention_math.derivations.gradients import backward
@@ -227,6 +233,10 @@ def verify_backward(
     ``Q``, ``K``, ``V``, ``dO`` and the scale ``α`` are symbols. ``mask`` is ``None``,
     ``"additive"`` (a generic additive mask ``M`` of symbols ``m_ij``) or an ``l_q × l_k``
     boolean matrix. Returns the formula gradients (each checked equal to ``∂ℓ/∂·``).
+
+    Raises:
+        ValueError: a ``mask`` other than None, ``"additive"`` or a boolean matrix.
+        ArithmeticError: if a formula differs from the direct derivative.
 
     Examples:
         >>> from attention_math.derivations.gradients import verify_backward

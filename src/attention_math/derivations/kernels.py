@@ -105,6 +105,9 @@ def bilinear_rank(d_model: int = 4, d_k: int = 2) -> tuple[int, int]:
     ``(d_model, d_k)``, ``d_k < d_model``: every ``(d_k + 1)``-minor expands to 0 and a
     ``d_k``-minor does not, so the rank is exactly ``d_k``.
 
+    Raises:
+        ValueError: unless ``0 < d_k < d_model``.
+
     Examples:
         >>> from attention_math.derivations.kernels import bilinear_rank
         >>> bilinear_rank(3, 1)

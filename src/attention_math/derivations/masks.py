@@ -30,6 +30,9 @@ __all__ = [
 def additive_from_boolean(mask: ArrayLike, fill: float = -np.inf) -> NDArray[np.floating]:
     """The additive mask of a boolean one: ``0`` where allowed, ``fill`` where blocked.
 
+    Raises:
+        TypeError: a mask that is not boolean.
+
     Examples:
         >>> import numpy as np
         >>> from attention_math.derivations.masks import additive_from_boolean
@@ -172,6 +175,9 @@ def underflow(dtype: type) -> Underflow:
     ``t* = ln(τ/2 · (1 + e²) / (1 − τ/2))``. So ``t < ln τ`` is sufficient, not the threshold. A
     computed softmax rounds twice (``e^{t − 2}``, then the division), so its threshold, found
     by bisection, differs slightly.
+
+    Raises:
+        ArithmeticError: if the bisected threshold is not where the derivation puts it.
 
     Examples:
         >>> import numpy as np

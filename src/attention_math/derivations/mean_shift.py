@@ -113,6 +113,9 @@ def mean_shift(
 
     The defaults are the sizes of ``EXPERIMENT`` (the experiment on the page).
 
+    Raises:
+        ValueError: unless ``d > 0`` and ``n_keys > 1`` are integers.
+
     Examples:
         >>> import numpy as np
         >>> from attention_math.derivations.mean_shift import EXPERIMENT, mean_shift

@@ -31,6 +31,9 @@ def block_identity(n_heads: int = 2) -> tuple[sp.Expr, sp.Expr]:
     (``block_collapse``) turns the row of heads times the column of ``W_O`` blocks into
     the sum. Returns ``(lhs, rhs)`` with ``lhs`` collapsed.
 
+    Raises:
+        ValueError: ``n_heads`` is not a positive integer.
+
     Examples:
         >>> from attention_math.derivations.multihead import block_identity
         >>> lhs, rhs = block_identity(2)

@@ -87,6 +87,9 @@ def symbols(n: int, tag: str = "") -> tuple[list[sp.Symbol], list[sp.Symbol]]:
 def tile_state(scores: Sequence[object], values: Sequence[object]) -> State:
     """The state of one tile: its maximum, shifted sum and shifted weighted sum.
 
+    Raises:
+        ValueError: no scores, or not as many scores as values.
+
     Examples:
         >>> from attention_math.derivations.online_softmax import tile_state
         >>> tile_state([0, 1], [5, 7])
@@ -194,6 +197,9 @@ def merged_equals_softmax(
 
     Both the output and the log-sum-exp are compared with the unshifted, untiled formulas
     ``Σ e^{s_j} v_j / Σ e^{s_j}`` and ``log Σ e^{s_j}``.
+
+    Raises:
+        ValueError: cuts that are not increasing inside 1 … len(scores) − 1.
 
     Examples:
         >>> from attention_math.derivations.online_softmax import merged_equals_softmax, symbols

@@ -170,6 +170,9 @@ def sample_dots(
     Equicorrelated entries: ``q = μ + σ(√ρ z₀ + √(1−ρ) z)`` with one shared standard
     normal ``z₀`` per vector and independent ``z``, so ``Corr(q_l, q_m) = ρ`` (``0 ≤ ρ ≤ 1``).
 
+    Raises:
+        ValueError: ``rho`` outside [0, 1].
+
     Examples:
         >>> import numpy as np
         >>> from attention_math.derivations.scaling import sample_dots
