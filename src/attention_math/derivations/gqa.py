@@ -13,6 +13,7 @@ import sympy as sp
 
 from attention_math import symbolic
 from attention_math.derivations.online_softmax import is_zero
+from attention_math.multihead import _check_heads  # the library's own check of the counts
 
 __all__ = [
     "cache_per_token",
@@ -36,17 +37,6 @@ def symbols() -> dict[str, sp.Symbol]:
         ['d_head', 'd_model', 'h', 'h_kv']
     """
     return {str(s): s for s in (d_model, h, h_kv, d_head)}
-
-
-def _check_heads(n_heads: int, n_kv_heads: int) -> None:
-    for name, n in (("n_heads", n_heads), ("n_kv_heads", n_kv_heads)):
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ValueError(f"{name} must be a positive integer, got {n!r}")
-    if n_heads % n_kv_heads:
-        raise ValueError(
-            f"n_kv_heads = {n_kv_heads} must divide n_heads = {n_heads} (each group of query "
-            "heads shares one key/value head)"
-        )
 
 
 def _head(w: sp.Matrix, i: int, width: int) -> sp.Matrix:
