@@ -29,7 +29,7 @@ TOPICS = [
     "dtypes and `scale`",
     "bfloat16",
     "zero-length sequence",
-    # and what a reviewer found missing (session 14): SDPA arguments the package has no flag for
+    # and the SDPA arguments the package has no flag for
     "`enable_gqa`",
     "dropout",
 ]
