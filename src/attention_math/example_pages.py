@@ -12,6 +12,7 @@ from attention_math.examples import AGREES, EXAMPLES, SLIP, WRONG
 from attention_math.plots import heatmap
 from attention_math.render import (
     decimal_latex,
+    decimal_text,
     display,
     exact_beside_decimal,
     folded,
@@ -99,7 +100,7 @@ def steps_md(
 def _fmt(values: tuple[float, ...]) -> str:
     if not values:
         return "—"
-    shown = [f"{v:.6g}" for v in values]
+    shown = [decimal_text(v, 6) for v in values]
     return ", ".join(shown) if len(shown) <= 3 else ", ".join(shown[:3]) + f", … ({len(shown)})"
 
 

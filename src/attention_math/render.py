@@ -7,6 +7,7 @@ through [`crosscheck`][attention_math.crosscheck.crosscheck] (a disagreement fai
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Sequence
 
@@ -22,6 +23,7 @@ __all__ = [
     "badge",
     "bmatrix",
     "decimal_latex",
+    "decimal_text",
     "display",
     "display_row",
     "exact_beside_decimal",
@@ -39,17 +41,42 @@ COLUMN_CHARS = 54
 (the browser suite's layout test measures the real widths)."""
 
 
+def decimal_text(x: float, digits: int = 4) -> str:
+    """A float with ``digits`` significant digits, as plain text.
+
+    A value that the short form states exactly, or to within float rounding (relative
+    1e-12), is printed short (``-2``, ``0.5``, ``1.6602`` for ``0.6602 + 1``); a rounded one
+    keeps its trailing zeros, so that ``0.50004`` reads ``0.5000`` and never looks like an
+    exact half.
+
+    Examples:
+        >>> from attention_math.render import decimal_text
+        >>> decimal_text(0.5), decimal_text(0.6602 + 1, 6), decimal_text(-0.99996)
+        ('0.5', '1.6602', '-1.000')
+        >>> decimal_text(0.50004), decimal_text(1.99999, 3), decimal_text(1e-7 * (1 + 1e-9))
+        ('0.5000', '2.00', '1.000e-07')
+    """
+    x = float(x)
+    text = f"{x:.{digits}g}"
+    # Rounded (beyond the float noise of a few operations): keep the zeros that say how far.
+    if math.isfinite(x) and not math.isclose(float(text), x, rel_tol=1e-12):
+        text = f"{x:#.{digits}g}".replace(".e", "e").rstrip(".")
+    return text
+
+
 def fmt(x: float, digits: int = 4) -> str:
-    """A float with ``digits`` significant digits, with a true minus sign for LaTeX.
+    """A float with ``digits`` significant digits in LaTeX, with a true minus sign.
+
+    Trailing zeros are kept as ``decimal_text`` keeps them: only for a rounded value.
 
     Examples:
         >>> from attention_math.render import fmt
-        >>> fmt(0.66976154932, 4), fmt(-2.0), fmt(float("-inf"))
-        ('0.6698', '-2', '-\\\\infty')
+        >>> fmt(0.66976154932, 4), fmt(-2.0), fmt(0.50004), fmt(float("-inf"))
+        ('0.6698', '-2', '0.5000', '-\\\\infty')
         >>> fmt(1.348e-7)
         '1.348 \\\\times 10^{-7}'
     """
-    return number_tex(f"{float(x):.{digits}g}")
+    return number_tex(decimal_text(x, digits))
 
 
 def number_tex(text: str) -> str:
