@@ -42,7 +42,7 @@ from attention_math.block import params_from_torch, transformer_block
 from attention_math.decoding import incremental_attention
 from attention_math.multihead import _split_heads, grouped_query_attention
 from attention_math.numeric import causal_mask, sliding_window_mask
-from attention_math.positional import rope
+from attention_math.positional import rope, rope_frequencies
 
 RESULTS = Path(__file__).parent / "results" / "positions_oracle.json"
 DTYPES = {"float64": (np.float64, torch.float64), "float32": (np.float32, torch.float32)}
@@ -174,8 +174,16 @@ def rope_row(
     exact = rope_exact(x, pos, interleaved)  # (B, h, L, d)
     eps = float(np.finfo(np_t).eps)
     scale = float(np.abs(exact).max())
+    # PyTorch's θ_i = 1/base**(2i/d) is rounded twice; rope_frequencies rounds it once.
+    d = x.shape[-1]
+    their_theta = (1.0 / 10000.0 ** (torch.arange(0, d, 2, dtype=torch.float64) / d)).numpy()
+    same = their_theta == rope_frequencies(d)  # (d/2,)
+    cols = np.repeat(same, 2) if interleaved else np.concatenate([same, same])  # (d,)
     return dict(
         error_eps=error_eps(ours, theirs),
+        d=d,
+        theta_differ=int((~same).sum()),
+        error_same_theta_eps=error_eps(ours[..., cols], theirs[..., cols]),
         ours_exact_eps=float(np.abs(ours - exact).max() / scale / eps),
         torch_exact_eps=float(np.abs(theirs - exact).max() / scale / eps),
     )

@@ -99,3 +99,11 @@ def test_reference_agrees_with_float64_on_an_easy_case():
     expected = (w / w.sum(1, keepdims=True)) @ v
     assert err.row_error_eps(expected, err.reference(q, k, v, scale=0.5)) < 16
     assert err.reference(q, k, v, scale=0.5, rows=2).shape == (2, 4)
+
+
+def test_the_reference_is_not_rounded_to_float64_before_measuring():
+    ref = err.reference_softmax([[0.0, 0.0, 0.0]], [[0.0], [0.0], [1.0]])  # 1/3
+    third = np.float64([[1 / 3]])  # the float64 nearest to 1/3
+    assert np.asarray(ref)[0, 0] == third[0, 0]  # rounded, the two would be equal
+    measured = err.row_error_eps(third, ref)  # but 1/3 is not a float64: |1/3 − fl(1/3)| > 0
+    assert 0.1 < measured <= 0.5  # at most half a unit in the last place, relative to 1/3

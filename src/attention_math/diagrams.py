@@ -244,7 +244,7 @@ def crossover_axes(widths: tuple[int, ...] = (64, 128)) -> tuple[Figure, dict[in
         >>> from attention_math.diagrams import crossover_axes
         >>> fig, marked = crossover_axes((64,))
         >>> round(marked[64], 2)
-        64.24
+        64.49
         >>> import matplotlib.pyplot as plt; plt.close(fig)
     """
     import sympy as sp

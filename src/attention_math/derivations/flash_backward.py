@@ -6,8 +6,9 @@ tiles ``{1}, {2}`` and key tiles ``{1}, {2, 3}``:
 * ``P = exp(S − lse·1ᵀ)`` with ``lse = log Σ_j e^{S_ij}`` *is* the softmax: the weights can
   be recomputed from one number per row;
 * ``D = rowsum(dO ∘ O) = rowsum(P ∘ dP)``: the correction term needs no row of ``P``;
-* adding the tiles' shares of ``dS``, ``dQ``, ``dK``, ``dV`` gives the full formulas, which
-  are the derivatives of ``ℓ = Σ dO ∘ O`` (SymPy's ``diff``).
+* adding the tiles' shares of ``dQ``, ``dK``, ``dV`` (and assembling ``dS`` from its
+  tiles) gives the full formulas, which are the derivatives of ``ℓ = Σ dO ∘ O`` (SymPy's
+  ``diff``).
 
 Each identity is decided by ``gradients.is_zero``: exponentials become powers of fresh
 symbols and the difference cancels to 0 as a rational function (exact, and several times

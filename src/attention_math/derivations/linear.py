@@ -76,14 +76,15 @@ def causal_recurrence_equals_masked(n: int = 3, m: int = 2, d_val: int = 1) -> b
 
 def softmax_flops() -> sp.Expr:
     """FLOPs of one head of softmax attention, scores to weighted sum, ``L_q = L_k = L``,
-    ``d_k = d_v = d`` (the projections are the same in both forms and left out).
+    ``d_k = d_v = d`` (the projections are the same in both forms and left out, and so is
+    the mask: the linear form compared with it has none to add).
 
     Examples:
         >>> from attention_math.derivations.linear import softmax_flops
         >>> softmax_flops()
-        4*L**2*d + 7*L**2
+        4*L**2*d + 6*L**2
     """
-    core = [s for s in STEPS if "projection" not in s.name]
+    core = [s for s in STEPS if "projection" not in s.name and s.name != "mask"]
     total = sp.Add(*(s.flops for s in core))
     return sp.expand(total.subs({h: 1, L_q: L, L_k: L, d_k: d, d_v: d}))
 
@@ -116,7 +117,7 @@ def crossover_length() -> sp.Expr:
     Examples:
         >>> from attention_math.derivations.linear import crossover_length
         >>> crossover_length()
-        4*d*(d + 2)/(4*d + 7)
+        2*d*(d + 2)/(2*d + 3)
     """
     (root,) = [r for r in sp.solve(sp.Eq(softmax_flops(), linear_flops()), L) if r != 0]
     return sp.factor(root)

@@ -2,7 +2,9 @@
 
 The reference is computed with mpmath from the *same* floating-point inputs, so what is
 measured is the error of the algorithm alone, in units of the dtype's ε, row-normwise:
-``max_i max_j |ô_ij − o_ij| / (ε · max_j |o_ij|)``.
+``max_i max_j |ô_ij − o_ij| / (ε · max_j |o_ij|)``. The reference is kept as a float64 pair
+``hi + lo`` (a `Reference`): rounded to float64 alone it would move a float64 measurement by
+up to 0.5 ε.
 
 Two ways to finish a softmax are compared (Blanchard, Higham & Higham 2021, "Accurately
 computing the log-sum-exp and softmax functions", IMA J. Numer. Anal. 41(4)):
@@ -16,6 +18,8 @@ computing the log-sum-exp and softmax functions", IMA J. Numer. Anal. 41(4)):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import mpmath
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
@@ -24,6 +28,7 @@ from attention_math.tiled import tiled_attention
 
 __all__ = [
     "REFERENCE",
+    "Reference",
     "division_free",
     "online",
     "reference",
@@ -42,17 +47,43 @@ REFERENCE = {
 _DPS = 40
 
 
+@dataclass(frozen=True)
+class Reference:
+    """A many-digit result as two float64 arrays: the value is ``hi + lo``, ``hi`` its float64
+    rounding and ``lo`` the rest (about 32 digits in all). ``np.asarray`` gives ``hi``.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.derivations.online_softmax_error import reference_softmax
+        >>> r = reference_softmax([[0.0, 0.0, 0.0]], [[0.0], [0.0], [1.0]])
+        >>> np.asarray(r), r.lo[0, 0] != 0  # 1/3 is not a float64
+        (array([[0.33333333]]), np.True_)
+    """
+
+    hi: NDArray[np.float64]
+    lo: NDArray[np.float64]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The shape of the result."""
+        return tuple(self.hi.shape)
+
+    def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> np.ndarray:
+        return self.hi if dtype is None else self.hi.astype(dtype)
+
+
 def reference(
     q: ArrayLike, k: ArrayLike, v: ArrayLike, scale: float = 1.0, rows: int | None = None
-) -> NDArray[np.float64]:
-    """``softmax(q kᵀ · scale) v`` for the first ``rows`` queries, to 40 digits (as float64).
+) -> Reference:
+    """``softmax(q kᵀ · scale) v`` for the first ``rows`` queries, to 40 digits (kept as a
+    float64 pair, `Reference`).
 
     Every input float is taken exactly; products, sums and ``exp`` run in mpmath.
 
     Examples:
         >>> import numpy as np
         >>> from attention_math.derivations.online_softmax_error import reference
-        >>> reference(np.zeros((1, 2)), np.zeros((2, 2)), [[1.0], [2.0]])
+        >>> np.asarray(reference(np.zeros((1, 2)), np.zeros((2, 2)), [[1.0], [2.0]]))
         array([[1.5]])
     """
     q, k, v = (np.asarray(a) for a in (q, k, v))
@@ -70,12 +101,14 @@ def reference(
         return _softmax_times(s, v)
 
 
-def reference_softmax(scores: ArrayLike, v: ArrayLike) -> NDArray[np.float64]:
-    """``softmax(scores) v`` row by row, to 40 digits (as float64), scores taken exactly.
+def reference_softmax(scores: ArrayLike, v: ArrayLike) -> Reference:
+    """``softmax(scores) v`` row by row, to 40 digits (kept as a float64 pair, `Reference`),
+    scores taken exactly.
 
     Examples:
+        >>> import numpy as np
         >>> from attention_math.derivations.online_softmax_error import reference_softmax
-        >>> reference_softmax([[0.0, 0.0]], [[1.0], [2.0]])
+        >>> np.asarray(reference_softmax([[0.0, 0.0]], [[1.0], [2.0]]))
         array([[1.5]])
     """
     with mpmath.workdps(_DPS):
@@ -83,20 +116,28 @@ def reference_softmax(scores: ArrayLike, v: ArrayLike) -> NDArray[np.float64]:
         return _softmax_times(s, v)
 
 
-def _softmax_times(s: list[list[mpmath.mpf]], v: ArrayLike) -> NDArray[np.float64]:
+def _softmax_times(s: list[list[mpmath.mpf]], v: ArrayLike) -> Reference:
     vm = [[mpmath.mpf(float(x)) for x in row] for row in np.asarray(v)]
-    out = np.empty((len(s), len(vm[0])))
+    hi = np.empty((len(s), len(vm[0])))
+    lo = np.empty_like(hi)
     for i, row in enumerate(s):
         m = max(row)
         w = [mpmath.exp(x - m) for x in row]
         z = mpmath.fsum(w)
-        for c in range(out.shape[1]):
-            out[i, c] = float(mpmath.fsum(wj * vj[c] for wj, vj in zip(w, vm, strict=True)) / z)
-    return out
+        for c in range(hi.shape[1]):
+            o = mpmath.fsum(wj * vj[c] for wj, vj in zip(w, vm, strict=True)) / z
+            hi[i, c] = float(o)
+            lo[i, c] = float(o - mpmath.mpf(hi[i, c]))
+    return Reference(hi, lo)
 
 
-def row_error_eps(approx: ArrayLike, ref: ArrayLike, dtype: DTypeLike | None = None) -> float:
+def row_error_eps(
+    approx: ArrayLike, ref: ArrayLike | Reference, dtype: DTypeLike | None = None
+) -> float:
     """Row-normwise error of ``approx`` in units of ε (of ``dtype``, default approx's).
+
+    A `Reference` is read with its ``lo`` part, so a float64 result is not measured against
+    a rounded float64 reference.
 
     Examples:
         >>> import numpy as np
@@ -106,10 +147,10 @@ def row_error_eps(approx: ArrayLike, ref: ArrayLike, dtype: DTypeLike | None = N
         0.5
     """
     a = np.asarray(approx)
-    r = np.asarray(ref, dtype=np.float64)
+    hi, lo = (ref.hi, ref.lo) if isinstance(ref, Reference) else (np.asarray(ref, np.float64), 0)
     eps = float(np.finfo(a.dtype if dtype is None else np.dtype(dtype)).eps)
-    err = np.abs(a.astype(np.float64) - r).max(axis=-1)
-    size = np.abs(r).max(axis=-1)
+    err = np.abs((a.astype(np.float64) - hi) - lo).max(axis=-1)  # a − hi: exact when close
+    size = np.abs(hi).max(axis=-1)
     return float((err / (eps * np.where(size == 0, 1, size))).max())
 
 

@@ -21,6 +21,7 @@ import sympy as sp
 from numpy.typing import NDArray
 
 from attention_math import positional
+from attention_math.crosscheck import crosscheck
 
 __all__ = [
     "alibi_row_normaliser",
@@ -251,20 +252,26 @@ def alibi_slopes_exact(n_heads: int) -> list[sp.Expr]:
 
 def alibi_toeplitz(n_heads: int, size: int) -> bool:
     """True when every head's exact bias matrix is constant along diagonals
-    (``B[i+1, j+1] = B[i, j]``: it depends on ``i − j`` only), and equals the NumPy bias.
+    (``B[i+1, j+1] = B[i, j]``: it depends on ``i − j`` only), the NumPy bias is so too, bit
+    for bit, and the two agree to within rounding (an irrational slope such as ``√2/2`` has
+    no float equal to it).
+
+    Raises:
+        CrossCheckError: a head's NumPy bias is more than 1 ε (relative) from the exact one.
 
     Examples:
         >>> from attention_math.derivations.positional import alibi_toeplitz
-        >>> alibi_toeplitz(4, 5)
-        True
+        >>> alibi_toeplitz(4, 5), alibi_toeplitz(12, 6)
+        (True, True)
     """
     numeric = positional.alibi_bias(n_heads, size)
     for h, m in enumerate(alibi_slopes_exact(n_heads)):
         b = sp.Matrix([[-m * abs(i - j) for j in range(size)] for i in range(size)])
         shifted = all(b[i + 1, j + 1] == b[i, j] for i in range(size - 1) for j in range(size - 1))
-        close = np.allclose(np.array(b, dtype=float), numeric[h], rtol=0, atol=0)
-        if not (shifted and close):
+        n = numeric[h]  # (size, size)
+        if not (shifted and np.array_equal(n[1:, 1:], n[:-1, :-1])):
             return False
+        crosscheck(b, n, bound_eps=1, label=f"ALiBi bias of head {h + 1}")
     return True
 
 

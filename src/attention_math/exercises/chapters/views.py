@@ -6,7 +6,7 @@ from __future__ import annotations
 import sympy as sp
 
 from attention_math._lazy import np
-from attention_math.derivations.linear import crossover_length
+from attention_math.derivations.linear import crossover_length, linear_flops, softmax_flops
 from attention_math.exercises.build import float_array
 from attention_math.exercises.model import Exercise, Mistake
 
@@ -123,10 +123,10 @@ def exercises() -> list[Exercise]:
             chapter="views",
             title="When linear attention is cheaper",
             statement=(
-                "One head, $d_k = d_v = d$. Softmax attention (scores to weighted sum) costs "
-                "$4L^2 d + 7L^2$ FLOPs; linear attention with elu features costs "
-                "$4Ld^2 + 8Ld$. Above which length $L$ (in terms of `d`) is linear attention "
-                "cheaper?"
+                "One head, $d_k = d_v = d$, no mask. Softmax attention (scores to weighted "
+                f"sum) costs ${sp.latex(softmax_flops())}$ FLOPs; linear attention with elu "
+                f"features costs ${sp.latex(linear_flops())}$. Above which length $L$ (in "
+                "terms of `d`) is linear attention cheaper?"
             ),
             answer=crossover_length(),
             symbols={"d": d},
