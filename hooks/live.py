@@ -40,6 +40,8 @@ from mkdocs.structure.files import File, Files
 from mkdocs.utils import get_relative_url
 from node_binary import find_node  # hooks/node_binary.py (MkDocs puts this directory on sys.path)
 
+from attention_math._cache import user_cache
+
 log = logging.getLogger("mkdocs.hooks.live")
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,8 +60,7 @@ def cache_dir() -> Path:
     """
     if os.environ.get(CACHE_ENV):
         return Path(os.environ[CACHE_ENV])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "attention-math" / "live"
+    return user_cache() / "live"
 
 
 CACHE = cache_dir()

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
+
+from attention_math._cache import user_cache
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -16,8 +17,7 @@ def mypy_cache() -> Path:
     entry against the hash of the file it was made from (and its own version and options), so
     a clean clone reuses what another clone's run learnt about NumPy and SymPy (about 20 s
     of CPU) and never an answer about code that changed."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "attention-math" / "mypy"
+    return user_cache() / "mypy"
 
 
 def test_mypy_strict_passes_on_src():

@@ -51,6 +51,8 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
+from attention_math._cache import user_cache
+
 _F = NDArray[np.floating]  # a float array (float32 or float64, the working dtype)
 _Mask = NDArray[np.bool_] | NDArray[np.floating] | None  # boolean (True = may attend) or additive
 
@@ -289,8 +291,7 @@ def calibration_dir() -> Path | None:
     env = os.environ.get(CACHE_DIR_ENV)
     if env is not None:
         return Path(env) if env.strip() else None
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "attention-math"
+    return user_cache()
 
 
 @functools.cache
