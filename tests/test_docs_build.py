@@ -70,7 +70,8 @@ def test_strict_build_shows_the_computed_identity_example(built_site):
     q, k, v = numeric.compute_qkv(*(ex.numeric(n) for n in ("x", "w_q", "w_k", "w_v")))
     out, w = numeric.attention(q, k, v, return_weights=True)
     for value in (*w.ravel(), *out.ravel()):
-        assert fmt(value, 4) in html, f"computed value {value!r} missing from the page"
+        shown = re.compile(rf"(?<![\d.]){re.escape(fmt(value, 6))}(?!\d)")  # whole, not a prefix
+        assert shown.search(html), f"computed value {value!r} missing from the page"
     assert "agrees with the exact value" in html
     assert "<mi>σ</mi>" in html  # the closed form in σ(1/√2), in the typeset MathML
 

@@ -132,3 +132,19 @@ def test_input_names_with_a_word_subscript_render_as_a_word():
 
     assert r"S_{\text{raw}} = \begin{bmatrix}" in statement("scaling-row")
     assert "  S_raw = [[4, 0]]" in show_exercise("scaling-row")
+
+
+def test_wrong_algebra_is_not_called_rounding() -> None:
+    # the plain mean of g for the p-weighted sum: wrong, though close at nearby sample points
+    mean = "(g_1 + g_2 + g_3)/3"
+    answer = f"[[p_1*(g_1 - {mean}), p_2*(g_2 - {mean}), p_3*(g_3 - {mean})]]"
+    r = check("grad-ds-row", answer)
+    assert not r.correct and r.diagnosis != "rounding", r.message
+
+
+def test_the_sample_points_give_every_symbol_its_own_value() -> None:
+    from attention_math.exercises.checker import _N_POINTS, _value
+
+    for k in range(_N_POINTS):
+        values = [_value(i, k) for i in range(20)]
+        assert len(set(values)) == len(values) and min(values) > 0

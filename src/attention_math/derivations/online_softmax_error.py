@@ -3,8 +3,8 @@
 The reference is computed with mpmath from the *same* floating-point inputs, so what is
 measured is the error of the algorithm alone, in units of the dtype's ε, row-normwise:
 ``max_i max_j |ô_ij − o_ij| / (ε · max_j |o_ij|)``. The reference is kept as a float64 pair
-``hi + lo`` (a `Reference`): rounded to float64 alone it would move a float64 measurement by
-up to 0.5 ε.
+``hi + lo`` (a `ReferenceValue`): rounded to float64 alone it would move a float64
+measurement by up to 0.5 ε.
 
 Two ways to finish a softmax are compared (Blanchard, Higham & Higham 2021, "Accurately
 computing the log-sum-exp and softmax functions", IMA J. Numer. Anal. 41(4)):
@@ -28,7 +28,7 @@ from attention_math.tiled import tiled_attention
 
 __all__ = [
     "REFERENCE",
-    "Reference",
+    "ReferenceValue",
     "division_free",
     "online",
     "reference",
@@ -48,7 +48,7 @@ _DPS = 40
 
 
 @dataclass(frozen=True)
-class Reference:
+class ReferenceValue:
     """A many-digit result as two float64 arrays: the value is ``hi + lo``, ``hi`` its float64
     rounding and ``lo`` the rest (about 32 digits in all). ``np.asarray`` gives ``hi``.
 
@@ -74,9 +74,9 @@ class Reference:
 
 def reference(
     q: ArrayLike, k: ArrayLike, v: ArrayLike, scale: float = 1.0, rows: int | None = None
-) -> Reference:
+) -> ReferenceValue:
     """``softmax(q kᵀ · scale) v`` for the first ``rows`` queries, to 40 digits (kept as a
-    float64 pair, `Reference`).
+    float64 pair, `ReferenceValue`).
 
     Every input float is taken exactly; products, sums and ``exp`` run in mpmath.
 
@@ -101,9 +101,9 @@ def reference(
         return _softmax_times(s, v)
 
 
-def reference_softmax(scores: ArrayLike, v: ArrayLike) -> Reference:
-    """``softmax(scores) v`` row by row, to 40 digits (kept as a float64 pair, `Reference`),
-    scores taken exactly.
+def reference_softmax(scores: ArrayLike, v: ArrayLike) -> ReferenceValue:
+    """``softmax(scores) v`` row by row, to 40 digits (kept as a float64 pair,
+    `ReferenceValue`), scores taken exactly.
 
     Examples:
         >>> import numpy as np
@@ -116,7 +116,7 @@ def reference_softmax(scores: ArrayLike, v: ArrayLike) -> Reference:
         return _softmax_times(s, v)
 
 
-def _softmax_times(s: list[list[mpmath.mpf]], v: ArrayLike) -> Reference:
+def _softmax_times(s: list[list[mpmath.mpf]], v: ArrayLike) -> ReferenceValue:
     vm = [[mpmath.mpf(float(x)) for x in row] for row in np.asarray(v)]
     hi = np.empty((len(s), len(vm[0])))
     lo = np.empty_like(hi)
@@ -128,15 +128,15 @@ def _softmax_times(s: list[list[mpmath.mpf]], v: ArrayLike) -> Reference:
             o = mpmath.fsum(wj * vj[c] for wj, vj in zip(w, vm, strict=True)) / z
             hi[i, c] = float(o)
             lo[i, c] = float(o - mpmath.mpf(hi[i, c]))
-    return Reference(hi, lo)
+    return ReferenceValue(hi, lo)
 
 
 def row_error_eps(
-    approx: ArrayLike, ref: ArrayLike | Reference, dtype: DTypeLike | None = None
+    approx: ArrayLike, ref: ArrayLike | ReferenceValue, dtype: DTypeLike | None = None
 ) -> float:
     """Row-normwise error of ``approx`` in units of ε (of ``dtype``, default approx's).
 
-    A `Reference` is read with its ``lo`` part, so a float64 result is not measured against
+    A `ReferenceValue` is read with its ``lo`` part, so a float64 result is not measured against
     a rounded float64 reference.
 
     Examples:
@@ -147,7 +147,10 @@ def row_error_eps(
         0.5
     """
     a = np.asarray(approx)
-    hi, lo = (ref.hi, ref.lo) if isinstance(ref, Reference) else (np.asarray(ref, np.float64), 0)
+    if isinstance(ref, ReferenceValue):
+        hi, lo = ref.hi, ref.lo
+    else:
+        hi, lo = np.asarray(ref, np.float64), np.zeros(1)
     eps = float(np.finfo(a.dtype if dtype is None else np.dtype(dtype)).eps)
     err = np.abs((a.astype(np.float64) - hi) - lo).max(axis=-1)  # a − hi: exact when close
     size = np.abs(hi).max(axis=-1)

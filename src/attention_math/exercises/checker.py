@@ -24,7 +24,24 @@ MAX_LOG = 10_000  # exp(x) with |x| above this is treated as unequal to any answ
 ROUNDING_TOLERANCE = 5e-3
 """A decimal answer within this of the exact value (relative to max(1, |x|)) is "rounded"."""
 _DPS = 30
-_POINTS = ((3, 7), (5, 11), (2, 13))  # rational sample points p/q for free symbols
+# Values for free symbols: positive (symbols may be declared so), distinct and far apart, so
+# that a formula wrong in its algebra is far from the right one, not "right up to rounding"
+# (values close together made a plain mean of g pass for the p-weighted one). At point k,
+# symbol i gets _VALUES[(i + 5k) % 12]: a rotation, so the symbols never share a value.
+_VALUES = tuple(
+    sp.Rational(p, q)
+    for p, q in (
+        (3, 7), (11, 5), (7, 10), (17, 4), (5, 13), (7, 2),
+        (13, 11), (2, 9), (19, 6), (9, 14), (23, 8), (11, 17),
+    )
+)  # fmt: skip
+_N_POINTS = 3
+
+
+def _value(i: int, k: int) -> sp.Rational:
+    """Symbol ``i``'s value at sample point ``k``; beyond 12 symbols, (2i + 1)/3 (above 8)."""
+    n = len(_VALUES)
+    return _VALUES[(i + 5 * k) % n] if i < n else sp.Rational(2 * i + 1, 3)
 
 
 def _entries(x: sp.Basic) -> list[sp.Expr]:
@@ -113,9 +130,7 @@ def compare(got: sp.Basic, want: sp.Basic, tolerance: float, relative: bool = Tr
     a, b = _entries(g_ex), _entries(want)
     free = sorted(set().union(*(e.free_symbols for e in a + b)), key=str)
     points = (
-        [{s: sp.Rational(p + i, q + 2 * i) for i, s in enumerate(free)} for p, q in _POINTS]
-        if free
-        else [{}]
+        [{s: _value(i, k) for i, s in enumerate(free)} for k in range(_N_POINTS)] if free else [{}]
     )
     close = exact = True
     for point in points:
