@@ -46,12 +46,16 @@ def cold_build(parallel: bool = True) -> tuple[float, float]:
     env["ATTENTION_MATH_PARALLEL"] = "1" if parallel else "0"
     with tempfile.TemporaryDirectory() as site:
         start, cpu = time.perf_counter(), children_cpu()
-        subprocess.run(
-            [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", site],
+        # never --quiet: it drops the warnings --strict counts, and a raising block passes
+        run = subprocess.run(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", site],
             cwd=ROOT,
             env=env,
-            check=True,
+            capture_output=True,
+            text=True,
         )
+        if run.returncode != 0:
+            raise SystemExit(f"mkdocs build --strict failed:\n{run.stderr[-3000:]}")
         return time.perf_counter() - start, children_cpu() - cpu
 
 

@@ -71,8 +71,11 @@ def install_lighthouse() -> None:
 
 def build(url: str, out: Path) -> None:
     env = {**os.environ, "SITE_URL": url, "NO_MKDOCS_2_WARNING": "1"}
-    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(out)]
-    subprocess.run(cmd, cwd=ROOT, env=env, check=True)
+    # never --quiet: it drops the warnings --strict counts, and a raising block passes
+    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)]
+    run = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    if run.returncode != 0:
+        raise SystemExit(f"mkdocs build --strict failed:\n{run.stderr[-3000:]}")
 
 
 def launch_chromium(playwright: Any) -> Any:

@@ -465,8 +465,11 @@ def main() -> None:
         site = Path(tmp) / "site"
         if args.site is None:
             env = {**os.environ, "SITE_URL": server.url, "NO_MKDOCS_2_WARNING": "1"}
-            cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(site)]
-            subprocess.run(cmd, cwd=ROOT, env=env, check=True)
+            # never --quiet: it drops the warnings --strict counts, and a raising block passes
+            cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)]
+            run = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+            if run.returncode != 0:
+                raise SystemExit(f"mkdocs build --strict failed:\n{run.stderr[-3000:]}")
         else:
             shutil.copytree(args.site, site)  # the copies below are made in it, not in yours
         without_boxes(site)

@@ -129,7 +129,8 @@ def measure(figures: dict[str, Any], skip_tests: bool) -> dict[str, Any]:
         figures |= {"setup_s": round(s1 + s2, 1), "setup_cpu_s": round(c1 + c2, 1)}
 
         figures["load_before_build"] = load()
-        build = [".venv/bin/python", "-m", "mkdocs", "build", "--strict", "-q", "-d", "site"]
+        # never --quiet: it drops the warnings --strict counts, and a raising block passes
+        build = [".venv/bin/python", "-m", "mkdocs", "build", "--strict", "-d", "site"]
         seconds, cpu, _ = timed(build, clone, env)
         figures |= {"cold_build_s": round(seconds, 1), "cold_build_cpu_s": round(cpu, 1)}
         command = readme_test_command()

@@ -55,3 +55,21 @@ def test_installed_packages_are_compiled_to_bytecode_once() -> None:
     # matplotlib and MkDocs from source: 4× the CPU to import them
     assert TOOL["uv"]["compile-bytecode"] is True  # uv sync, uv run
     assert TOOL["uv"]["pip"]["compile-bytecode"] is True  # uv pip: the PyTorch oracle
+
+
+def test_no_strict_build_is_run_quietly() -> None:
+    # `mkdocs build --strict --quiet` drops the warnings --strict counts: a block that raises
+    # then builds with exit status 0. Every build the project runs or tells a reader to run
+    # is loud.
+    quiet = re.compile(r"mkdocs\W+build\b.*(\s-q\b|--quiet|\"-q\")")
+    places = [*ROOT.glob("*.md"), ROOT / ".ci" / "run", *(ROOT / "docs").rglob("*.md")]
+    for folder in ("benchmarks", "tests", "hooks", "src"):
+        places += [*(ROOT / folder).rglob("*.py")]
+    found = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in places
+        if path != Path(__file__).resolve()
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if quiet.search(line)
+    ]
+    assert not found, "mkdocs build run with --quiet: " + ", ".join(found)

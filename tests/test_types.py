@@ -15,8 +15,8 @@ def mypy_cache() -> Path:
     """mypy's incremental cache, shared by every clone on the machine as uv's cache is:
     ``$XDG_CACHE_HOME/attention-math/mypy`` (``~/.cache/…`` without it). mypy checks each
     entry against the hash of the file it was made from (and its own version and options), so
-    a clean clone reuses what another clone's run learnt about NumPy and SymPy (about 20 s
-    of CPU) and never an answer about code that changed."""
+    a clean clone reuses what another clone's run learnt about NumPy and SymPy and never an
+    answer about code that changed."""
     return user_cache() / "mypy"
 
 

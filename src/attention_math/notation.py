@@ -183,7 +183,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         "each row sums to one "
         "(the only name for the weights)",
         r"$L_q \times L_k$",
-        "forward/softmax.md",
+        "forward/index.md",
     ),
     Symbol(
         r"$p$",
@@ -211,9 +211,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         "indices: $i$ a query (a row), $j$ and $l$ a key (a column) or a component",
         page="forward/notation.md",
     ),
-    Symbol(
-        r"$e$", ("e",), "Euler's number, the base of the exponential", page="forward/softmax.md"
-    ),
+    Symbol(r"$e$", ("e",), "Euler's number, the base of the exponential", page="forward/index.md"),
     Symbol(r"$I$", ("I",), "the identity matrix", page="forward/qkv.md"),
     Symbol(r"$\mathbf{1}$", (r"\mathbf{1}",), "a vector of ones", page="gradients/index.md"),
     # softmax and floating point
@@ -680,7 +678,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"$o$",
         ("o",),
         r"one output row; in the online softmax the unnormalised running output "
-        r"$\sum_j e^{s_j - m} v_j$",
+        r"$\sum_j e^{s_j - m} v_j$ ($m$ the running maximum of the scores $s_j$)",
         r"$d_v$",
         "forward/weighted-sum.md",
         _F,

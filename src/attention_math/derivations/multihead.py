@@ -42,10 +42,10 @@ def block_identity(n_heads: int = 2) -> tuple[sp.Expr, sp.Expr]:
     """
     if isinstance(n_heads, bool) or not isinstance(n_heads, int) or n_heads < 1:
         raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
-    L, d_v, d_out = sp.symbols("L d_v d_out", positive=True, integer=True)
-    heads = [sp.MatrixSymbol(f"H_{i}", L, d_v) for i in range(1, n_heads + 1)]
+    L_q, d_v, d_out = sp.symbols("L_q d_v d_out", positive=True, integer=True)
+    heads = [sp.MatrixSymbol(f"H_{i}", L_q, d_v) for i in range(1, n_heads + 1)]  # a row a query
     blocks = [sp.MatrixSymbol(f"W_O^({i})", d_v, d_out) for i in range(1, n_heads + 1)]
-    concat = sp.BlockMatrix([heads])  # L × h·d_v
+    concat = sp.BlockMatrix([heads])  # L_q × h·d_v
     w_o = sp.BlockMatrix([[b] for b in blocks])  # h·d_v × d_out
     lhs = sp.block_collapse(concat * w_o)
     rhs = sp.MatAdd(*(h * b for h, b in zip(heads, blocks, strict=True))).doit()
