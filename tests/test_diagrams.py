@@ -33,7 +33,9 @@ def _run(cells: list[str], want: list[str]) -> bool:
 
 
 def _fmt(a: np.ndarray) -> list[str]:
-    return [f"{x:.2f}".rstrip("0").rstrip(".") for x in a.ravel()]
+    from attention_math.figures import _two_places  # as the figures print a number
+
+    return [_two_places(x) for x in a.ravel()]
 
 
 def test_the_heads_figure_shows_the_package_arrays_with_their_shapes() -> None:

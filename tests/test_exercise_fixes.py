@@ -148,3 +148,38 @@ def test_the_sample_points_give_every_symbol_its_own_value() -> None:
     for k in range(_N_POINTS):
         values = [_value(i, k) for i in range(20)]
         assert len(set(values)) == len(values) and min(values) > 0
+
+
+def test_the_right_answer_with_too_few_digits_is_rounding_not_a_slip() -> None:
+    # 0.6405 to one place is 0.6, which the 1/√d_model slip (0.6007) also rounds to
+    r = check("multihead-head-weights", "[[0.6, 0.4], [0.4, 0.6]]")
+    assert r.diagnosis == "rounding", r.message
+    slip = check("multihead-head-weights", "[[0.6007, 0.3993], [0.3993, 0.6007]]")
+    assert slip.diagnosis == "wrong_scale", slip.message
+
+
+def test_a_formula_wrong_for_negative_values_is_not_called_unproven() -> None:
+    for wrong in ("1/(1+exp(-abs(a)))", "exp(a)/(exp(a)+1) + abs(a) - a"):
+        r = check("softmax-sigmoid", wrong)
+        assert not r.correct and "25 digits" not in r.message, r.message
+
+
+def test_the_queries_exercise_catches_the_transposed_layout() -> None:
+    q = get("forward-qkv").answer
+    assert q != q.T
+    r = check("forward-qkv", str(q.T.tolist()))
+    assert r.diagnosis == "transposed", r.message
+
+
+@pytest.mark.parametrize(
+    "exercise_id", ["mask-causal-weights", "mask-causal-output", "mask-padding"]
+)
+def test_a_forgotten_mask_is_named(exercise_id: str) -> None:
+    ex = get(exercise_id)
+    (slip,) = [m for m in ex.mistakes if m.diagnosis == "missing_mask"]
+    assert check(exercise_id, str(slip.answer.tolist())).diagnosis == "missing_mask"
+
+
+def test_a_column_softmax_in_an_output_exercise_speaks_of_the_weights() -> None:
+    (slip,) = [m for m in get("forward-output").mistakes if m.diagnosis == "softmax_axis"]
+    assert slip.detail.startswith("Your weights")

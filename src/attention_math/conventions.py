@@ -349,7 +349,8 @@ def fully_masked_row(torch: ModuleType | None) -> Row:
         ]
     return Row(
         "fully masked row",
-        "SDPA (since 2.5; NaN before): a zero output row; `nn.MultiheadAttention`: NaN "
+        "SDPA (since 2.5; NaN before; run here on the CPU): a zero output row; "
+        "`nn.MultiheadAttention`: NaN "
         "weights; a finite fill such as HF's `finfo.min`: uniform weights over the blocked keys",
         "zero weights and a zero output row: no key is seen, so nothing is averaged, and "
         "no NaN reaches the next layer",
@@ -528,7 +529,9 @@ def bfloat16(torch: ModuleType | None) -> Row:
 def bias_gradient(torch: ModuleType | None) -> Row:
     rng = np.random.default_rng(15)
     q, k, v = _problem(15, 1, 2, 4, 3)  # (B, H, L, d)
-    bias = rng.standard_normal((4, 4))  # a learned additive bias (ALiBi, T5), shared
+    bias = rng.standard_normal(
+        (4, 4)
+    )  # an additive bias (ALiBi's fixed one, T5's learned one), shared
     d_out = rng.standard_normal((1, 2, 4, 3))  # ∂ℓ/∂out
     *grads, d_bias = attention_backward(q, k, v, d_out, bias, is_causal=True, return_dmask=True)
     # the softmax does not see a constant added to a row, so each row of ∂ℓ/∂bias sums to 0

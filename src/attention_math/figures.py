@@ -29,13 +29,27 @@ XY = tuple[float, float]
 _GREY = "#808080"  # the placeholder svg() turns into the page's text colour
 
 
+def _two_places(x: float) -> str:
+    """``x`` to two decimal places; the zeros dropped only when that is ``x`` exactly.
+
+    Examples:
+        >>> from attention_math.figures import _two_places
+        >>> _two_places(2.0), _two_places(0.5), _two_places(0.70004), _two_places(-0.731)
+        ('2', '0.5', '0.70', '−0.73')
+    """
+    text = f"{x:.2f}"
+    if np.isclose(float(text), x, rtol=1e-12, atol=0):
+        text = text.rstrip("0").rstrip(".")
+    return text.replace("-", "−")
+
+
 def _panel(ax: Axes, a: NDArray[np.float64], title: str, xlabel: str, ylabel: str) -> None:
     """One matrix as a small annotated heatmap; −∞ cells are left blank and marked."""
     shown = np.where(np.isfinite(a), a, np.nan)
     lim = 1.8 * (float(np.nanmax(np.abs(shown))) or 1.0)  # pale colours: the numbers stay legible
     ax.imshow(shown, cmap="coolwarm", vmin=-lim, vmax=lim, aspect="auto")
     for (i, j), val in np.ndenumerate(a):
-        text = "−∞" if np.isneginf(val) else f"{val:.2f}".rstrip("0").rstrip(".")
+        text = "−∞" if np.isneginf(val) else _two_places(val)
         ax.text(j, i, text, ha="center", va="center", fontsize=8.5, color="black")
     ax.set_title(title, fontsize=10)
     ax.set_xlabel(xlabel, fontsize=9)

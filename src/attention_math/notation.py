@@ -111,19 +111,19 @@ SYMBOLS: tuple[Symbol, ...] = (
         "forward/qkv.md",
     ),
     Symbol(
-        r"$x$, $x_{ij}$",
+        r"$x$",
         ("x",),
-        "one input row, or one entry of $X$; in a calculus statement, the variable",
-        page="forward/qkv.md",
+        "an input: one token (a row of $X$), the residual stream of a block, or in a general "
+        "statement a vector or a variable",
+        page="attention-as.md",
     ),
     Symbol(
         r"$W_Q, W_K, W_V$",
         ("W_Q", "W_K", "W_V"),
-        "learned projections that make queries, keys and values; $w_{ij}$ is one entry",
+        "learned projections that make queries, keys and values",
         r"$d_{\text{model}} \times d_k$ ($d_v$ for $W_V$)",
         "forward/qkv.md",
     ),
-    Symbol(r"$w_{ij}$", ("w",), "an entry of a projection matrix", page="forward/qkv.md"),
     Symbol(
         r"$Q, K, V$",
         ("Q", "K", "V"),
@@ -188,7 +188,8 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$p$",
         ("p",),
-        "one row of weights, or the softmax of a vector",
+        "one row of weights, or the softmax of a vector; on Cost, with $m$ and $n$, the sizes "
+        "of a matrix product",
         r"$L_k$",
         "why/scaling.md",
     ),
@@ -241,7 +242,9 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$n$",
         ("n",),
-        "the length of a vector in a general statement",
+        "the length of a vector in a general statement; on Why it works: scaling, the number "
+        "of sampled $(q, k)$ pairs; on Cost, with $m$ and $p$, the sizes of a matrix product "
+        "($m \\times n$ times $n \\times p$)",
         page="why/scaling.md",
         group=_N,
     ),
@@ -249,7 +252,8 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"$m$",
         ("m",),
         "the largest score of a row, subtracted before exponentiating; in the online softmax "
-        "the running maximum (subscript: the keys it covers)",
+        "the running maximum (subscript: the keys it covers); on Cost, with $n$ and $p$, the "
+        "sizes of a matrix product",
         page="why/softmax.md",
         group=_N,
         any_subscript=True,
@@ -323,7 +327,8 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$\operatorname{round}$",
         ("round",),
-        "rounding to the nearest float",
+        r"rounding to a number of decimals: $\operatorname{round}_2$, to two decimals (the "
+        "precision the source prints)",
         page="examples/lets-go.md",
         group=_N,
     ),
@@ -705,8 +710,8 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"$W$",
         ("W",),
         r"the matrix of a bilinear score $q W k^\top$; dot-product attention's is "
-        r"$W = W_Q W_K^\top/\sqrt{d_k}$ on the inputs $x$ (or $I/\sqrt{d_k}$ on $q$ and $k$ "
-        r"themselves)",
+        r"$W = W_Q W_K^\top$ on the inputs $x$, times $1/\sqrt{d_k}$ once scaled (or "
+        r"$I/\sqrt{d_k}$ on $q$ and $k$ themselves)",
         "query width × key width",
         "attention-as.md",
         _F,
@@ -862,7 +867,7 @@ TERMS: tuple[Term, ...] = (
     Term(
         "additive mask",
         "A float mask added to the scores: −∞ blocks a key, a finite value biases "
-        "it (a learned bias such as ALiBi or T5's).",
+        "it (ALiBi's fixed distance penalty, or a learned bias such as T5's).",
         "reference/coming-from-pytorch.md",
     ),
     Term(
@@ -913,7 +918,9 @@ TERMS: tuple[Term, ...] = (
         "index.md",
     ),
     Term(
-        "ULP", "Unit in the last place: the gap between a float and the next one.", "why/softmax.md"
+        "ULP",
+        "Unit in the last place: the gap between a float and the next one.",
+        "positions/rope.md",
     ),
     Term("float64, float32", "The IEEE 754 double and single precision formats.", "why/softmax.md"),
     Term(

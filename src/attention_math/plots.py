@@ -248,6 +248,8 @@ def heatmap(
         >>> "<svg" in heatmap(np.eye(2), title="identity")
         True
     """
+    from attention_math.render import sci_text  # up the graph: render needs SymPy, plots not
+
     a = np.asarray(weights, dtype=float)
     if a.ndim != 2:
         raise ValueError(f"heatmap needs a 2-D array, got shape {a.shape}")
@@ -266,7 +268,7 @@ def heatmap(
             for i in range(n):
                 for j in range(m):
                     val = a[i, j]
-                    text = "−∞" if np.isneginf(val) else f"{val:.{digits}g}"
+                    text = "−∞" if np.isneginf(val) else sci_text(val, digits)
                     light = np.isfinite(val) and hi > lo and (val - lo) / (hi - lo) < 0.6
                     ax.text(
                         j,

@@ -23,6 +23,7 @@ __all__ = [
     "badge",
     "bmatrix",
     "decimal_latex",
+    "decimal_relation",
     "decimal_text",
     "display",
     "display_row",
@@ -30,6 +31,7 @@ __all__ = [
     "fmt",
     "folded",
     "number_tex",
+    "sci_text",
     "shape_str",
     "table",
     "teaches",
@@ -62,6 +64,36 @@ def decimal_text(x: float, digits: int = 4) -> str:
     if math.isfinite(x) and not math.isclose(float(text), x, rel_tol=1e-12):
         text = f"{x:#.{digits}g}".replace(".e", "e").rstrip(".")
     return text
+
+
+def decimal_relation(x: float, digits: int = 4) -> str:
+    """``"="`` when ``decimal_text(x, digits)`` states ``x`` (up to float noise), else
+    ``"\\approx"``: the sign to write between a name and the printed number.
+
+    Examples:
+        >>> from attention_math.render import decimal_relation
+        >>> decimal_relation(0.0362, 3), decimal_relation(3.4884, 3)
+        ('=', '\\\\approx')
+    """
+    x = float(x)
+    exact = not math.isfinite(x) or math.isclose(float(f"{x:.{digits}g}"), x, rel_tol=1e-12)
+    return "=" if exact else r"\approx"
+
+
+def sci_text(x: float, digits: int = 4) -> str:
+    """``decimal_text`` with a power of ten written as ``×10⁻⁷`` (figure labels, plain text).
+
+    Examples:
+        >>> from attention_math.render import sci_text
+        >>> sci_text(8.5e-10, 2), sci_text(0.99999987, 4), sci_text(-3e21, 1)
+        ('8.5×10⁻¹⁰', '1.000', '−3×10²¹')
+    """
+    mantissa, _, exponent = decimal_text(x, digits).partition("e")
+    power = f"×10{str(int(exponent)).translate(_SUPERSCRIPT)}" if exponent else ""
+    return mantissa.replace("-", "−") + power
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def fmt(x: float, digits: int = 4) -> str:

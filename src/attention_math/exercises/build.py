@@ -114,14 +114,16 @@ def attention_exercise(
     d_k = q.cols
     s = 1 / sp.sqrt(d_k) if scale is None else sp.sympify(scale)
 
-    def result(scale_used: sp.Expr, axis: int = -1, mask_after: bool = False) -> sp.Matrix:
+    def result(
+        scale_used: sp.Expr, axis: int = -1, mask_after: bool = False, masked: bool = True
+    ) -> sp.Matrix:
         S = symbolic.scores(q, k, scale_used)
         if what == "scores":
             return S
         if mask_after and mask is not None:  # softmax of every score, then blocked ones zeroed
             P = symbolic.softmax(S).multiply_elementwise(mask.applyfunc(lambda m: int(m == 0)))
         else:
-            P = _weights(S, mask, axis)
+            P = _weights(S, mask if masked else None, axis)
         return P if what == "weights" else P * v
 
     answer = result(s)
@@ -133,9 +135,17 @@ def attention_exercise(
         slips.append(Mistake("missing_scale", result(sp.S.One), f"Without it: {unscaled}."))
         slips.append(Mistake("wrong_scale", result(sp.Rational(1, d_k)), "You divided by d_k."))
     if what != "scores":
-        slips.append(Mistake("softmax_axis", result(s, axis=0), "Yours sum to 1 by column."))
+        by_column = "Yours" if what == "weights" else "Your weights"
+        slips.append(Mistake("softmax_axis", result(s, axis=0), f"{by_column} sum to 1 by column."))
         if mask is not None:
             slips.append(Mistake("mask_after_softmax", result(s, mask_after=True)))
+            causal = mask.is_square and all(
+                (mask[i, j] == -sp.oo) == (j > i)
+                for i in range(mask.rows)
+                for j in range(mask.cols)
+            )
+            detail = "Query t may only use keys 1..t." if causal else "Masked keys get weight 0."
+            slips.append(Mistake("missing_mask", result(s, masked=False), detail))
     slips.extend(extra)
 
     def reference() -> np.ndarray:

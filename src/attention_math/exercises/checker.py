@@ -18,7 +18,7 @@ import sympy as sp
 
 from attention_math.exercises.model import DIAGNOSES, Exercise, Mistake, Result
 
-__all__ = ["ROUNDING_TOLERANCE", "compare", "diagnose"]
+__all__ = ["ROUNDING_TOLERANCE", "compare", "diagnose", "rounds_to"]
 
 MAX_LOG = 10_000  # exp(x) with |x| above this is treated as unequal to any answer here
 ROUNDING_TOLERANCE = 5e-3
@@ -38,10 +38,17 @@ _VALUES = tuple(
 _N_POINTS = 3
 
 
-def _value(i: int, k: int) -> sp.Rational:
-    """Symbol ``i``'s value at sample point ``k``; beyond 12 symbols, (2i + 1)/3 (above 8)."""
+def _value(i: int, k: int, sign_free: bool = False) -> sp.Rational:
+    """Symbol ``i``'s value at sample point ``k``; beyond 12 symbols, (2i + 1)/3 (above 8).
+    A symbol that may be negative (``sign_free``) is negative at point 1, so that ``|a|`` is
+    not taken for ``a``."""
     n = len(_VALUES)
-    return _VALUES[(i + 5 * k) % n] if i < n else sp.Rational(2 * i + 1, 3)
+    value = _VALUES[(i + 5 * k) % n] if i < n else sp.Rational(2 * i + 1, 3)
+    return -value if sign_free and k == 1 else value
+
+
+def _sign_free(s: sp.Symbol) -> bool:
+    return not (s.is_positive or s.is_nonnegative)
 
 
 def _entries(x: sp.Basic) -> list[sp.Expr]:
@@ -130,7 +137,9 @@ def compare(got: sp.Basic, want: sp.Basic, tolerance: float, relative: bool = Tr
     a, b = _entries(g_ex), _entries(want)
     free = sorted(set().union(*(e.free_symbols for e in a + b)), key=str)
     points = (
-        [{s: _value(i, k) for i, s in enumerate(free)} for k in range(_N_POINTS)] if free else [{}]
+        [{s: _value(i, k, _sign_free(s)) for i, s in enumerate(free)} for k in range(_N_POINTS)]
+        if free
+        else [{}]
     )
     close = exact = True
     for point in points:
@@ -151,6 +160,50 @@ def compare(got: sp.Basic, want: sp.Basic, tolerance: float, relative: bool = Tr
             return "unproven"
         # an entry provably differs, by less than 25 digits show: a long decimal, say
     return "close" if close else None
+
+
+def _places(x: sp.Basic) -> int | None:
+    """How many decimal places a typed decimal has (``3/5`` → 1, ``2`` → 0); ``None`` for a
+    number no decimal writes (``1/3``, ``√2``) or one with more than 30 places."""
+    if not isinstance(x, sp.Rational):
+        return None
+    for places in range(31):
+        if (x * 10**places).is_Integer:
+            return places
+    return None
+
+
+def rounds_to(got: sp.Basic, want: sp.Basic) -> bool:
+    """Whether ``got`` is ``want`` rounded to the decimal places it is written with: every
+    entry within half a unit of its last place (an integer entry exactly equal), at least
+    one entry a decimal. The right answer typed with too few digits, then, not a slip that
+    happens to round alike.
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.exercises.checker import rounds_to
+        >>> s = 1 / (1 + sp.exp(-1 / sp.sqrt(3)))  # 0.6405…
+        >>> rounds_to(sp.Matrix([[sp.Rational(3, 5), 1]]), sp.Matrix([[s, 1]]))
+        True
+        >>> rounds_to(sp.Rational(13, 20), s), rounds_to(sp.Integer(1), s)  # 0.65 is two places
+        (False, False)
+    """
+    if _shape(got) != _shape(want):
+        return False
+    a, b = _entries(_rationalise(got)), _entries(want)
+    if any(e.free_symbols for e in a + b):
+        return False
+    found = [_places(e) for e in a]
+    places = [p for p in found if p is not None]
+    values = _numbers(b, {})
+    if values is None or len(places) < len(found) or not any(places):
+        return False
+    with mpmath.workdps(_DPS):
+        slack = mpmath.mpf(10) ** (5 - _DPS)
+        return all(
+            abs(mpmath.mpf(e.p) / e.q - w) <= mpmath.mpf(10) ** -p / 2 + slack
+            for e, w, p in zip(a, values, places, strict=True)
+        )
 
 
 def _fmt_shape(shape: tuple[int, ...]) -> str:
@@ -213,6 +266,8 @@ def diagnose(ex: Exercise, got: sp.Basic) -> Result:
     if ex.tolerance is not None and compare(g, want, ROUNDING_TOLERANCE) is not None:
         text = f"{ex.id}: close, but not every entry is within the tolerance {ex.tolerance:g}."
         return Result(ex.id, False, text, "rounding")
+    if rounds_to(g, want):  # the right answer with too few digits: no slip to name
+        return Result(ex.id, False, f"{ex.id}: {DIAGNOSES['rounding']}.", "rounding")
     mistakes = list(ex.mistakes)
     if isinstance(want, sp.MatrixBase) and compare(want.T, want, 0) is None:
         mistakes.append(Mistake("transposed", ex.answer.T))

@@ -58,7 +58,7 @@ DIAGNOSES: dict[str, str] = {
         "consecutive windows share a token: each layer reaches w − 1 tokens further, not w"
     ),
     "softmax_one": "softmax₁ adds 1 (e⁰, the extra zero logit) to the denominator",
-    "missing_mask": "the causal mask is missing: query t may only use keys 1..t",
+    "missing_mask": "the mask is missing: a blocked key must get weight 0",
     "wrong_factor": "off by a constant factor: check the ½ in the formula",
     "sum_axis": (
         "the sum runs over the wrong axis: in dS = P ∘ (dP − rowsum(P ∘ dP)) it runs over the "

@@ -17,7 +17,7 @@ __all__ = ["exercises"]
 def exercises() -> list[Exercise]:
     """The exercises of this chapter, in reading order."""
     x = sp.Matrix([[1, 0, 1], [0, 2, 1]])
-    w_q = sp.Matrix([[1, 0], [0, 1], [1, 1]])
+    w_q = sp.Matrix([[1, 0], [0, 1], [2, 1]])  # Q not symmetric: Qᵀ (a column convention) shows
     q4 = sp.Matrix([[1, 1, 0, 0], [0, 1, 1, 0]])
     k4 = sp.Matrix([[1, 0, 0, 0], [0, 1, 1, 0], [0, 0, 0, 1]])
     v3 = sp.Matrix([[1, 0], [0, 1], [2, 2]])

@@ -115,7 +115,11 @@ def exercises() -> list[Exercise]:
             ),
             answer=causal,
             inputs={"q": ql, "k": kl, "v": vl},
-            mistakes=(Mistake("missing_mask", full, "Every query used every key."),),
+            mistakes=(
+                Mistake(
+                    "missing_mask", full, "Query t may only use keys 1..t; yours used every key."
+                ),
+            ),
             numeric=lambda: _linear_numeric(ql, kl, vl),
         ),
         Exercise(
