@@ -529,9 +529,8 @@ def bfloat16(torch: ModuleType | None) -> Row:
 def bias_gradient(torch: ModuleType | None) -> Row:
     rng = np.random.default_rng(15)
     q, k, v = _problem(15, 1, 2, 4, 3)  # (B, H, L, d)
-    bias = rng.standard_normal(
-        (4, 4)
-    )  # an additive bias (ALiBi's fixed one, T5's learned one), shared
+    # an additive bias (ALiBi's fixed one, T5's learned one), shared by the batch and heads
+    bias = rng.standard_normal((4, 4))
     d_out = rng.standard_normal((1, 2, 4, 3))  # ∂ℓ/∂out
     *grads, d_bias = attention_backward(q, k, v, d_out, bias, is_causal=True, return_dmask=True)
     # the softmax does not see a constant added to a row, so each row of ∂ℓ/∂bias sums to 0

@@ -14,6 +14,7 @@ from matplotlib.patches import ConnectionPatch
 from numpy.typing import ArrayLike, NDArray
 
 from attention_math.plots import fluid, style, svg
+from attention_math.render import shows_exactly
 
 __all__ = [
     "pipeline",
@@ -38,7 +39,7 @@ def _two_places(x: float) -> str:
         ('2', '0.5', '0.70', '−0.73')
     """
     text = f"{x:.2f}"
-    if np.isclose(float(text), x, rtol=1e-12, atol=0):
+    if shows_exactly(text, x):
         text = text.rstrip("0").rstrip(".")
     return text.replace("-", "−")
 

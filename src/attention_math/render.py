@@ -33,6 +33,7 @@ __all__ = [
     "number_tex",
     "sci_text",
     "shape_str",
+    "shows_exactly",
     "table",
     "teaches",
     "tex_width",
@@ -60,10 +61,21 @@ def decimal_text(x: float, digits: int = 4) -> str:
     """
     x = float(x)
     text = f"{x:.{digits}g}"
-    # Rounded (beyond the float noise of a few operations): keep the zeros that say how far.
-    if math.isfinite(x) and not math.isclose(float(text), x, rel_tol=1e-12):
+    if not shows_exactly(text, x):  # rounded: keep the zeros that say how far
         text = f"{x:#.{digits}g}".replace(".e", "e").rstrip(".")
     return text
+
+
+def shows_exactly(text: str, x: float) -> bool:
+    """Whether the decimal ``text`` is ``x``, up to the float noise of a few operations
+    (relative 1e-12): the one rule for dropping trailing zeros and for writing ``=``.
+
+    Examples:
+        >>> from attention_math.render import shows_exactly
+        >>> shows_exactly("1.6602", 0.6602 + 1), shows_exactly("0.5", 0.50004)
+        (True, False)
+    """
+    return not math.isfinite(x) or math.isclose(float(text), x, rel_tol=1e-12)
 
 
 def decimal_relation(x: float, digits: int = 4) -> str:
@@ -76,8 +88,7 @@ def decimal_relation(x: float, digits: int = 4) -> str:
         ('=', '\\\\approx')
     """
     x = float(x)
-    exact = not math.isfinite(x) or math.isclose(float(f"{x:.{digits}g}"), x, rel_tol=1e-12)
-    return "=" if exact else r"\approx"
+    return "=" if shows_exactly(f"{x:.{digits}g}", x) else r"\approx"
 
 
 def sci_text(x: float, digits: int = 4) -> str:
