@@ -13,7 +13,8 @@ from attention_math.examples import IDENTITY_2X2 as ex
 from attention_math.render import fmt
 from tests.conftest import mkdocs_config, nav_pages
 
-pytestmark = pytest.mark.docs
+# Only the tests that build a site are `docs` tests (conftest marks those that use the built
+# site): the checks of the Markdown sources run in the quick loop (`-m "not docs"`) too.
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 # a decimal number in prose: 0.67, -1.5, 3.0 (not part of a word, a version or a path)
@@ -110,6 +111,7 @@ def test_the_site_prints_numpy_values_not_typed_ones(built_site):
     assert fmt(sigma, 4) in html
 
 
+@pytest.mark.docs
 def test_a_disagreement_fails_the_strict_build(tmp_path):
     import subprocess
     import sys

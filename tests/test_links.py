@@ -14,10 +14,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-import pytest
-
-pytestmark = pytest.mark.docs
-
 
 class _Links(HTMLParser):
     """The ``href``/``src`` values of one page and the ids (anchors) it defines."""
