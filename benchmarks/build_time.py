@@ -32,7 +32,7 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from loop_time import calibration, children_cpu, load  # the same workload
+from loop_time import calibration, children_cpu, load, strict_build  # the same workload
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks"
@@ -46,16 +46,7 @@ def cold_build(parallel: bool = True) -> tuple[float, float]:
     env["ATTENTION_MATH_PARALLEL"] = "1" if parallel else "0"
     with tempfile.TemporaryDirectory() as site:
         start, cpu = time.perf_counter(), children_cpu()
-        # never --quiet: it drops the warnings --strict counts, and a raising block passes
-        run = subprocess.run(
-            [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", site],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-        )
-        if run.returncode != 0:
-            raise SystemExit(f"mkdocs build --strict failed:\n{run.stderr[-3000:]}")
+        strict_build(site, env)
         return time.perf_counter() - start, children_cpu() - cpu
 
 

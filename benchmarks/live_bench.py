@@ -48,6 +48,8 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from loop_time import strict_build  # noqa: E402  (benchmarks/, the script's directory)
+
 from tests.browser.server import SUBPATH, SiteServer  # noqa: E402
 from tests.hooks import load_hook  # noqa: E402
 
@@ -464,12 +466,7 @@ def main() -> None:
     with SiteServer() as server, SiteServer() as second, tempfile.TemporaryDirectory() as tmp:
         site = Path(tmp) / "site"
         if args.site is None:
-            env = {**os.environ, "SITE_URL": server.url, "NO_MKDOCS_2_WARNING": "1"}
-            # never --quiet: it drops the warnings --strict counts, and a raising block passes
-            cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)]
-            run = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
-            if run.returncode != 0:
-                raise SystemExit(f"mkdocs build --strict failed:\n{run.stderr[-3000:]}")
+            strict_build(site, {**os.environ, "SITE_URL": server.url, "NO_MKDOCS_2_WARNING": "1"})
         else:
             shutil.copytree(args.site, site)  # the copies below are made in it, not in yours
         without_boxes(site)

@@ -51,6 +51,18 @@ _UV_BIN = shutil.which("uv")
 UV = (_UV_BIN,) if _UV_BIN else ("python3", "-m", "uv")
 
 
+def strict_build(out: str | Path, env: dict[str, str]) -> None:
+    """``mkdocs build --strict`` of this checkout into ``out``; exit with its log if it fails.
+
+    Never ``--quiet``: it drops the warnings ``--strict`` counts, and a block that raises
+    would build with exit status 0.
+    """
+    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)]
+    run = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    if run.returncode != 0:
+        raise SystemExit(f"mkdocs build --strict failed:\n{run.stderr[-3000:]}")
+
+
 def calibration() -> float:
     """Seconds for a fixed workload; the best of 3 (the least disturbed by other load)."""
     import numpy as np
