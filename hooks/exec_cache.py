@@ -4,8 +4,9 @@ A one-page edit makes ``mkdocs serve`` rebuild every page, and the executed Pyth
 dominate that time. This hook stores each block's printed output under a key made of
 
 - the block's source code,
-- a hash of every file of the ``attention_math`` package (so any change to the package
-  re-executes every block, whether or not the block imports the changed module),
+- a hash of every file of the ``attention_math`` and ``attention_site`` packages (so any
+  change to either re-executes every block, whether or not the block imports the changed
+  module),
 - the Python version and the name and version of every installed distribution,
 
 and serves it back when the key matches. A block in a ``session`` also depends on the
@@ -39,7 +40,7 @@ from markdown_exec._internal.formatters import python as _python
 
 log = logging.getLogger("mkdocs.hooks.exec_cache")
 
-PACKAGE = "attention_math"
+PACKAGES = ("attention_math", "attention_site")  # the library and the site's machinery
 CACHE_DIR = Path(__file__).resolve().parents[1] / ".cache" / "markdown-exec"
 
 # markdown-exec's own runner, kept on its module so that loading this hook twice in one
@@ -50,7 +51,7 @@ _run_uncached: Callable[..., str] = _python._attention_math_uncached_run  # type
 _state: dict[str, Any] = {"enabled": False, "salt": "", "hits": 0, "misses": 0}
 
 
-def package_hash(package: str = PACKAGE) -> str:
+def package_hash(package: str) -> str:
     """SHA-256 over the relative paths and bytes of every file in ``package``'s directory."""
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
@@ -162,7 +163,9 @@ def on_pre_build(config: Any) -> None:
     _local.clear()
     if enabled:
         # recomputed every build: under `serve`, an edit in src/ changes every key
-        _state["salt"] = package_hash(PACKAGE) + "\n" + environment_fingerprint()
+        _state["salt"] = (
+            "\n".join(package_hash(p) for p in PACKAGES) + "\n" + environment_fingerprint()
+        )
 
 
 def on_post_build(config: Any) -> None:

@@ -40,6 +40,7 @@ def forget_package(prefix: str = "attention_math") -> None:
 
 
 def on_pre_build(config: Any) -> None:
+    forget_package("attention_site")  # the site's machinery imports the library: both reload
     forget_package()
 
 

@@ -217,8 +217,8 @@ class Parallel:
 
 # imported before the fork, so that the worker inherits them instead of importing them
 # again (about 1.3 s of CPU: SymPy, matplotlib); the pages import them anyway. PyTorch is
-# not among them: one page uses it. plots first: it chooses matplotlib's Agg backend.
-PRELOAD = ("numpy", "sympy", "attention_math.plots", "attention_math.render")
+# not among them: one page uses it. figures.style first: it chooses matplotlib's Agg backend.
+PRELOAD = ("numpy", "sympy", "attention_site.figures.style", "attention_site.render")
 
 _state: dict[str, Any] = {"command": None, "parallel": None, "inner": None, "order": None}
 

@@ -30,10 +30,10 @@ PRELOAD = [
     "attention_math",
     "attention_math.numeric",
     "attention_math.symbolic",
-    "attention_math.render",
+    "attention_site.render",
     "attention_math.crosscheck",
-    "attention_math.figures",
-    "attention_math.plots",
+    "attention_site.figures.style",
+    "attention_site.figures.panels",
     "tests.notebook_runner",
 ]
 

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from attention_math import audit as audit_mod
-from attention_math import notation
 from attention_math.causal768 import reproduce
 from attention_math.crosscheck import CrossCheckError
-from attention_math.example_pages import steps_md
+from attention_site import notation
+from attention_site.pages.examples import steps_md
 
 
 def test_audit_cross_checks_every_example(monkeypatch: pytest.MonkeyPatch) -> None:

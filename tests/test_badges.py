@@ -16,7 +16,7 @@ import pytest
 import sympy as sp
 
 from attention_math.crosscheck import crosscheck
-from attention_math.render import badge
+from attention_site.render import badge
 
 ROOT = Path(__file__).resolve().parents[1]
 

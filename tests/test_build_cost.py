@@ -10,8 +10,9 @@ import pytest
 import sympy as sp
 
 from attention_math import audit as audit_module
-from attention_math import plots, running, symbolic
+from attention_math import running, symbolic
 from attention_math.examples import EXAMPLES
+from attention_site.figures import style as plots
 
 
 def test_forward_hands_out_copies() -> None:

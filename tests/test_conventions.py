@@ -1,4 +1,4 @@
-"""The table of the page 'Coming from PyTorch, d2l or Hugging Face' (attention_math.conventions),
+"""The table of the page "Coming from PyTorch, d2l or Hugging Face" (pages.conventions),
 run without PyTorch: every row runs, says when it ran one side only, and a disagreement raises."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import importlib.util
 import numpy as np
 import pytest
 
-from attention_math import conventions
-from attention_math.conventions import ConventionMismatch, Row, rows, table
+from attention_site.pages import conventions
+from attention_site.pages.conventions import ConventionMismatch, Row, rows, table
 
 # What issue 19 asks the page to map, one row each (in the table's order)
 TOPICS = [

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from attention_math.numeric import softmax
-from attention_math.render import decimal_text, fmt
+from attention_site.render import decimal_text, fmt
 
 finite = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e30, max_value=1e30)
 

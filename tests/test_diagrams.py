@@ -10,10 +10,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from attention_math import diagrams
 from attention_math.multihead import multi_head_attention
 from attention_math.numeric import attention_backward
 from attention_math.running import RUNNING
+from attention_site.figures import curves, panels
 
 
 def _cells(svg: str) -> list[str]:
@@ -33,15 +33,15 @@ def _run(cells: list[str], want: list[str]) -> bool:
 
 
 def _fmt(a: np.ndarray) -> list[str]:
-    from attention_math.figures import _two_places  # as the figures print a number
+    from attention_site.figures.panels import _two_places  # as the figures print a number
 
     return [_two_places(x) for x in a.ravel()]
 
 
 def test_the_heads_figure_shows_the_package_arrays_with_their_shapes() -> None:
     x, w_q, w_k, w_v = (RUNNING.numeric(n) for n in ("x", "w_q", "w_k", "w_v"))
-    w_o = np.array(diagrams.HEADS_W_O, dtype=float)
-    svg = diagrams.running_heads()
+    w_o = np.array(panels.HEADS_W_O, dtype=float)
+    svg = panels.running_heads()
     label = _label(svg)
     h, d_k, d_v = 2, w_q.shape[1] // 2, w_v.shape[1] // 2
     L = x.shape[0]
@@ -70,14 +70,14 @@ def test_the_heads_figure_refuses_to_draw_what_multi_head_attention_does_not_com
     real = mh.multi_head_attention
     monkeypatch.setattr(mh, "multi_head_attention", lambda *a, **k: real(*a, **k) + 1e-6)
     with pytest.raises(AssertionError, match="output Concat · W_O"):
-        diagrams.running_heads()
+        panels.running_heads()
 
 
 def test_the_backward_graph_shows_attention_backward_and_the_shapes() -> None:
     rng = np.random.default_rng(3)
     q, k = rng.standard_normal((2, 4)), rng.standard_normal((3, 4))  # L_q × d_k, L_k × d_k
     v, d_out = rng.standard_normal((3, 1)), rng.standard_normal((2, 1))  # L_k × d_v, L_q × d_v
-    svg = diagrams.backward_graph(q, k, v, d_out)
+    svg = panels.backward_graph(q, k, v, d_out)
     label = _label(svg)
     for name, shape in [
         ("dO", "L_q × dᵥ = 2×1"),
@@ -104,14 +104,14 @@ def test_the_backward_graph_refuses_to_draw_what_attention_backward_does_not_com
         bw, "attention_backward", lambda *a, **k: [g * 1.001 for g in real(*a, **k)]
     )
     with pytest.raises(AssertionError, match="the figure's dQ"):
-        diagrams.identity_backward_graph()
+        panels.identity_backward_graph()
 
 
 @pytest.mark.parametrize("widths", [(64, 128), (16,)])
 def test_the_crossover_is_marked_where_the_drawn_curves_cross(widths: tuple[int, ...]) -> None:
     from attention_math.derivations.linear import crossover_length, d
 
-    fig, marked = diagrams.crossover_axes(widths)
+    fig, marked = curves.crossover_axes(widths)
     try:
         (ax,) = fig.axes
         lines = [ln for ln in ax.get_lines() if ln.get_linestyle() in ("-", "--")]
@@ -133,7 +133,7 @@ def test_the_crossover_is_marked_where_the_drawn_curves_cross(widths: tuple[int,
 
 
 def test_the_crossover_figure_names_each_crossover_in_its_text_alternative() -> None:
-    label = _label(diagrams.cost_crossover((64, 128)))
+    label = _label(curves.cost_crossover((64, 128)))
     assert _crossover_label(64) in label and _crossover_label(128) in label, label
 
 

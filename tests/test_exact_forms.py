@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from attention_math.render import exact_beside_decimal, teaches
+from attention_site.render import exact_beside_decimal, teaches
 
 #: an integer of seven digits or more in typeset maths (MathJax's MathML keeps <mn>…</mn>)
 LONG_NUMBER = re.compile(r"<mn>(\d{7,})</mn>")
@@ -29,7 +29,7 @@ def test_a_long_rational_is_folded_even_when_it_fits() -> None:
 
 
 def test_steps_fold_the_one_entry_that_does_not_teach() -> None:
-    from attention_math.example_pages import steps_md
+    from attention_site.pages.examples import steps_md
 
     text = steps_md("lets-go")
     reading = re.sub(r"\n\?\?\? .*?(?=\n\S|\Z)", "", text, flags=re.S)  # folds removed

@@ -58,7 +58,7 @@ for n, step in enumerate(steps):
     sys.modules.pop("probe_pkg", None)  # what hooks/fresh_state.py does for attention_math
     cfg = load_config(config_file, site_dir=f"{out}/{n}")
     hook = next(m for k, m in cfg["hooks"].items() if k.endswith("exec_cache.py"))
-    hook.PACKAGE, hook.CACHE_DIR = "probe_pkg", Path(cache)
+    hook.PACKAGES, hook.CACHE_DIR = ("probe_pkg",), Path(cache)
     build(cfg)
 """
 

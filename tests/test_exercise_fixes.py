@@ -11,10 +11,10 @@ import pytest
 import sympy as sp
 
 from attention_math.__main__ import main
-from attention_math.exercises import DIAGNOSES, check, get, solved, statement
+from attention_math.exercises import DIAGNOSES, check, get
 from attention_math.exercises.cli import show_exercise
-from attention_math.exercises.pages import decimals
 from attention_math.exercises.parse import FUNCTIONS, ParseError, parse_answer
+from attention_site.pages.exercises import decimals, solved, statement
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "exercises"
 
@@ -119,7 +119,7 @@ def test_page_wording_fixes() -> None:
 
 
 def test_an_exact_short_decimal_is_shown_whole_not_as_a_tie():
-    from attention_math.exercises.pages import decimals
+    from attention_site.pages.exercises import decimals
 
     # 1/64 = 0.015625 at four digits is a tie, printed 0.01562 (half to even): misleading
     shown = decimals("positions-alibi-slopes", [0.25, 0.0625, 1 / 64, 1 / 256])
@@ -128,7 +128,7 @@ def test_an_exact_short_decimal_is_shown_whole_not_as_a_tie():
 
 def test_input_names_with_a_word_subscript_render_as_a_word():
     from attention_math.exercises.cli import show_exercise
-    from attention_math.exercises.pages import statement
+    from attention_site.pages.exercises import statement
 
     assert r"S_{\text{raw}} = \begin{bmatrix}" in statement("scaling-row")
     assert "  S_raw = [[4, 0]]" in show_exercise("scaling-row")

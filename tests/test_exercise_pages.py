@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from attention_math.exercises import catalogue
-from attention_math.exercises.pages import SolutionError
+from attention_site.pages.exercises import SolutionError
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "exercises"
 _BLOCK = re.compile(r'^( *)```python exec="on"[^\n]*\n(.*?)^\1```', re.M | re.S)

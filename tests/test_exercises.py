@@ -21,10 +21,8 @@ from attention_math.exercises import (
     catalogue,
     check,
     get,
-    solved,
-    statement,
 )
-from attention_math.exercises.pages import SolutionError
+from attention_site.pages.exercises import SolutionError, solved, statement
 
 EXERCISES = list(catalogue().values())
 IDS = [e.id for e in EXERCISES]
@@ -367,7 +365,7 @@ def test_page_headings_are_the_exercise_titles():
 
 
 def test_answer_box_placeholder_is_not_an_answer():
-    from attention_math.exercises.live import answer_box
+    from attention_site.pages.exercise_box import answer_box
 
     assert 'placeholder="your answer"' in answer_box("softmax-sigmoid")
     assert 'placeholder="[[a, b]]"' in answer_box("scaling-row")

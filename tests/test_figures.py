@@ -11,12 +11,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from attention_math.plots import heatmap, style, svg
+from attention_site.figures.heatmap import heatmap
+from attention_site.figures.style import style, svg
 
 # A heatmap (with −∞ cells and a colour bar) and a line plot with a legend, as pages draw them.
 DRAW = """\
 import numpy as np, matplotlib.pyplot as plt
-from attention_math.plots import heatmap, style, svg
+from attention_site.figures.heatmap import heatmap
+from attention_site.figures.style import style, svg
 w = np.array([[0.5, 0.5, -np.inf], [0.2, 0.3, 0.5]])
 print(heatmap(w, title="weights", row_labels=["a", "b"], col_labels=["x", "y", "z"]))
 with style():

@@ -1,7 +1,7 @@
 """One notation for the whole site: every symbol a page uses is in the glossary.
 
 "Uses" is checkable: the TeX of every math element (`class="arithmatex"`) in the built
-HTML, cut into symbols by `attention_math.notation.symbols_in_tex` (rule in its module
+HTML, cut into symbols by `attention_site.notation.symbols_in_tex` (rule in its module
 docstring), generated math included. A symbol no entry of `notation.SYMBOLS` defines fails.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from attention_math.notation import SYMBOLS, TERMS, symbols_in_tex, undefined
+from attention_site.notation import SYMBOLS, TERMS, symbols_in_tex, undefined
 
 # the TeX of each formula, kept beside the SVG that hooks/assets.py typeset at build time
 MATH = re.compile(r'<(span|div) class="arithmatex" data-tex="([^"]*)"')
@@ -86,7 +86,7 @@ def missing_report(math: dict[str, list[str]]) -> str:
         for name, where in sorted(missing.items())
         for src, tex in sorted(where.items())
     ]
-    head = "symbols in a page's math that the glossary (attention_math.notation.SYMBOLS) lacks:"
+    head = "symbols in a page's math that the glossary (attention_site.notation.SYMBOLS) lacks:"
     return "\n".join([head, *lines]) + HOW_TO_ADD
 
 

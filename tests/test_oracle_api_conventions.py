@@ -258,7 +258,7 @@ def test_bfloat16_is_as_close_as_torch_bfloat16(torch):
 
 
 def test_page_rows_run_both_sides_and_agree(torch):
-    from attention_math.conventions import rows
+    from attention_site.pages.conventions import rows
 
     for r in rows(torch):
         assert "PyTorch is not installed" not in r.found, r

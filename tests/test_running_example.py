@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention_math.render import fmt
 from attention_math.running import forward, numeric_forward
+from attention_site.render import fmt
 
 ROOT = Path(__file__).resolve().parents[1]
 STEPS = ["qkv", "scores", "scaling", "masking", "softmax", "weighted-sum", "formula"]

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from attention_math import figures
 from attention_math.running import RUNNING, forward, numeric_forward
+from attention_site.figures import curves, panels
+from attention_site.figures import hull as hulls
 
 
 def test_the_running_example_teaches_what_it_was_chosen_for() -> None:
@@ -30,7 +31,7 @@ def test_the_numeric_intermediates_agree_with_the_exact_ones() -> None:
 
 def test_hull_of_a_square_with_an_inside_point() -> None:
     pts = np.array([[0, 0], [1, 0], [1, 1], [0, 1], [0.5, 0.5]], dtype=float)
-    hull = figures._hull(pts)
+    hull = hulls._hull(pts)
     assert {tuple(p) for p in hull} == {(0, 0), (1, 0), (1, 1), (0, 1)}
 
 
@@ -44,17 +45,17 @@ def test_every_output_of_the_running_example_is_in_the_hull_of_its_values() -> N
 
 
 def test_the_figures_show_their_content() -> None:
-    pipe = figures.running_pipeline()
+    pipe = panels.running_pipeline()
     for shape in ("3×4", "3×3", "3×2"):
         assert shape in pipe
     assert pipe.count("−∞") == 3  # the three entries above the diagonal
-    assert "0.6698" in figures.softmax_pair(1 / np.sqrt(2))
-    spread = figures.score_spread((4, 256))
+    assert "0.6698" in curves.softmax_pair(1 / np.sqrt(2))
+    spread = curves.score_spread((4, 256))
     assert "256" in spread and "std 16" in spread  # √256: the unscaled spread of a wide head
 
 
 def test_figures_refuse_what_they_cannot_draw() -> None:
     with pytest.raises(ValueError, match="points in the plane"):
-        figures.value_hull(np.zeros((3, 3)), {}, title="t")
+        hulls.value_hull(np.zeros((3, 3)), {}, title="t")
     with pytest.raises(ValueError, match="X must be a matrix"):
-        figures.pipeline(*([np.zeros(3)] + [np.zeros((2, 2))] * 7))
+        panels.pipeline(*([np.zeros(3)] + [np.zeros((2, 2))] * 7))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from attention_math.figures import tile_grid
+from attention_site.figures.tiles import tile_grid
 
 
 @pytest.mark.parametrize(("length", "block"), [(8, 2), (6, 3)])

@@ -6,6 +6,7 @@ import sympy as sp
 
 from attention_math.derivations import scaling
 from attention_math.derivations.scaling import d_k, dot_moments, monte_carlo
+from attention_site.figures.curves import saturation_figure
 
 
 def test_standard_case_mean_zero_variance_d_k():
@@ -72,7 +73,7 @@ def test_unscaled_scores_saturate_scaled_do_not():
 
 def test_figure_has_titles_and_labels():
     ds = [1, 4]
-    text = scaling.saturation_figure(ds, scaling.saturation(ds, np.random.default_rng(0), 16, 10))
+    text = saturation_figure(ds, scaling.saturation(ds, np.random.default_rng(0), 16, 10))
     for s in ("Largest attention weight", "Softmax gradient norm", "d_k"):
         assert s in text
 

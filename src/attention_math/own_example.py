@@ -24,7 +24,7 @@ from attention_math.exercises.parse import parse_answer
 from attention_math.mathml import decimals, mathml
 from attention_math.symbolic import latex
 
-__all__ = ["MAX_CHARS", "MAX_ENTRY", "MAX_SIZE", "MODES", "form_html", "own_example", "read_matrix"]
+__all__ = ["MAX_CHARS", "MAX_ENTRY", "MAX_SIZE", "MODES", "own_example", "read_matrix"]
 
 MAX_SIZE = 4
 """Most rows and columns of any matrix: exact softmax grows fast with the size."""
@@ -262,77 +262,3 @@ def _own_example(matrices: Mapping[str, str], mask: str) -> dict[str, Any]:
     )
     steps += [_step("weights", weights, p), _step("output", output, o)]
     return {"steps": steps}
-
-
-def _typed(rows: tuple[tuple[object, ...], ...]) -> str:
-    return "\n".join(" ".join(str(e) for e in row) for row in rows)
-
-
-def form_html() -> str:
-    """The page's form: the matrices (prefilled with the 2×2 identity example), the mask, and
-    the button; the steps appear below it. One HTML block with no blank line.
-
-    Examples:
-        >>> from attention_math.own_example import form_html
-        >>> html = form_html()
-        >>> 'class="own-example"' in html, 'name="W_V"' in html, "\\n\\n" in html
-        (True, True, False)
-    """
-    from attention_math.examples import EXAMPLES  # build time only: the page's default inputs
-
-    ex = EXAMPLES["identity-2x2"]
-    x = sp.Matrix(ex.x)
-    given = {
-        "Q": x * sp.Matrix(ex.w_q),
-        "K": x * sp.Matrix(ex.w_k),
-        "V": x * sp.Matrix(ex.w_v),
-        "X": x,
-        "W_Q": sp.Matrix(ex.w_q),
-        "W_K": sp.Matrix(ex.w_k),
-        "W_V": sp.Matrix(ex.w_v),
-    }
-    labels = {"W_Q": "W<sub>Q</sub>", "W_K": "W<sub>K</sub>", "W_V": "W<sub>V</sub>"}
-
-    def area(name: str) -> str:
-        m = given[name]
-        text = _typed(tuple(tuple(m.row(i)) for i in range(m.rows)))
-        return (
-            f'<label class="own-example__matrix"><span>{labels.get(name, name)}</span>'
-            f'<textarea name="{name}" rows="{MAX_SIZE}" spellcheck="false" autocapitalize="off">'
-            f"{text}</textarea></label>"
-        )
-
-    def radios(group: str, options: dict[str, str], legend: str) -> str:
-        items = "".join(
-            f'<label><input type="radio" name="{group}" value="{value}"'
-            f"{' checked' if i == 0 else ''}> {text}</label>"
-            for i, (value, text) in enumerate(options.items())
-        )
-        return f'<fieldset class="own-example__{group}"><legend>{legend}</legend>{items}</fieldset>'
-
-    return (
-        '<form class="own-example" autocomplete="off">\n'
-        + radios(
-            "mode",
-            {"qkv": "Q, K and V", "x": "X with W<sub>Q</sub>, W<sub>K</sub>, W<sub>V</sub>"},
-            "Give",
-        )
-        + "\n"
-        + '<div class="own-example__matrices own-example__qkv">'
-        + "".join(area(n) for n in MODES["qkv"])
-        + "</div>\n"
-        + '<div class="own-example__matrices own-example__x">'
-        + "".join(area(n) for n in MODES["x"])
-        + "</div>\n"
-        + radios(
-            "mask",
-            {"none": "no mask", "causal": "causal (each token sees itself and earlier ones)"},
-            "Mask",
-        )
-        + "\n"
-        + '<button type="submit" class="md-button">Show every step</button>\n'
-        + '<span class="exercise-check__progress" aria-live="polite"></span>\n'
-        + '<span class="exercise-check__verdict" role="status" aria-live="polite"></span>\n'
-        + '<div class="own-example__steps"></div>\n'
-        + "</form>"
-    )

@@ -30,7 +30,6 @@ __all__ = [
     "gaussian_is_dot_plus_bias",
     "regression_data",
     "row_constant_cancels",
-    "smoother_figure",
 ]
 
 
@@ -190,32 +189,3 @@ def regression_data(
 def _truth(x: NDArray[np.float64]) -> NDArray[np.float64]:
     out: NDArray[np.float64] = 2 * np.sin(x) + x**0.8
     return out
-
-
-def smoother_figure(bandwidths: tuple[float, ...] = (0.1, 0.5, 3.0)) -> str:
-    """Nadaraya–Watson estimates of
-    [`regression_data`][attention_math.derivations.kernels.regression_data] for a few
-    bandwidths, as SVG.
-
-    Examples:
-        >>> from attention_math.derivations.kernels import smoother_figure
-        >>> "<svg" in smoother_figure((0.5,))
-        True
-    """
-    import matplotlib.pyplot as plt
-
-    from attention_math.kernels import nadaraya_watson
-    from attention_math.plots import style, svg
-
-    x, y, grid, truth = regression_data()
-    with style():
-        fig, ax = plt.subplots(figsize=(6.4, 3.4))
-        ax.plot(x, y, "o", ms=3, color="#808080", label="observations (keys, values)")
-        ax.plot(grid, truth, "--", lw=1, color="#808080", label="true function")
-        for tau in bandwidths:
-            ax.plot(grid, nadaraya_watson(grid, x, y, bandwidth=tau), lw=1.6, label=f"τ = {tau:g}")
-        ax.set_title("Kernel regression = attention of the grid points to the observations")
-        ax.set_xlabel("x (query)")
-        ax.set_ylabel("y")
-        ax.legend(fontsize=8, frameon=False, loc="lower left")
-        return svg(fig)

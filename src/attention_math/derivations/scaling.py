@@ -32,7 +32,6 @@ __all__ = [
     "monte_carlo",
     "sample_dots",
     "saturation",
-    "saturation_figure",
     "standard_moments",
 ]
 
@@ -274,36 +273,3 @@ def saturation(
             out[f"max_{name}"].append(p.max(axis=1).mean())
             out[f"grad_{name}"].append(np.linalg.norm(jac, axis=(1, 2)).mean())
     return {key: np.array(val) for key, val in out.items()}
-
-
-def saturation_figure(ds: list[int], curves: dict[str, NDArray[np.float64]]) -> str:
-    """The two saturation curves of ``saturation`` as an SVG figure (titles, axis labels).
-
-    Examples:
-        >>> import numpy as np
-        >>> from attention_math.derivations.scaling import saturation, saturation_figure
-        >>> curves = saturation([1, 4], np.random.default_rng(0), n_samples=5)
-        >>> text = saturation_figure([1, 4], curves)
-        >>> text.startswith("<svg") and "Softmax gradient norm" in text
-        True
-    """
-    import matplotlib.pyplot as plt
-
-    from attention_math.plots import style, svg
-
-    with style():
-        fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
-        for ax, what, label in (
-            (axes[0], "max", "mean largest weight"),
-            (axes[1], "grad", "mean ‖∂softmax/∂s‖ (Frobenius)"),
-        ):
-            ax.plot(ds, curves[f"{what}_unscaled"], "o-", label="unscaled  q·k")
-            ax.plot(ds, curves[f"{what}_scaled"], "s-", label="scaled  q·k/√d_k")
-            ax.set_xscale("log", base=2)
-            ax.set_xlabel("d_k")
-            ax.set_ylabel(label)
-            ax.legend(frameon=False)
-        axes[0].set_title("Largest attention weight")
-        axes[1].set_title("Softmax gradient norm")
-        fig.tight_layout()
-        return svg(fig)

@@ -22,7 +22,6 @@ from attention_math.exercises.catalogue import catalogue
 from attention_math.exercises.checker import ROUNDING_TOLERANCE, diagnose
 from attention_math.exercises.convert import to_sympy
 from attention_math.exercises.model import CHAPTERS, DIAGNOSES, Exercise, Mistake, Result
-from attention_math.exercises.pages import solved, statement
 from attention_math.exercises.parse import ParseError, parse_answer
 
 __all__ = [
@@ -37,8 +36,6 @@ __all__ = [
     "check",
     "get",
     "parse_answer",
-    "solved",
-    "statement",
 ]
 
 

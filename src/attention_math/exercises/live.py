@@ -8,8 +8,6 @@ the same `diagnose` on the same parsed answer.
 
 from __future__ import annotations
 
-import html
-
 from attention_math.exercises.catalogue import by_chapter, catalogue
 from attention_math.exercises.checker import diagnose
 from attention_math.exercises.convert import to_sympy
@@ -18,55 +16,11 @@ from attention_math.exercises.parse import unreadable
 from attention_math.mathml import mathml
 from attention_math.symbolic import latex
 
-__all__ = ["VERDICTS", "answer_box", "check_text"]
+__all__ = ["VERDICTS", "check_text"]
 
 VERDICTS = ("correct", "rounding", "wrong", "error")
 """The answer box's ``data-verdict`` values: right exactly, right up to rounding only, wrong,
 or not read at all."""
-
-
-def _placeholder(shape: tuple[int, ...]) -> str:
-    """The box's greyed-out hint: the answer's form, never a value or an exercise's symbol."""
-    if shape == ():
-        return "your answer"  # a letter such as "a" can be the exercise's own variable
-    rows, cols = shape
-    names = iter("abcdefghijklmnopqrstuvwxyz")
-    return (
-        "["
-        + ", ".join(
-            "[" + ", ".join(next(names, "x") for _ in range(cols)) + "]" for _ in range(rows)
-        )
-        + "]"
-    )
-
-
-def answer_box(exercise_id: str) -> str:
-    """The answer box of ``exercise_id`` as one HTML block (no blank line, so Markdown keeps it).
-
-    Examples:
-        >>> from attention_math.exercises.live import answer_box
-        >>> box = answer_box("scaling-factor")
-        >>> 'class="exercise-check"' in box, 'data-exercise-id="scaling-factor"' in box
-        (True, True)
-        >>> ">Check</button>" in box, "\\n\\n" in box
-        (True, False)
-    """
-    ex = catalogue()[exercise_id]
-    i = html.escape(ex.id, quote=True)
-    hint = html.escape(_placeholder(ex.shape), quote=True)
-    return (
-        f'<form class="exercise-check" data-exercise-id="{i}"'
-        f' data-chapter="{html.escape(ex.chapter, quote=True)}" autocomplete="off">\n'
-        f'<label for="answer-{i}">Check in the page</label>\n'
-        f'<span class="exercise-check__row"><input id="answer-{i}" type="text" name="answer"'
-        f' data-exercise-id="{i}" placeholder="{hint}" spellcheck="false"'
-        ' autocapitalize="off">\n'  # no maxlength: the parser's limit speaks, as on the CLI
-        '<button type="submit" class="md-button">Check</button></span>\n'
-        '<span class="exercise-check__progress" aria-live="polite"></span>\n'
-        '<span class="exercise-check__verdict" role="status" aria-live="polite"></span>\n'
-        '<span class="exercise-check__echo"></span>\n'
-        "</form>"
-    )
 
 
 def check_text(exercise_id: str, text: str, chapter: str | None = None) -> dict[str, str]:

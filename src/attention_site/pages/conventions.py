@@ -47,7 +47,7 @@ def torch_or_none() -> ModuleType | None:
     """PyTorch if it is installed (a test- and build-time oracle only), else ``None``.
 
     Examples:
-        >>> from attention_math.conventions import torch_or_none
+        >>> from attention_site.pages.conventions import torch_or_none
         >>> torch_or_none() is None or hasattr(torch_or_none(), "nn")
         True
     """
@@ -698,7 +698,7 @@ def rows(torch: ModuleType | bool | None = True) -> list[Row]:
     """Every row, run now; ``torch=False`` runs the package's side only.
 
     Examples:
-        >>> from attention_math.conventions import rows
+        >>> from attention_site.pages.conventions import rows
         >>> r = rows(torch=False)[4]
         >>> r.topic, r.found.split(":")[-1].split(" (")[0]
         ("d2l's `valid_lens`", ' agree')
@@ -711,7 +711,7 @@ def table(torch: ModuleType | bool | None = True) -> str:
     """The rows as a Markdown table (the page prints it at build time).
 
     Examples:
-        >>> from attention_math.conventions import table
+        >>> from attention_site.pages.conventions import table
         >>> table(torch=False).splitlines()[0]
         '| Topic | PyTorch, d2l, Hugging Face | attention-math | run at build time |'
     """

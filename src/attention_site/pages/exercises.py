@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 from attention_math.exercises.catalogue import catalogue
 from attention_math.exercises.checker import diagnose
 from attention_math.exercises.convert import to_sympy
-from attention_math.exercises.live import answer_box
 from attention_math.exercises.model import input_tex, shape_words
 from attention_math.symbolic import latex
+from attention_site.pages.exercise_box import answer_box
 
 if TYPE_CHECKING:  # NumPy is imported at build time only
     from numpy.typing import ArrayLike
@@ -26,7 +26,7 @@ def tolerance_tex(tol: float) -> str:
     """A tolerance as inline LaTeX, ``5e-05`` → ``$5 \\cdot 10^{-5}$``.
 
     Examples:
-        >>> from attention_math.exercises.pages import tolerance_tex
+        >>> from attention_site.pages.exercises import tolerance_tex
         >>> tolerance_tex(5e-05), tolerance_tex(0.25)
         ('$5 \\\\cdot 10^{-5}$', '$0.25$')
     """
@@ -62,7 +62,7 @@ def decimals(exercise_id: str, values: ArrayLike, digits: int = 4) -> str:
 
     Examples:
         >>> import numpy as np
-        >>> from attention_math.exercises.pages import decimals
+        >>> from attention_site.pages.exercises import decimals
         >>> decimals("positions-rope-score", np.cos(2.0)), decimals("scaling-factor", 0.125)
         ('-0.4161', '0.125')
         >>> print(decimals("positions-sinusoidal", np.array([np.cos(0.1), 1.0])))
@@ -72,7 +72,7 @@ def decimals(exercise_id: str, values: ArrayLike, digits: int = 4) -> str:
     """
     import numpy as np  # build time only
 
-    from attention_math.render import bmatrix, number_tex
+    from attention_site.render import bmatrix, number_tex
 
     ex = catalogue()[exercise_id]
     arr = np.asarray(values, dtype=float)
@@ -94,7 +94,7 @@ def statement(exercise_id: str) -> str:
     """The exercise as Markdown: statement, inputs as LaTeX, the form of the answer, its box.
 
     Examples:
-        >>> from attention_math.exercises import statement
+        >>> from attention_site.pages.exercises import statement
         >>> print(statement("scaling-factor"))
         By what number are the scores multiplied when $d_k = 64$?
         <BLANKLINE>
@@ -102,7 +102,7 @@ def statement(exercise_id: str) -> str:
         <BLANKLINE>
         <form class="exercise-check" data-exercise-id="scaling-factor" ...</form>
     """
-    from attention_math.render import display  # NumPy: build time only
+    from attention_site.render import display  # NumPy: build time only
 
     ex = catalogue()[exercise_id]
     parts = [ex.statement]
@@ -124,7 +124,7 @@ def solved(exercise_id: str, answer: object) -> str:
 
     Examples:
         >>> import sympy as sp
-        >>> from attention_math.exercises import solved
+        >>> from attention_site.pages.exercises import solved
         >>> print(solved("scaling-factor", 1 / sp.sqrt(64)))
         <BLANKLINE>
         $$
@@ -135,10 +135,10 @@ def solved(exercise_id: str, answer: object) -> str:
         >>> solved("scaling-factor", sp.Rational(1, 64))
         Traceback (most recent call last):
         ...
-        attention_math.exercises.pages.SolutionError: the solution of scaling-factor fails ...
+        attention_site.pages.exercises.SolutionError: the solution of scaling-factor fails ...
     """
     from attention_math.crosscheck import crosscheck  # NumPy: build time only
-    from attention_math.render import COLUMN_CHARS, display, tex_width
+    from attention_site.render import COLUMN_CHARS, display, tex_width
 
     ex = catalogue()[exercise_id]
     got = to_sympy(answer, ex.symbols)

@@ -1,12 +1,12 @@
-"""Three more of the lesson's figures: heads through ``W_O``, the backward graph, the cost.
+"""Matrices as panels joined by arrows: the forward pass, the heads through ``W_O``, the
+backward graph.
 
-Like ``attention_math.figures``, each draws the package's own results at build time and
-returns inline SVG text ([`svg`][attention_math.plots.svg]), after checking what it draws
-against the function the page is about:
+Each function draws the package's own results at build time and returns inline SVG text
+([`svg`][attention_site.figures.style.svg]), after checking what it draws against the
+function the page is about ([`attention`][attention_math.numeric.attention],
 [`multi_head_attention`][attention_math.multihead.multi_head_attention],
-[`attention_backward`][attention_math.backward.attention_backward] and the FLOP counts of
-[`attention_math.derivations.linear`][]. A disagreement raises ``AssertionError`` (an
-explicit ``raise``: it also holds under ``python -O``).
+[`attention_backward`][attention_math.backward.attention_backward]). A disagreement raises
+``AssertionError`` (an explicit ``raise``: it also holds under ``python -O``).
 """
 
 from __future__ import annotations
@@ -17,26 +17,158 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.patches import ConnectionPatch
 from numpy.typing import ArrayLike, NDArray
 
-from attention_math.figures import _arrow, _panel
-from attention_math.plots import fluid, style, svg
+from attention_site.figures.style import fluid, style, svg
+from attention_site.render import shows_exactly
 
 __all__ = [
     "HEADS_W_O",
     "backward_graph",
-    "cost_crossover",
-    "crossover_axes",
     "heads_through_w_o",
     "identity_backward_graph",
+    "pipeline",
     "running_heads",
+    "running_pipeline",
 ]
+
+XY = tuple[float, float]
+_GREY = "#808080"  # the placeholder svg() turns into the page's text colour
+
+
+def _two_places(x: float) -> str:
+    """``x`` to two decimal places; the zeros dropped only when that is ``x`` exactly.
+
+    Examples:
+        >>> from attention_site.figures.panels import _two_places
+        >>> _two_places(2.0), _two_places(0.5), _two_places(0.70004), _two_places(-0.731)
+        ('2', '0.5', '0.70', '−0.73')
+    """
+    text = f"{x:.2f}"
+    if shows_exactly(text, x):
+        text = text.rstrip("0").rstrip(".")
+    return text.replace("-", "−")
+
+
+def _panel(ax: Axes, a: NDArray[np.float64], title: str, xlabel: str, ylabel: str) -> None:
+    """One matrix as a small annotated heatmap; −∞ cells are left blank and marked."""
+    shown = np.where(np.isfinite(a), a, np.nan)
+    lim = 1.8 * (float(np.nanmax(np.abs(shown))) or 1.0)  # pale colours: the numbers stay legible
+    ax.imshow(shown, cmap="coolwarm", vmin=-lim, vmax=lim, aspect="auto")
+    for (i, j), val in np.ndenumerate(a):
+        text = "−∞" if np.isneginf(val) else _two_places(val)
+        ax.text(j, i, text, ha="center", va="center", fontsize=8.5, color="black")
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel(xlabel, fontsize=9)
+    ax.set_ylabel(ylabel, fontsize=9)
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def _arrow(fig: Figure, a: Axes, b: Axes, xy_a: XY, xy_b: XY, bend: float = 0.0) -> None:
+    """An arrow from point ``xy_a`` of ``a`` to ``xy_b`` of ``b`` (axes fractions)."""
+    fig.add_artist(
+        ConnectionPatch(
+            xyA=xy_a,
+            coordsA="axes fraction",
+            axesA=a,
+            xyB=xy_b,
+            coordsB="axes fraction",
+            axesB=b,
+            arrowstyle="-|>",
+            connectionstyle=f"arc3,rad={bend}",
+            color=_GREY,
+            lw=1.2,
+        )
+    )
+
+
+def pipeline(
+    x: ArrayLike,
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    raw: ArrayLike,
+    s: ArrayLike,
+    p: ArrayLike,
+    o: ArrayLike,
+) -> str:
+    """The forward pass as a picture: every matrix, with its shape, and what feeds what.
+
+    Top row: the input ``x`` and its three projections; bottom row: the scaled scores
+    ``raw``, the masked scores ``s``, the weights ``p`` and the output ``o``. Arrows follow
+    the data: ``X`` feeds ``Q, K, V``; ``Q`` and ``K`` the scores; ``P`` and ``V`` the output.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math import numeric
+        >>> from attention_site.figures.panels import pipeline
+        >>> x = np.eye(2)
+        >>> o, p = numeric.attention(x, x, x, return_weights=True)
+        >>> text = pipeline(x, x, x, x, x / np.sqrt(2), x / np.sqrt(2), p, o)
+        >>> text.startswith("<svg") and "2×2" in text
+        True
+    """
+    names = ("X", "Q", "K", "V", "raw", "S", "P", "O")
+    mats = [np.asarray(m, dtype=np.float64) for m in (x, q, k, v, raw, s, p, o)]
+    for name, m in zip(names, mats, strict=True):
+        if m.ndim != 2:
+            raise ValueError(f"{name} must be a matrix, got shape {m.shape}")
+    titles = (
+        "input $X$",
+        "queries $Q = XW_Q$",
+        "keys $K = XW_K$",
+        "values $V = XW_V$",
+        "scores $S = QK^T$ / √$d_k$",
+        "masked $S + M$",
+        "weights $P$ = softmax($S + M$)",
+        "output $O = PV$",
+    )
+    labels = [("feature", "token")] * 4 + [("key", "query")] * 3 + [("feature", "query")]
+    # (column, row) of each panel: X feeds Q, K, V (column 1); Q and K the scores, which
+    # run right to S and P; P and V (the bottom row) meet in O.
+    where = ((0, 1), (1, 0), (1, 1), (1, 2), (2, 0.5), (3, 0.5), (4, 0.5), (4, 2))
+    with style():
+        fig = plt.figure(figsize=(10.0, 6.0))
+        flat = []
+        for (col, row), title, (xl, yl), m in zip(where, titles, labels, mats, strict=True):
+            ax = fig.add_axes((col / 5 + 0.03, 1 - (row + 1) / 3 + 0.07, 0.13, 0.19))
+            _panel(ax, m, f"{title}\n{m.shape[0]}×{m.shape[1]}", xl, yl)
+            flat.append(ax)
+        right, left, top, bottom = (1.03, 0.5), (-0.28, 0.5), (0.5, 1.4), (0.5, -0.3)
+        for n in (1, 2, 3):
+            _arrow(fig, flat[0], flat[n], right, left)  # X → Q, K, V
+        _arrow(fig, flat[1], flat[4], right, (-0.28, 0.8))  # Q → scores
+        _arrow(fig, flat[2], flat[4], right, (-0.28, 0.2))  # K → scores
+        for n in (4, 5):
+            _arrow(fig, flat[n], flat[n + 1], right, left)  # scores → S → P
+        _arrow(fig, flat[6], flat[7], bottom, top)  # P → O
+        _arrow(fig, flat[3], flat[7], right, left)  # V → O
+        return svg(fig)
+
+
+def running_pipeline(causal: bool = True) -> str:
+    """`pipeline` for the running example (`attention_math.running`), causal by
+    default, every matrix cross-checked against the exact result first; as wide as its box.
+
+    Examples:
+        >>> from attention_site.figures.panels import running_pipeline
+        >>> "3×4" in running_pipeline()
+        True
+    """
+    from attention_math.running import numeric_forward
+
+    f = numeric_forward(causal)
+    return fluid(pipeline(*(f[n] for n in ("X", "Q", "K", "V", "raw", "S", "P", "O"))))
+
 
 HEADS_W_O = ((1, 1), (1, -1))
 """The output projection of the two-head example (``h·d_v × d_out`` = 2 × 2): the output's first
 column is head 1 + head 2, its second head 1 − head 2."""
 
 Floats = NDArray[np.float64]
+
 _DS = "$dS = P \\circ$\n$(dP - \\mathrm{rowsum}(dP \\circ P))$"  # on two lines: it is wide
 
 
@@ -62,7 +194,7 @@ def heads_through_w_o(
 
     Examples:
         >>> import numpy as np
-        >>> from attention_math.diagrams import heads_through_w_o
+        >>> from attention_site.figures.panels import heads_through_w_o
         >>> x = np.eye(4)[:3]
         >>> text = heads_through_w_o(x, np.eye(4), np.eye(4), np.eye(4), np.eye(4), 2)
         >>> "3×2" in text and "Concat" in text
@@ -124,12 +256,13 @@ def heads_through_w_o(
 
 
 def running_heads(n_heads: int = 2) -> str:
-    """[`heads_through_w_o`][attention_math.diagrams.heads_through_w_o] for the running
+    """[`heads_through_w_o`][attention_site.figures.panels.heads_through_w_o] for the running
     example (``attention_math.running.RUNNING``) cut into ``n_heads`` heads (two: ``d_k = 2``,
-    ``d_v = 1`` each) with [`HEADS_W_O`][attention_math.diagrams.HEADS_W_O]; as wide as its box.
+    ``d_v = 1`` each) with [`HEADS_W_O`][attention_site.figures.panels.HEADS_W_O];
+    as wide as its box.
 
     Examples:
-        >>> from attention_math.diagrams import running_heads
+        >>> from attention_site.figures.panels import running_heads
         >>> "3×4" in running_heads()
         True
     """
@@ -152,7 +285,7 @@ def backward_graph(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLike) -
 
     Examples:
         >>> import numpy as np
-        >>> from attention_math.diagrams import backward_graph
+        >>> from attention_site.figures.panels import backward_graph
         >>> text = backward_graph(np.eye(2), np.eye(2), np.eye(2), np.eye(2))
         >>> "dS" in text and "2×2" in text
         True
@@ -212,11 +345,11 @@ def backward_graph(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLike) -
 
 
 def identity_backward_graph() -> str:
-    """[`backward_graph`][attention_math.diagrams.backward_graph] for the gradients page's
+    """[`backward_graph`][attention_site.figures.panels.backward_graph] for the gradients page's
     worked example: the 2×2 identity example with ``ℓ = tr(O)``, so ``dO = I``.
 
     Examples:
-        >>> from attention_math.diagrams import identity_backward_graph
+        >>> from attention_site.figures.panels import identity_backward_graph
         >>> "0.67" in identity_backward_graph()  # P = softmax of (1/√2, 0), as dV = Pᵀ
         True
     """
@@ -227,75 +360,3 @@ def identity_backward_graph() -> str:
     q, k, v = compute_qkv(*(ex.numeric(n) for n in ("x", "w_q", "w_k", "w_v")))
     d_out = np.array(IDENTITY_LOSS_D_OUT.tolist(), dtype=np.float64)  # L_q × d_v
     return backward_graph(q, k, v, d_out)
-
-
-def crossover_axes(widths: tuple[int, ...] = (64, 128)) -> tuple[Figure, dict[int, float]]:
-    """The FLOPs of softmax and of linear attention against the length ``L``, one pair of
-    curves per head width ``d``, each crossover ``L*`` marked; and the ``L*`` marked.
-
-    The curves are [`softmax_flops`][attention_math.derivations.linear.softmax_flops] and
-    [`linear_flops`][attention_math.derivations.linear.linear_flops] evaluated at each ``L``;
-    ``L*`` is [`crossover_length`][attention_math.derivations.linear.crossover_length] at
-    ``d``, and the two counts must agree there exactly (SymPy), or ``AssertionError``.
-    The figure is open: [`cost_crossover`][attention_math.diagrams.cost_crossover] turns it
-    into SVG.
-
-    Examples:
-        >>> from attention_math.diagrams import crossover_axes
-        >>> fig, marked = crossover_axes((64,))
-        >>> round(marked[64], 2)
-        64.49
-        >>> import matplotlib.pyplot as plt; plt.close(fig)
-    """
-    import sympy as sp
-
-    from attention_math.derivations.linear import (
-        L,
-        crossover_length,
-        d,
-        linear_flops,
-        softmax_flops,
-    )
-
-    quad, lin, star = softmax_flops(), linear_flops(), crossover_length()
-    lengths = np.geomspace(8, 8192, 200)  # 200 lengths
-    marked: dict[int, float] = {}
-    with style():
-        fig, ax = plt.subplots(figsize=(6.4, 4.2))
-        for width, colour in zip(widths, ("#4c72b0", "#dd8452", "#55a868"), strict=False):
-            at = {d: width}
-            f_quad = sp.lambdify(L, quad.subs(at), "numpy")
-            f_lin = sp.lambdify(L, lin.subs(at), "numpy")
-            l_star = star.subs(at)  # exact
-            if sp.simplify((quad - lin).subs(at).subs(L, l_star)) != 0:
-                raise AssertionError(f"the FLOP counts differ at L* = {l_star} for d = {width}")
-            marked[width] = float(l_star)
-            ax.loglog(lengths, f_quad(lengths), color=colour,
-                      label=f"softmax, $d = {width}$: ${sp.latex(quad.subs(at))}$")  # fmt: skip
-            ax.loglog(lengths, f_lin(lengths), color=colour, ls="--",
-                      label=f"linear, $d = {width}$: ${sp.latex(lin.subs(at))}$")  # fmt: skip
-            y = float(quad.subs(at).subs(L, l_star))
-            ax.axvline(marked[width], color=colour, lw=0.8, ls=":")
-            ax.scatter([marked[width]], [y], color=colour, zorder=3,
-                       label=f"crossover, $d = {width}$: L* = {marked[width]:.1f}")  # fmt: skip
-            ax.annotate(f"L* = {marked[width]:.1f}", (marked[width], y), fontsize=8,
-                        textcoords="offset points", xytext=(6, -14))  # fmt: skip
-        ax.set(
-            title="FLOPs of one head: softmax ($L^2$) against linear ($L$)",
-            xlabel="sequence length $L$",
-            ylabel="FLOPs",
-        )
-        ax.legend(fontsize=7.5, framealpha=0.0, loc="upper left")
-    return fig, marked
-
-
-def cost_crossover(widths: tuple[int, ...] = (64, 128)) -> str:
-    """[`crossover_axes`][attention_math.diagrams.crossover_axes] as SVG text.
-
-    Examples:
-        >>> from attention_math.diagrams import cost_crossover
-        >>> "64.2" in cost_crossover((64,))
-        True
-    """
-    fig, _ = crossover_axes(widths)
-    return fluid(svg(fig), max_width="36rem")

@@ -1,11 +1,11 @@
 """The site's notation as data: one table of symbols and terms, and the rule for "uses".
 
 The glossary page and the notation page print this table; a test extracts the symbols
-from the math of every built page with [`symbols_in_tex`][attention_math.notation.symbols_in_tex]
-and fails on any symbol that no entry defines ([`undefined`][attention_math.notation.undefined]).
+from the math of every built page with [`symbols_in_tex`][attention_site.notation.symbols_in_tex]
+and fails on any symbol that no entry defines ([`undefined`][attention_site.notation.undefined]).
 
 What counts as a *symbol* in a piece of TeX: each of these, with its subscript, is one entry
-of the list [`symbols_in_tex`][attention_math.notation.symbols_in_tex] returns
+of the list [`symbols_in_tex`][attention_site.notation.symbols_in_tex] returns
 (``S_{ij}`` gives ``S_ij``, ``W_O`` gives ``W_O``):
 
 - a Latin letter, a Greek letter (``\\alpha`` … ``\\Omega``, ``\\ell``), a letter in
@@ -18,7 +18,7 @@ of the list [`symbols_in_tex`][attention_math.notation.symbols_in_tex] returns
   prose inside ``\\text{…}``, equation tags and labels, and TeX's own operators (``\\max``,
   ``\\log``, ``\\sum``) are not symbols.
 
-[`undefined`][attention_math.notation.undefined] then reads the subscripts. A name that an
+[`undefined`][attention_site.notation.undefined] then reads the subscripts. A name that an
 entry defines is defined. Otherwise an *index* subscript, one made only of digits, the letters
 ``c i j k l m n t``, the characters ``, : = < > + - '`` and the commands ``\\cdot``, ``\\ldots``
 and ``\\le``, marks an entry of its base (``S_{ij}`` is an entry of ``S``); any other subscript
@@ -52,7 +52,7 @@ class Symbol:
     """One row of the notation table.
 
     ``names`` are the symbols it defines, in the form
-    [`symbols_in_tex`][attention_math.notation.symbols_in_tex] returns; ``any_subscript`` lets the
+    [`symbols_in_tex`][attention_site.notation.symbols_in_tex] returns; ``any_subscript`` lets the
     symbol carry any subscript (``m_T``, ``o_{T\\cup U}``).
     """
 
@@ -1011,14 +1011,14 @@ def symbols_in_tex(tex: str) -> list[str]:
     Every subscript is kept, ``base_subscript`` without braces or backslashes, an index
     (``P_ij``) as well as a name (``W_O``); a ``\\text`` label becomes ``base_text:label``.
     Reading an index subscript as an entry of its base, and a label as its base, is left to
-    [`undefined`][attention_math.notation.undefined].
+    [`undefined`][attention_site.notation.undefined].
 
     What a superscript holds, and what a big operator has under and over it, is read too,
     after the symbols outside (``e^{s_j - m}`` gives ``e``, then ``s_j`` and ``m``); an
     accent is dropped, braced or not (``\\hat{P}_{ij}`` is ``P_ij``).
 
     Examples:
-        >>> from attention_math.notation import symbols_in_tex
+        >>> from attention_site.notation import symbols_in_tex
         >>> symbols_in_tex(r"P_{ij} = \\operatorname{softmax}(S)_{ij}, \\quad O = P V")
         ['P_ij', 'softmax', 'S', 'i', 'j', 'O', 'P', 'V']
         >>> symbols_in_tex(r"d_{\\text{model}}, W_O^{(1)}, dO, \\ell(x + \\Delta) \\text{at } i")
@@ -1078,7 +1078,7 @@ def defined_names() -> frozenset[str]:
     """Every symbol name some entry of ``SYMBOLS`` defines.
 
     Examples:
-        >>> from attention_math.notation import defined_names
+        >>> from attention_site.notation import defined_names
         >>> {"P", "W_O", "dO", r"\\ell"} <= defined_names()
         True
     """
@@ -1086,11 +1086,11 @@ def defined_names() -> frozenset[str]:
 
 
 def undefined(used: Iterable[str]) -> list[str]:
-    """The symbols in ``used`` (from [`symbols_in_tex`][attention_math.notation.symbols_in_tex])
+    """The symbols in ``used`` (from [`symbols_in_tex`][attention_site.notation.symbols_in_tex])
     that no glossary entry defines.
 
     Examples:
-        >>> from attention_math.notation import undefined
+        >>> from attention_site.notation import undefined
         >>> undefined(["P", "P_text:raw", "d_text:model", "m_T", "W_O", "Y", "W_Z"])
         ['Y', 'W_Z']
     """
@@ -1161,7 +1161,7 @@ def symbols_table(group: str | None = None, base: str = "") -> str:
     the site's root (``"../"`` from ``/glossary/``), since the links go to built pages.
 
     Examples:
-        >>> from attention_math.notation import symbols_table
+        >>> from attention_site.notation import symbols_table
         >>> print(symbols_table("Long sequences").splitlines()[0])
         | symbol | meaning | shape | introduced in |
     """
@@ -1178,7 +1178,7 @@ def terms_list(base: str = "") -> str:
     """The glossary's words as a Markdown definition list, alphabetically.
 
     Examples:
-        >>> from attention_math.notation import terms_list
+        >>> from attention_site.notation import terms_list
         >>> terms_list().splitlines()[0]
         'additive mask'
     """

@@ -1,5 +1,5 @@
 """Figures of the chapter "Positions and decoding", drawn with the conventions of
-[`plots`][attention_math.plots]: deterministic SVG text, ``currentColor`` for text and axes,
+[`style`][attention_site.figures.style]: deterministic SVG text, ``currentColor`` for text and axes,
 every plot titled and labelled. Each function draws what the package computes."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 
 from attention_math import positional
 from attention_math.derivations import decoding, sliding_window
-from attention_math.plots import style, svg
+from attention_site.figures.style import style, svg
 
 __all__ = ["alibi_figure", "cache_figure", "frequencies_figure", "reach_figure", "rope_figure"]
 
@@ -18,7 +18,7 @@ def frequencies_figure(n_positions: int = 64, d_model: int = 64) -> str:
     """The sinusoidal encoding as a heatmap, and the frequencies ``θ_i`` it uses (also RoPE's).
 
     Examples:
-        >>> from attention_math.positions_plots import frequencies_figure
+        >>> from attention_site.figures.positions import frequencies_figure
         >>> frequencies_figure(8, 8).startswith("<svg")
         True
     """
@@ -44,7 +44,7 @@ def rope_figure(d: int = 64, seed: int = 0) -> str:
     query positions ``m``: the curves coincide (the relative property).
 
     Examples:
-        >>> from attention_math.positions_plots import rope_figure
+        >>> from attention_site.figures.positions import rope_figure
         >>> rope_figure(8).startswith("<svg")
         True
     """
@@ -73,7 +73,7 @@ def alibi_figure(n_heads: int = 8, length: int = 24) -> str:
     content scores are equal (a causal row).
 
     Examples:
-        >>> from attention_math.positions_plots import alibi_figure
+        >>> from attention_site.figures.positions import alibi_figure
         >>> alibi_figure(4, 6).startswith("<svg")
         True
     """
@@ -104,7 +104,7 @@ def reach_figure(length: int = 16, window: int = 3, layers: tuple[int, ...] = (1
     matrix powers, computed exactly).
 
     Examples:
-        >>> from attention_math.positions_plots import reach_figure
+        >>> from attention_site.figures.positions import reach_figure
         >>> reach_figure(6, 2, (1, 2)).startswith("<svg")
         True
     """
@@ -129,7 +129,7 @@ def cache_figure(max_tokens: int = 8192, bytes_per_entry: int = 2) -> str:
     model's line ends at the context it was trained for.
 
     Examples:
-        >>> from attention_math.positions_plots import cache_figure
+        >>> from attention_site.figures.positions import cache_figure
         >>> cache_figure(1024).startswith("<svg")
         True
     """

@@ -1,4 +1,4 @@
-"""Figures for the site, drawn by matplotlib as SVG text at build time.
+"""The conventions every figure of the site follows: matplotlib drawn as SVG text at build time.
 
 Every figure is deterministic (fixed SVG hash salt, no date in the metadata), so two
 builds of the same commit give the same bytes, and uses ``currentColor`` for text and
@@ -12,21 +12,19 @@ import hashlib
 import html
 import io
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
-import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.mathtext import MathTextParser
-from numpy.typing import ArrayLike
 
 from attention_math.terminal import plain
 
-__all__ = ["description", "fluid", "heatmap", "style", "svg"]
+__all__ = ["description", "fluid", "style", "svg"]
 
 _FG = "#808080"  # replaced by currentColor in the SVG text, see svg()
 
@@ -38,7 +36,7 @@ def style() -> contextlib.AbstractContextManager[None]:
 
     Examples:
         >>> import matplotlib
-        >>> from attention_math.plots import style
+        >>> from attention_site.figures.style import style
         >>> with style():
         ...     matplotlib.rcParams["svg.fonttype"]
         'none'
@@ -134,7 +132,7 @@ def svg(fig: Figure) -> str:
 
     Examples:
         >>> import matplotlib.pyplot as plt
-        >>> from attention_math.plots import style, svg
+        >>> from attention_site.figures.style import style, svg
         >>> with style():
         ...     fig, ax = plt.subplots()
         ...     _ = ax.set(title="a title", xlabel="key", ylabel="weight")
@@ -183,7 +181,7 @@ def description(fig: Figure) -> str:
 
     Examples:
         >>> import matplotlib.pyplot as plt
-        >>> from attention_math.plots import description, style
+        >>> from attention_site.figures.style import description, style
         >>> with style():
         ...     fig, ax = plt.subplots()
         ...     _ = ax.plot([0, 1], [0, 1], label="$d_k = 4$")
@@ -214,7 +212,7 @@ def fluid(text: str, max_width: str | None = None) -> str:
     at most ``max_width`` (a CSS length) when given.
 
     Examples:
-        >>> from attention_math.plots import fluid
+        >>> from attention_site.figures.style import fluid
         >>> fluid('<svg width="300pt" height="200pt" viewBox="0 0 300 200">')
         '<svg width="100%" viewBox="0 0 300 200">'
         >>> fluid('<svg width="3pt" height="2pt">', max_width="20rem")
@@ -222,62 +220,3 @@ def fluid(text: str, max_width: str | None = None) -> str:
     """
     size = 'width="100%"' + (f' style="max-width: {max_width}"' if max_width else "")
     return re.sub(r'width="[^"]*pt" height="[^"]*pt"', size, text, count=1)
-
-
-def _numbers(n: int) -> list[str]:
-    """Tick labels ``1 … n`` (rows and columns are numbered from 1, as in the papers)."""
-    return [str(i) for i in range(1, n + 1)]
-
-
-def heatmap(
-    weights: ArrayLike,
-    *,
-    title: str,
-    row_labels: Sequence[str] | None = None,
-    col_labels: Sequence[str] | None = None,
-    xlabel: str = "key",
-    ylabel: str = "query",
-    annotate: bool = True,
-    digits: int = 3,
-) -> str:
-    """An attention-weights (or mask, or scores) heatmap as SVG text.
-
-    Examples:
-        >>> import numpy as np
-        >>> from attention_math.plots import heatmap
-        >>> "<svg" in heatmap(np.eye(2), title="identity")
-        True
-    """
-    from attention_math.render import sci_text  # up the graph: render needs SymPy, plots not
-
-    a = np.asarray(weights, dtype=float)
-    if a.ndim != 2:
-        raise ValueError(f"heatmap needs a 2-D array, got shape {a.shape}")
-    n, m = a.shape
-    with style():
-        fig, ax = plt.subplots(figsize=(1.2 + 0.7 * m, 1.0 + 0.6 * n))
-        shown = np.where(np.isfinite(a), a, np.nan)
-        im = ax.imshow(shown, cmap="viridis", aspect="auto")
-        ax.set_title(title)
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel(ylabel)
-        ax.set_xticks(range(m), col_labels if col_labels is not None else _numbers(m))
-        ax.set_yticks(range(n), row_labels if row_labels is not None else _numbers(n))
-        if annotate and n * m <= 100:
-            lo, hi = np.nanmin(shown), np.nanmax(shown)
-            for i in range(n):
-                for j in range(m):
-                    val = a[i, j]
-                    text = "−∞" if np.isneginf(val) else sci_text(val, digits)
-                    light = np.isfinite(val) and hi > lo and (val - lo) / (hi - lo) < 0.6
-                    ax.text(
-                        j,
-                        i,
-                        text,
-                        ha="center",
-                        va="center",
-                        fontsize=8,
-                        color="white" if light else "black",
-                    )
-        fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
-        return svg(fig)

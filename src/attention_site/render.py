@@ -53,7 +53,7 @@ def decimal_text(x: float, digits: int = 4) -> str:
     exact half.
 
     Examples:
-        >>> from attention_math.render import decimal_text
+        >>> from attention_site.render import decimal_text
         >>> decimal_text(0.5), decimal_text(0.6602 + 1, 6), decimal_text(-0.99996)
         ('0.5', '1.6602', '-1.000')
         >>> decimal_text(0.50004), decimal_text(1.99999, 3), decimal_text(1e-7 * (1 + 1e-9))
@@ -71,7 +71,7 @@ def shows_exactly(text: str, x: float) -> bool:
     (relative 1e-12): the one rule for dropping trailing zeros and for writing ``=``.
 
     Examples:
-        >>> from attention_math.render import shows_exactly
+        >>> from attention_site.render import shows_exactly
         >>> shows_exactly("1.6602", 0.6602 + 1), shows_exactly("0.5", 0.50004)
         (True, False)
     """
@@ -83,7 +83,7 @@ def decimal_relation(x: float, digits: int = 4) -> str:
     ``"\\approx"``: the sign to write between a name and the printed number.
 
     Examples:
-        >>> from attention_math.render import decimal_relation
+        >>> from attention_site.render import decimal_relation
         >>> decimal_relation(0.0362, 3), decimal_relation(3.4884, 3)
         ('=', '\\\\approx')
     """
@@ -95,7 +95,7 @@ def sci_text(x: float, digits: int = 4) -> str:
     """``decimal_text`` with a power of ten written as ``×10⁻⁷`` (figure labels, plain text).
 
     Examples:
-        >>> from attention_math.render import sci_text
+        >>> from attention_site.render import sci_text
         >>> sci_text(8.5e-10, 2), sci_text(0.99999987, 4), sci_text(-3e21, 1)
         ('8.5×10⁻¹⁰', '1.000', '−3×10²¹')
     """
@@ -113,7 +113,7 @@ def fmt(x: float, digits: int = 4) -> str:
     Trailing zeros are kept as ``decimal_text`` keeps them: only for a rounded value.
 
     Examples:
-        >>> from attention_math.render import fmt
+        >>> from attention_site.render import fmt
         >>> fmt(0.66976154932, 4), fmt(-2.0), fmt(0.50004), fmt(float("-inf"))
         ('0.6698', '-2', '0.5000', '-\\\\infty')
         >>> fmt(1.348e-7)
@@ -126,7 +126,7 @@ def number_tex(text: str) -> str:
     """A number as Python writes it (``"1.348e-07"``, ``"-inf"``) in LaTeX.
 
     Examples:
-        >>> from attention_math.render import number_tex
+        >>> from attention_site.render import number_tex
         >>> number_tex("1.348e-07"), number_tex("-inf"), number_tex("0.9950")
         ('1.348 \\\\times 10^{-7}', '-\\\\infty', '0.9950')
     """
@@ -142,7 +142,7 @@ def bmatrix(rows: Iterable[Iterable[str]]) -> str:
     """LaTeX entries, row by row, as a ``bmatrix``.
 
     Examples:
-        >>> from attention_math.render import bmatrix
+        >>> from attention_site.render import bmatrix
         >>> bmatrix([["1", "0"], ["0", "1"]])
         '\\\\begin{bmatrix}1 & 0 \\\\\\\\ 0 & 1\\\\end{bmatrix}'
     """
@@ -154,7 +154,7 @@ def decimal_latex(a: ArrayLike, digits: int = 4) -> str:
 
     Examples:
         >>> import numpy as np
-        >>> from attention_math.render import decimal_latex
+        >>> from attention_site.render import decimal_latex
         >>> decimal_latex(np.array([[0.5, 1 / 3]]), 3)
         '\\\\begin{bmatrix}0.5 & 0.333\\\\end{bmatrix}'
     """
@@ -172,7 +172,7 @@ def display(tex: str) -> str:
     """A display-math block for arithmatex.
 
     Examples:
-        >>> from attention_math.render import display
+        >>> from attention_site.render import display
         >>> display("a = 1")
         '\\n$$\\na = 1\\n$$\\n\\n'
     """
@@ -187,7 +187,7 @@ def tex_width(tex: str) -> int:
     ``\\infty``) counts as one character, braces and scripts' markers as none.
 
     Examples:
-        >>> from attention_math.render import tex_width
+        >>> from attention_site.render import tex_width
         >>> tex_width(r"\\begin{bmatrix}0.5 & 0.333\\\\1 & 2\\end{bmatrix}")  # 3 + 5 + 2·2
         12
         >>> tex_width(r"\\frac{e^{2}}{2 + e}")
@@ -213,7 +213,7 @@ def display_row(*parts: str, sep: str = r",\qquad ") -> str:
     """``parts`` side by side in one display when they fit the column, else one per line.
 
     Examples:
-        >>> from attention_math.render import display_row
+        >>> from attention_site.render import display_row
         >>> display_row("a = 1", "b = 2").count("$$")
         2
         >>> display_row("a = " + "1 + " * 30 + "1", "b = 2").count("$$")
@@ -238,7 +238,7 @@ def teaches(exact: object, max_digits: int = 6) -> bool:
 
     Examples:
         >>> import sympy as sp
-        >>> from attention_math.render import teaches
+        >>> from attention_site.render import teaches
         >>> teaches(sp.E / (2 + sp.E)), teaches(sp.exp(sp.Rational(6714893, 10**6)))
         (True, False)
     """
@@ -262,16 +262,16 @@ def exact_beside_decimal(
 
     ``name`` is LaTeX. Raises [`CrossCheckError`][attention_math.crosscheck.CrossCheckError]
     when the NumPy value disagrees with the exact one by more than ``bound_eps`` machine
-    epsilons. Too wide for one line ([`COLUMN_CHARS`][attention_math.render.COLUMN_CHARS]), the
+    epsilons. Too wide for one line ([`COLUMN_CHARS`][attention_site.render.COLUMN_CHARS]), the
     decimal goes on a second line; an exact form too wide even for its own line is shown folded, a
     click away, below ``name ≈ decimal``. Integers that NumPy reproduces exactly are shown once,
     ``name = exact`` (the decimal would repeat them). An exact form that does not teach
-    ([`teaches`][attention_math.render.teaches]: long rationals) is folded even when it
+    ([`teaches`][attention_site.render.teaches]: long rationals) is folded even when it
     fits, and so is any exact form but such integers when ``fold`` is set.
 
     Examples:
         >>> import numpy as np, sympy as sp
-        >>> from attention_math.render import exact_beside_decimal
+        >>> from attention_site.render import exact_beside_decimal
         >>> print(exact_beside_decimal("s", 1 / sp.sqrt(2), np.float64(2**-0.5)))
         <BLANKLINE>
         $$
@@ -326,7 +326,7 @@ def badge(check: CrossCheck) -> str:
     Examples:
         >>> import numpy as np, sympy as sp
         >>> from attention_math.crosscheck import crosscheck
-        >>> from attention_math.render import badge
+        >>> from attention_site.render import badge
         >>> text = badge(crosscheck(sp.Rational(1, 2), np.float64(0.5), bound_eps=2))
         >>> print(text.split(">", 1)[1])
         ✓ float64 = exact ± 0 ε <small>(bound 2 ε)</small></span>
@@ -348,7 +348,7 @@ def table(
     """A Markdown table; ``compact`` narrows its cells' padding (many numeric columns).
 
     Examples:
-        >>> from attention_math.render import table
+        >>> from attention_site.render import table
         >>> print(table(["a", "b"], [[1, 2]]))
         | a | b |
         |---|---|
@@ -367,7 +367,7 @@ def folded(title: str, markdown: str, *, kind: str = "info") -> str:
     """``markdown`` in a collapsed block titled ``title``, a click away.
 
     Examples:
-        >>> from attention_math.render import folded
+        >>> from attention_site.render import folded
         >>> print(folded("All rows", "| a |\\n|---|\\n| 1 |"))
         <BLANKLINE>
         ??? info "All rows"
@@ -386,7 +386,7 @@ def shape_str(a: ArrayLike | sp.MatrixBase) -> str:
 
     Examples:
         >>> import numpy as np
-        >>> from attention_math.render import shape_str
+        >>> from attention_site.render import shape_str
         >>> print(shape_str(np.zeros((2, 3))))
         2 \\times 3
     """

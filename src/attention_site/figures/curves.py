@@ -1,0 +1,213 @@
+"""Curves and histograms of one quantity against another: softmax weights against a score,
+the spread of the scores, saturation against ``d_k``, kernel smoothers, FLOPs against length.
+
+Each draws what the package computes (its docstring names the function) as SVG text.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+from numpy.typing import NDArray
+
+from attention_math.derivations.kernels import regression_data
+from attention_math.kernels import nadaraya_watson
+from attention_site.figures.style import fluid, style, svg
+
+__all__ = [
+    "cost_crossover",
+    "crossover_axes",
+    "saturation_figure",
+    "score_spread",
+    "smoother_figure",
+    "softmax_pair",
+]
+
+_GREY = "#808080"  # the placeholder svg() turns into the page's text colour
+
+
+def softmax_pair(mark: float) -> str:
+    """The softmax of two scores ``(a, 0)`` against ``a``: both weights, ``mark`` marked.
+
+    Examples:
+        >>> from attention_site.figures.curves import softmax_pair
+        >>> "<svg" in softmax_pair(0.5)
+        True
+    """
+    from attention_math import numeric
+
+    a = np.linspace(-6.0, 6.0, 241)  # the first score; the second is 0
+    p = numeric.softmax(np.stack([a, np.zeros_like(a)], axis=-1))  # 241 × 2
+    at = numeric.softmax(np.array([mark, 0.0]))  # 2
+    with style():
+        fig, ax = plt.subplots(figsize=(5.6, 3.4))
+        ax.plot(a, p[:, 0], color="#4c72b0", label="weight of score $a$: $\\sigma(a)$")
+        ax.plot(a, p[:, 1], color="#dd8452", ls="--", label="weight of score 0: $1 - \\sigma(a)$")
+        ax.axhline(0.5, color=_GREY, lw=0.6, ls=":")
+        ax.scatter([mark, mark], at, color=_GREY, zorder=3)
+        for y in at:
+            ax.annotate(
+                f"{y:.4f}", (mark, y), textcoords="offset points", xytext=(6, -3), fontsize=8
+            )
+        ax.set(title="softmax of the two scores $(a, 0)$", xlabel="score $a$", ylabel="weight")
+        ax.legend(fontsize=8, framealpha=0.0)
+        return fluid(svg(fig), max_width="32rem")
+
+
+def score_spread(widths: tuple[int, ...] = (4, 256), n: int = 20_000, seed: int = 0) -> str:
+    """Histograms of ``q·k`` for random unit-variance ``q, k`` of each width ``d_k``,
+    unscaled (left) and divided by ``√d_k`` (right).
+
+    Examples:
+        >>> from attention_site.figures.curves import score_spread
+        >>> "<svg" in score_spread((4, 16), n=200)
+        True
+    """
+    rng = np.random.default_rng(seed)
+    with style():
+        fig, (raw, scaled) = plt.subplots(1, 2, figsize=(8.0, 3.2), sharey=True)
+        for d_k, color in zip(widths, ("#4c72b0", "#dd8452", "#55a868"), strict=False):
+            # float32 as a model's activations; half the time of float64 to draw
+            q = rng.standard_normal((n, d_k), dtype=np.float32)  # n × d_k
+            k = rng.standard_normal((n, d_k), dtype=np.float32)  # n × d_k
+            dots = np.einsum("nd,nd->n", q, k)  # n
+            kw = {"bins": 60, "histtype": "step", "density": True, "color": color, "lw": 1.4}
+            # three digits, zeros kept: a sample must not read as the exact value
+            raw.hist(dots, label=f"$d_k = {d_k}$, std {dots.std():#.3g}", **kw)
+            s = dots / np.sqrt(d_k)  # n
+            scaled.hist(s, label=f"$d_k = {d_k}$, std {s.std():#.3g}", **kw)
+        raw.set(title="scores $q \\cdot k$", xlabel="score", ylabel="density")
+        scaled.set(title="scores $q \\cdot k$ / √$d_k$", xlabel="score", ylabel="density")
+        for ax in (raw, scaled):
+            ax.legend(fontsize=8, framealpha=0.0)
+        fig.tight_layout()
+        return fluid(svg(fig))
+
+
+def crossover_axes(widths: tuple[int, ...] = (64, 128)) -> tuple[Figure, dict[int, float]]:
+    """The FLOPs of softmax and of linear attention against the length ``L``, one pair of
+    curves per head width ``d``, each crossover ``L*`` marked; and the ``L*`` marked.
+
+    The curves are [`softmax_flops`][attention_math.derivations.linear.softmax_flops] and
+    [`linear_flops`][attention_math.derivations.linear.linear_flops] evaluated at each ``L``;
+    ``L*`` is [`crossover_length`][attention_math.derivations.linear.crossover_length] at
+    ``d``, and the two counts must agree there exactly (SymPy), or ``AssertionError``.
+    The figure is open: [`cost_crossover`][attention_site.figures.curves.cost_crossover] turns it
+    into SVG.
+
+    Examples:
+        >>> from attention_site.figures.curves import crossover_axes
+        >>> fig, marked = crossover_axes((64,))
+        >>> round(marked[64], 2)
+        64.49
+        >>> import matplotlib.pyplot as plt; plt.close(fig)
+    """
+    import sympy as sp
+
+    from attention_math.derivations.linear import (
+        L,
+        crossover_length,
+        d,
+        linear_flops,
+        softmax_flops,
+    )
+
+    quad, lin, star = softmax_flops(), linear_flops(), crossover_length()
+    lengths = np.geomspace(8, 8192, 200)  # 200 lengths
+    marked: dict[int, float] = {}
+    with style():
+        fig, ax = plt.subplots(figsize=(6.4, 4.2))
+        for width, colour in zip(widths, ("#4c72b0", "#dd8452", "#55a868"), strict=False):
+            at = {d: width}
+            f_quad = sp.lambdify(L, quad.subs(at), "numpy")
+            f_lin = sp.lambdify(L, lin.subs(at), "numpy")
+            l_star = star.subs(at)  # exact
+            if sp.simplify((quad - lin).subs(at).subs(L, l_star)) != 0:
+                raise AssertionError(f"the FLOP counts differ at L* = {l_star} for d = {width}")
+            marked[width] = float(l_star)
+            ax.loglog(lengths, f_quad(lengths), color=colour,
+                      label=f"softmax, $d = {width}$: ${sp.latex(quad.subs(at))}$")  # fmt: skip
+            ax.loglog(lengths, f_lin(lengths), color=colour, ls="--",
+                      label=f"linear, $d = {width}$: ${sp.latex(lin.subs(at))}$")  # fmt: skip
+            y = float(quad.subs(at).subs(L, l_star))
+            ax.axvline(marked[width], color=colour, lw=0.8, ls=":")
+            ax.scatter([marked[width]], [y], color=colour, zorder=3,
+                       label=f"crossover, $d = {width}$: L* = {marked[width]:.1f}")  # fmt: skip
+            ax.annotate(f"L* = {marked[width]:.1f}", (marked[width], y), fontsize=8,
+                        textcoords="offset points", xytext=(6, -14))  # fmt: skip
+        ax.set(
+            title="FLOPs of one head: softmax ($L^2$) against linear ($L$)",
+            xlabel="sequence length $L$",
+            ylabel="FLOPs",
+        )
+        ax.legend(fontsize=7.5, framealpha=0.0, loc="upper left")
+    return fig, marked
+
+
+def cost_crossover(widths: tuple[int, ...] = (64, 128)) -> str:
+    """[`crossover_axes`][attention_site.figures.curves.crossover_axes] as SVG text.
+
+    Examples:
+        >>> from attention_site.figures.curves import cost_crossover
+        >>> "64.2" in cost_crossover((64,))
+        True
+    """
+    fig, _ = crossover_axes(widths)
+    return fluid(svg(fig), max_width="36rem")
+
+
+def saturation_figure(ds: list[int], curves: dict[str, NDArray[np.float64]]) -> str:
+    """The two saturation curves of
+    [`saturation`][attention_math.derivations.scaling.saturation]
+    as an SVG figure (titles, axis labels).
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.derivations.scaling import saturation
+        >>> from attention_site.figures.curves import saturation_figure
+        >>> curves = saturation([1, 4], np.random.default_rng(0), n_samples=5)
+        >>> text = saturation_figure([1, 4], curves)
+        >>> text.startswith("<svg") and "Softmax gradient norm" in text
+        True
+    """
+    with style():
+        fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+        for ax, what, label in (
+            (axes[0], "max", "mean largest weight"),
+            (axes[1], "grad", "mean ‖∂softmax/∂s‖ (Frobenius)"),
+        ):
+            ax.plot(ds, curves[f"{what}_unscaled"], "o-", label="unscaled  q·k")
+            ax.plot(ds, curves[f"{what}_scaled"], "s-", label="scaled  q·k/√d_k")
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("d_k")
+            ax.set_ylabel(label)
+            ax.legend(frameon=False)
+        axes[0].set_title("Largest attention weight")
+        axes[1].set_title("Softmax gradient norm")
+        fig.tight_layout()
+        return svg(fig)
+
+
+def smoother_figure(bandwidths: tuple[float, ...] = (0.1, 0.5, 3.0)) -> str:
+    """Nadaraya–Watson estimates of
+    [`regression_data`][attention_math.derivations.kernels.regression_data] for a few
+    bandwidths, as SVG.
+
+    Examples:
+        >>> from attention_site.figures.curves import smoother_figure
+        >>> "<svg" in smoother_figure((0.5,))
+        True
+    """
+    x, y, grid, truth = regression_data()
+    with style():
+        fig, ax = plt.subplots(figsize=(6.4, 3.4))
+        ax.plot(x, y, "o", ms=3, color="#808080", label="observations (keys, values)")
+        ax.plot(grid, truth, "--", lw=1, color="#808080", label="true function")
+        for tau in bandwidths:
+            ax.plot(grid, nadaraya_watson(grid, x, y, bandwidth=tau), lw=1.6, label=f"τ = {tau:g}")
+        ax.set_title("Kernel regression = attention of the grid points to the observations")
+        ax.set_xlabel("x (query)")
+        ax.set_ylabel("y")
+        ax.legend(fontsize=8, frameon=False, loc="lower left")
+        return svg(fig)

@@ -1,0 +1,1 @@
+"""Page builders: what a page prints from its executed blocks (examples, exercises, forms)."""
