@@ -9,13 +9,16 @@ import types
 import pytest
 
 import attention_math
+import attention_site
 
 
 def _public_modules() -> list[str]:
-    names = ["attention_math"]
-    for info in pkgutil.walk_packages(attention_math.__path__, "attention_math."):
-        if not any(part.startswith("_") for part in info.name.split(".")):
-            names.append(info.name)
+    names = []
+    for package in (attention_math, attention_site):  # the library and the site's machinery
+        names.append(package.__name__)
+        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            if not any(part.startswith("_") for part in info.name.split(".")):
+                names.append(info.name)
     return names
 
 
@@ -23,7 +26,7 @@ MODULES = _public_modules()
 
 
 def test_the_walk_finds_the_package():
-    assert {"attention_math.numeric", "attention_math.symbolic"} <= set(MODULES)
+    assert {"attention_math.numeric", "attention_site.render"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)

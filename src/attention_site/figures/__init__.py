@@ -3,3 +3,5 @@
 Every figure follows the conventions of [`style`][attention_site.figures.style]:
 deterministic SVG text, ``currentColor`` for text and axes, titled and labelled.
 """
+
+__all__: list[str] = []
