@@ -1,0 +1,74 @@
+"""The wheel a learner installs, and the page's Python runtime loads, holds the library only.
+
+hatchling builds it from ``src/`` as ``hooks/live.py`` does for the answer boxes; every file in
+it belongs to ``attention_math`` (or its ``.dist-info``), and no module in it imports the site's
+tools (read with ``ast``, imports inside functions included).
+"""
+
+from __future__ import annotations
+
+import ast
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE_TOOLS = {"attention_site", "matplotlib", "mkdocs", "markdown", "markdown_exec", "pymdownx"}
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from hatchling.builders.wheel import WheelBuilder
+
+    out = tmp_path_factory.mktemp("wheel")
+    (built,) = WheelBuilder(str(ROOT)).build(directory=str(out), versions=["standard"])
+    return Path(built)
+
+
+def imported_roots(source: str) -> set[str]:
+    """The top-level packages ``source`` imports, anywhere in it (absolute imports only).
+
+    Examples:
+        >>> sorted(imported_roots("import numpy as np\\ndef f():\\n    from mkdocs.x import y"))
+        ['mkdocs', 'numpy']
+    """
+    roots: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            roots |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            roots.add(node.module.split(".")[0])
+    return roots
+
+
+def test_the_wheel_holds_the_library_only(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as z:
+        tops = {name.split("/")[0] for name in z.namelist()}
+    (metadata,) = tops - {"attention_math"}  # one more entry: the wheel's own metadata
+    assert metadata.startswith("attention_math-") and metadata.endswith(".dist-info"), sorted(tops)
+
+
+def test_no_module_in_the_wheel_imports_the_site_tools(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as z:
+        modules = {n: z.read(n).decode("utf-8") for n in z.namelist() if n.endswith(".py")}
+    assert "attention_math/numeric.py" in modules and "attention_math/exercises/live.py" in modules
+    found = {
+        name: sorted(imported_roots(text) & SITE_TOOLS)
+        for name, text in modules.items()
+        if imported_roots(text) & SITE_TOOLS
+    }
+    assert not found, f"modules of the wheel that import the site's tools: {found}"
+
+
+def test_the_site_is_importable_from_the_checkout() -> None:
+    """Not in the wheel, yet the docs build and the tests import it: the editable install
+    (``dev-mode-dirs`` in pyproject.toml) puts ``src/`` on the path."""
+    import attention_site
+
+    assert Path(attention_site.__file__).parent == ROOT / "src" / "attention_site"
+
+
+def test_the_check_finds_a_site_import() -> None:
+    text = "def f():\n    import matplotlib.pyplot as plt\n    from attention_site import render\n"
+    assert imported_roots(text) & SITE_TOOLS == {"matplotlib", "attention_site"}
