@@ -1,53 +1,86 @@
-"""Every public module has its reference page, linked from the index and the navigation.
+"""Every public module has its reference page, generated, and in the navigation.
 
-The API and the derivations are one page per module (a single page of them all took seconds
-to lay out on a phone); a module added without its page would be missing from the site.
+The API, the derivations and the site's machinery are one page per module (a single page of
+them all took seconds to lay out on a phone), written at build time by
+``hooks/gen_reference.py`` from `attention_site.pages.reference`: a module added to a package
+gets its page, and no page is written by hand.
 """
 
 from __future__ import annotations
 
 import ast
 import pkgutil
-import re
 from pathlib import Path
 
 import pytest
 
+import attention_math
 import attention_math.derivations
+import attention_site
+from attention_site.pages.reference import (
+    SECTIONS,
+    module_page,
+    modules,
+    nav_file,
+    rendered_in_docs,
+    summary_list,
+)
+from tests.conftest import mkdocs_config
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _modules(package: object) -> set[str]:
-    path = package.__path__  # type: ignore[attr-defined]
-    return {m.name for m in pkgutil.iter_modules(path) if not m.name.startswith("_")}
+def _public(package: object, recursive: bool = False) -> set[str]:
+    name = package.__name__  # type: ignore[attr-defined]
+    walk = pkgutil.walk_packages if recursive else pkgutil.iter_modules
+    found = walk(package.__path__, name + ".")  # type: ignore[attr-defined]
+    return {
+        m.name
+        for m in found
+        if not any(p.startswith("_") for p in m.name.split(".")) and not (recursive and m.ispkg)
+    }
 
 
-def _index_list(index: Path) -> list[str]:
-    """The MODULES list printed by the index page's executed block (parsed, not run)."""
-    block = re.search(r"MODULES = (\[.*?\])", index.read_text(encoding="utf-8"), re.S)
-    assert block, f"{index}: no MODULES list"
-    return list(ast.literal_eval(block.group(1)))
+@pytest.mark.parametrize(
+    ("section", "package", "recursive"),
+    [
+        (SECTIONS[0], attention_math, False),
+        (SECTIONS[1], attention_math.derivations, False),
+        (SECTIONS[2], attention_site, True),
+    ],
+    ids=lambda x: getattr(x, "folder", ""),
+)
+def test_every_public_module_has_one_page(section, package, recursive) -> None:
+    """A page generated here, or the lesson page that renders it in full; never both."""
+    generated = {f"{section.package}.{m}" for m in modules(section)}
+    elsewhere = _public(package, recursive) & rendered_in_docs()
+    skipped = {f"{section.package}.{s}" for s in section.skip}
+    assert generated | elsewhere | skipped == _public(package, recursive)
+    assert not generated & elsewhere
+    for name in modules(section):
+        assert module_page(section, name).startswith(f"::: {section.package}.{name}\n")
+        assert f"- [{name}]({name}.md)" in nav_file(section).splitlines()
+        assert f"[`{section.package}.{name}`]({name}.md): " in summary_list(section.folder)
 
 
-@pytest.mark.parametrize("folder", ["api", "derivations"])
-def test_every_listed_module_has_its_page_in_the_navigation(folder: str) -> None:
-    pages = ROOT / "docs" / "reference" / folder
-    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    for name in _index_list(pages / "index.md"):
-        page = pages / f"{name}.md"
-        assert page.is_file(), f"{name} is listed but has no page {page}"
-        assert f"reference/{folder}/{name}.md" in nav, f"{page} is not in the navigation"
-        assert (
-            f"::: attention_math.{'derivations.' if folder == 'derivations' else ''}{name}\n"
-            in (page.read_text(encoding="utf-8"))
-        ), f"{page} does not render attention_math's {name}"
+def test_no_reference_page_is_written_by_hand() -> None:
+    nav = mkdocs_config()["nav"]
+    reference = next(e["Reference"] for e in nav if isinstance(e, dict) and "Reference" in e)
+    for section in SECTIONS:
+        folder = ROOT / "docs" / section.folder
+        assert sorted(p.name for p in folder.iterdir()) == ["index.md"], folder
+        assert {section.title: section.folder + "/"} in reference  # literate-nav's SUMMARY.md
 
 
-def test_every_derivation_module_is_listed() -> None:
-    listed = _index_list(ROOT / "docs" / "reference" / "derivations" / "index.md")
-    assert len(listed) == len(set(listed)), "a module listed twice"
-    assert set(listed) == _modules(attention_math.derivations)
+@pytest.mark.docs
+def test_the_built_reference_has_every_page_in_its_navigation(built_site: Path) -> None:
+    for section in SECTIONS:
+        assert not (built_site / section.folder / "SUMMARY").exists()  # the nav, not a page
+        index = (built_site / section.folder / "index.html").read_text(encoding="utf-8")
+        for name in modules(section):
+            page = built_site / section.folder / name / "index.html"
+            assert f'id="{section.package}.{name}"' in page.read_text(encoding="utf-8"), page
+            assert f'href="{name}/"' in index, f"{section.folder}: no link to {name}"
 
 
 def test_every_public_constant_has_a_docstring_the_reference_can_render() -> None:

@@ -1,6 +1,6 @@
 """The answer box on an exercise page: its markup, written at build time.
 
-"Check" runs [`check_text`][attention_math.exercises.live.check_text] in the reader's browser
+"Check" runs ``attention_math.exercises.live.check_text`` in the reader's browser
 (the library's wheel, loaded by the page's Python runtime); only the HTML lives here.
 """
 
@@ -10,11 +10,17 @@ import html
 
 from attention_math.exercises.catalogue import catalogue
 
-__all__ = ["answer_box"]
+__all__ = ["answer_box", "placeholder"]
 
 
-def _placeholder(shape: tuple[int, ...]) -> str:
-    """The box's greyed-out hint: the answer's form, never a value or an exercise's symbol."""
+def placeholder(shape: tuple[int, ...]) -> str:
+    """The box's greyed-out hint: the answer's form, never a value or an exercise's symbol.
+
+    Examples:
+        >>> from attention_site.pages.exercise_box import placeholder
+        >>> placeholder(()), placeholder((1, 3))
+        ('your answer', '[[a, b, c]]')
+    """
     if shape == ():
         return "your answer"  # a letter such as "a" can be the exercise's own variable
     rows, cols = shape
@@ -41,7 +47,7 @@ def answer_box(exercise_id: str) -> str:
     """
     ex = catalogue()[exercise_id]
     i = html.escape(ex.id, quote=True)
-    hint = html.escape(_placeholder(ex.shape), quote=True)
+    hint = html.escape(placeholder(ex.shape), quote=True)
     return (
         f'<form class="exercise-check" data-exercise-id="{i}"'
         f' data-chapter="{html.escape(ex.chapter, quote=True)}" autocomplete="off">\n'
