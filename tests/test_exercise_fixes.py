@@ -14,7 +14,7 @@ from attention_math.__main__ import main
 from attention_math.exercises import DIAGNOSES, check, get
 from attention_math.exercises.cli import show_exercise
 from attention_math.exercises.parse import FUNCTIONS, ParseError, parse_answer
-from attention_site.pages.exercises import decimals, solved, statement
+from attention_site.pages.exercises import chapter_page, decimals, solved, statement
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "exercises"
 
@@ -69,7 +69,7 @@ def test_kernel_inputs_have_plain_names() -> None:
     for ex_id in ("views-nw-weights", "views-nw-limit"):
         assert "eys" not in show_exercise(ex_id) and "_keys" not in statement(ex_id)
     assert r"e^{-(q - x_i)^2/(2\tau^2)}" in get("views-nw-weights").statement
-    text = (DOCS / "views.md").read_text(encoding="utf-8")
+    text = chapter_page("views")
     assert "x_keys" not in text and "y_values" not in text
 
 
@@ -110,11 +110,11 @@ def test_the_api_page_documents_the_catalogue_function() -> None:
 
 
 def test_page_wording_fixes() -> None:
-    grad = (DOCS / "gradients.md").read_text(encoding="utf-8")
+    grad = (DOCS / "gradients.md").read_text(encoding="utf-8")  # its introduction
     assert "up to deriving $dS$" not in grad and "$dQ$ and $dK$" in grad
-    views = (DOCS / "views.md").read_text(encoding="utf-8")
+    views = chapter_page("views")
     assert r"/ (\varphi(q_t) z_t)$" in views
-    examples = (DOCS / "examples.md").read_text(encoding="utf-8")
+    examples = chapter_page("examples")
     assert "r_{\\min}/2" in examples and "exp(-oo)" not in examples
 
 

@@ -1,8 +1,14 @@
-"""The exercise pages: every executed block runs, and a wrong solution fails like the build."""
+"""The exercise pages: rendered from the registry, every solution runs and passes its checker.
+
+A chapter's page, ``docs/exercises/<chapter>.md``, is its introduction and one block that
+prints `attention_site.pages.exercises.chapter_page`; every exercise of the registry is on the
+page of its chapter, once, with its solution (CONTRIBUTING.md: "Add an exercise").
+"""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import re
 import textwrap
@@ -10,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from attention_math.exercises import catalogue
-from attention_site.pages.exercises import SolutionError
+from attention_math.exercises import CHAPTERS, catalogue, get
+from attention_site.pages import exercises as pages
+from attention_site.pages.exercises import SolutionError, chapter_page, entry
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "exercises"
 _BLOCK = re.compile(r'^( *)```python exec="on"[^\n]*\n(.*?)^\1```', re.M | re.S)
@@ -28,29 +35,38 @@ def _run(code: str) -> str:
     return out.getvalue()
 
 
-PAGES = sorted(p for p in DOCS.glob("*.md") if p.stem != "api")  # api.md: docstrings only
+@pytest.mark.parametrize("chapter", list(CHAPTERS))
+def test_a_chapters_page_is_its_introduction_and_the_rendered_exercises(chapter: str) -> None:
+    page = DOCS / f"{chapter}.md"
+    text = page.read_text(encoding="utf-8")
+    assert "\n## " not in text, (
+        f"{page.name} writes an exercise by hand: move it into the chapter's module "
+        "(explanation=, solution=) and let chapter_page render it (CONTRIBUTING.md)"
+    )
+    (block,) = _blocks(page)
+    out = _run(block)
+    assert out == chapter_page(chapter) + "\n"
+    ids = re.findall(r"Id: `([^`]+)`", out)
+    assert ids == [i for i, ex in catalogue().items() if ex.chapter == chapter]
+    solved = re.findall(r"The checker says: \*\*([\w-]+): correct \((?:exactly|to within)", out)
+    assert solved == ids  # every solution shown, and each passes its checker
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
-def test_every_block_runs_and_every_solution_passes(page):
-    blocks = _blocks(page)
-    assert blocks
-    outputs = [_run(code) for code in blocks]
-    solved = sum("correct (exactly)" in o or "correct (to within" in o for o in outputs)
-    assert solved == sum('solved("' in code for code in blocks)
+def test_every_exercise_has_its_explanation_and_solution() -> None:
+    for ex in catalogue().values():
+        assert ex.explanation.strip() and ex.solution is not None, ex.id
+        assert ex.solution.__module__ == f"attention_math.exercises.chapters.{ex.chapter}"
 
 
-def test_each_exercise_has_exactly_one_page_entry():
-    text = "\n".join(p.read_text() for p in PAGES)
-    for ex_id in catalogue():
-        assert text.count(f'print(statement("{ex_id}"))') == 1, ex_id
-        assert len(re.findall(rf'solved\("{re.escape(ex_id)}"', text)) == 1, ex_id
-        assert f'check("{ex_id}", ' in text and f"attention_math check {ex_id} " in text
+def test_the_solution_is_shown_as_its_source() -> None:
+    text = entry("scaling-factor")
+    assert "def _solve_scaling_factor(ex: Exercise) -> object:" in text
+    assert get("scaling-factor").explanation in text
 
 
-def test_a_wrong_solution_fails():
-    (code,) = [b for b in _blocks(DOCS / "scaling.md") if 'solved("scaling-factor"' in b]
-    assert "sp.sqrt(64)" in code
-    _run(code)
-    with pytest.raises(SolutionError, match="wrong"):
-        _run(code.replace("sp.sqrt(64)", "sp.Integer(64)"))
+@pytest.mark.parametrize("wrong", [lambda ex: 64, None])
+def test_a_wrong_or_missing_solution_fails_the_page(monkeypatch, wrong) -> None:
+    ex = dataclasses.replace(get("scaling-factor"), solution=wrong)
+    monkeypatch.setattr(pages, "catalogue", lambda: {**catalogue(), ex.id: ex})
+    with pytest.raises(SolutionError, match="scaling-factor"):
+        entry("scaling-factor")

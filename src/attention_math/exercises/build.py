@@ -9,7 +9,7 @@ same computation with that one thing done wrong.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import sympy as sp
 
@@ -93,6 +93,8 @@ def attention_exercise(
     tolerance: float | None = None,
     scale_slips: bool = True,
     extra: tuple[Mistake, ...] = (),
+    explanation: str = "",
+    solution: Callable[[Exercise], object] | None = None,
 ) -> Exercise:
     """An exercise on ``S = Q Kᵀ · scale``, ``P = softmax(S + M)`` or ``O = P V``.
 
@@ -174,4 +176,6 @@ def attention_exercise(
         tolerance=tolerance,
         numeric=reference,
         kind=what,
+        explanation=explanation,
+        solution=solution,
     )

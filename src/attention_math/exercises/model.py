@@ -115,6 +115,11 @@ class Exercise:
     both sides before comparing (e.g. ``σ → σ(1/√2)`` or ``p₂ → 1 − p₁``), and ``numeric`` is
     the NumPy reference that the exact answer is cross-checked against (to ``bound_eps``
     machine epsilons).
+
+    The solution, as its chapter's page shows it: ``explanation`` says how to get there
+    (Markdown with LaTeX), and ``solution`` computes the answer from the exercise as a learner
+    would (the page prints its source and its result, which must pass this checker);
+    ``remark``, when there is more to say, returns Markdown shown after the result.
     """
 
     id: str
@@ -130,6 +135,9 @@ class Exercise:
     numeric: Callable[[], np.ndarray | np.floating] | None = None
     bound_eps: float = 16.0
     kind: str = "matrix"
+    explanation: str = ""
+    solution: Callable[[Exercise], object] | None = None
+    remark: Callable[[Exercise], str] | None = None
 
     def __post_init__(self) -> None:
         if self.chapter not in CHAPTERS:

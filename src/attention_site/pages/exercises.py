@@ -1,21 +1,39 @@
-"""Markdown for the exercise pages: the statement, and a solution that must pass its checker."""
+"""The exercise pages, rendered from the registry: a chapter's page is `chapter_page`.
+
+Each exercise's entry is its statement, the ways to check an answer, and its folded solution
+(the explanation, the solution's result beside its source), which must pass its checker.
+`attention_math.exercises` holds all of it as data; ``docs/exercises/<chapter>.md`` holds the
+chapter's introduction and one block that prints `chapter_page`.
+"""
 
 from __future__ import annotations
 
+import ast
+import inspect
+import textwrap
+from collections.abc import Callable
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from attention_math.exercises.catalogue import catalogue
+from attention_math.exercises.catalogue import by_chapter, catalogue
 from attention_math.exercises.checker import diagnose
 from attention_math.exercises.convert import to_sympy
-from attention_math.exercises.model import input_tex, shape_words
+from attention_math.exercises.model import CHAPTERS, input_tex, shape_words
 from attention_math.symbolic import latex
-from attention_site.pages.exercise_box import answer_box
+from attention_site.pages.exercise_box import answer_box, placeholder
 
 if TYPE_CHECKING:  # NumPy is imported at build time only
     from numpy.typing import ArrayLike
 
-__all__ = ["SolutionError", "decimals", "solved", "statement", "tolerance_tex"]
+__all__ = [
+    "SolutionError",
+    "chapter_page",
+    "decimals",
+    "entry",
+    "solved",
+    "statement",
+    "tolerance_tex",
+]
 
 
 class SolutionError(AssertionError):
@@ -162,3 +180,84 @@ def solved(exercise_id: str, answer: object) -> str:
             folded = f'\n??? info "The exact answer"\n\n{inner}\n\n'
             tex = r"\approx " + decimal
     return display(tex) + folded + f"\nThe checker says: **{result.message}**{note}\n"
+
+
+def _indent(text: str, by: int = 4) -> str:
+    return "\n".join((" " * by + line) if line.strip() else "" for line in text.splitlines())
+
+
+def _tabs(*tabs: tuple[str, str]) -> str:
+    """pymdownx.tabbed tabs, as markdown-exec's ``source="tabbed-right"`` writes them."""
+    return "\n\n".join(f'=== "{title}"\n\n{_indent(text)}' for title, text in tabs)
+
+
+def _source(fn: Callable[..., object]) -> str:
+    """``fn``'s source as a code block, without its docstring (the page shows that as prose)."""
+    lines = textwrap.dedent(inspect.getsource(fn)).splitlines()
+    (node,) = ast.parse("\n".join(lines)).body
+    assert isinstance(node, ast.FunctionDef)
+    first = node.body[0]
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and len(node.body) > 1:
+        del lines[first.lineno - 1 : first.end_lineno]  # the docstring
+        if not lines[first.lineno - 1].strip():
+            del lines[first.lineno - 1]  # and the blank line after it
+    return "````python\n" + "\n".join(lines).strip() + "\n````"
+
+
+def entry(exercise_id: str) -> str:
+    """One exercise of a chapter's page, as Markdown: its title, `statement`, how to check an
+    answer in Python and from the shell, and the folded solution (the explanation, then the
+    result of the exercise's ``solution`` beside its source, checked by `solved`).
+
+    Raises:
+        SolutionError: the exercise has no solution, or its solution fails its checker.
+
+    Examples:
+        >>> from attention_site.pages.exercises import entry
+        >>> text = entry("scaling-factor")
+        >>> text.startswith("## ")
+        True
+        >>> 'check("scaling-factor", "your answer")' in text
+        True
+        >>> '??? success "Solution"' in text and "def _solve_scaling_factor(ex" in text
+        True
+    """
+    ex = catalogue()[exercise_id]
+    if ex.solution is None:
+        raise SolutionError(f"{exercise_id} has no solution to show")
+    typed = placeholder(ex.shape)
+    check = _tabs(
+        (
+            "Python",
+            "```python\nfrom attention_math.exercises import check\n\n"
+            f'print(check("{ex.id}", "{typed}"))\n```',
+        ),
+        ("Shell", f'```bash\npython -m attention_math check {ex.id} "{typed}"\n```'),
+    )
+    solution = [
+        ex.explanation,
+        _tabs(("Result", solved(ex.id, ex.solution(ex))), ("Source", _source(ex.solution))),
+    ]
+    if ex.remark is not None:  # its docstring, then its result beside its source
+        solution.append(inspect.getdoc(ex.remark) or "")
+        solution.append(_tabs(("Result", ex.remark(ex)), ("Source", _source(ex.remark))))
+    fold = '??? success "Solution"\n\n' + _indent("\n\n".join(solution))
+    return "\n\n".join([f"## {ex.title}", statement(ex.id), "Check your answer:", check, fold])
+
+
+def chapter_page(chapter: str) -> str:
+    """Every exercise of ``chapter`` as Markdown, in the registry's order: the whole page
+    below its introduction (``docs/exercises/<chapter>.md`` prints it).
+
+    Raises:
+        ValueError: an unknown chapter.
+
+    Examples:
+        >>> from attention_site.pages.exercises import chapter_page
+        >>> page = chapter_page("masks")
+        >>> page.count('??? success "Solution"') == page.count("\\n## ") + 1
+        True
+    """
+    if chapter not in CHAPTERS:
+        raise ValueError(f"unknown chapter {chapter!r}; known: {', '.join(CHAPTERS)}")
+    return "\n\n".join(entry(i) for i in by_chapter(chapter)) + "\n"

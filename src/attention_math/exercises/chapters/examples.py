@@ -43,6 +43,8 @@ def exercises() -> list[Exercise]:
         statement="Compute the output $O$ of the 2×2 identity example exactly.",
         what="output",
         **common,
+        explanation=("Multiply the weights by $V = W_V$."),
+        solution=_solve_identity_output,
     )
     sigma = sp.Symbol("sigma", positive=True)
     a = 1 / sp.sqrt(2)
@@ -59,6 +61,11 @@ def exercises() -> list[Exercise]:
                 "attention weights $P$ exactly."
             ),
             **common,
+            explanation=(
+                r"With identity projections $Q = K = I$, so $QK^\top = I$ and the scores are "
+                r"$1/\sqrt2$ on the diagonal and $0$ elsewhere."
+            ),
+            solution=_solve_identity_weights,
         ),
         out,
         Exercise(
@@ -77,6 +84,12 @@ def exercises() -> list[Exercise]:
             symbols={"sigma": sigma},
             subs={sigma: symbolic.sigmoid(a)},
             numeric=out.numeric,
+            explanation=(
+                r"Each row of scores is $(1/\sqrt2, 0)$ or $(0, 1/\sqrt2)$, so each row of "
+                r"weights is $(\sigma, 1 - \sigma)$ or $(1 - \sigma, \sigma)$. Then $O = PV$ "
+                r"is linear in $\sigma$."
+            ),
+            solution=_solve_identity_sigma,
         ),
         attention_exercise(
             id="identity-numeric",
@@ -88,6 +101,10 @@ def exercises() -> list[Exercise]:
             what="output",
             tolerance=5e-5,
             **common,
+            explanation=(
+                "NumPy computes it in floating point; every entry is well within the tolerance."
+            ),
+            solution=_solve_identity_numeric,
         ),
         Exercise(
             id="identity-sharp",
@@ -102,5 +119,60 @@ def exercises() -> list[Exercise]:
             inputs={"S": S},
             mistakes=(Mistake("wrong_limit", P_c.subs(c, 0)),),
             numeric=lambda: numeric.softmax(sharp_c() * np.eye(2) / np.sqrt(2)),
+            explanation=(
+                r"$S = I/\sqrt2$, so row one is $(e^{c/\sqrt2}, 1)/(e^{c/\sqrt2} + 1)$: as $c "
+                r"\to \infty$ the diagonal weight tends to $1$ and the other to $0$. Large "
+                "scores make the softmax a hard maximum. In floating point the limit is "
+                r"reached at a finite $c$: once $e^{-c/\sqrt2}$ is at most half the smallest "
+                r"positive (subnormal) number, $r_{\min}/2$ (see [Masks](../why/masks.md)), it "
+                "rounds to exactly $0$ and so does the small weight; the decimals below are "
+                "NumPy's $P(c)$ at such a $c$."
+            ),
+            solution=_solve_identity_sharp,
         ),
     ]
+
+
+# The solutions, as the chapter's page shows them (source and result): each computes its
+# exercise's answer from its inputs as a learner would, and must pass the checker.
+
+
+def _solve_identity_output(ex: Exercise) -> object:
+    X = ex.inputs["X"]
+    Q, K, V = X * ex.inputs["W_Q"], X * ex.inputs["W_K"], X * ex.inputs["W_V"]
+    S = Q * K.T / sp.sqrt(Q.cols)  # d_k = 2: the diagonal score is 1/sqrt(2)
+    E = S.applyfunc(sp.exp)
+    P = sp.Matrix.vstack(*(E.row(i) / sum(E.row(i)) for i in range(E.rows)))  # each row sums to 1
+    return P * V
+
+
+def _solve_identity_weights(ex: Exercise) -> object:
+    X = ex.inputs["X"]
+    Q, K = X * ex.inputs["W_Q"], X * ex.inputs["W_K"]  # the weights need no V
+    S = Q * K.T / sp.sqrt(Q.cols)  # d_k = 2: the diagonal score is 1/sqrt(2)
+    E = S.applyfunc(sp.exp)
+    P = sp.Matrix.vstack(*(E.row(i) / sum(E.row(i)) for i in range(E.rows)))  # each row sums to 1
+    return P
+
+
+def _solve_identity_sigma(ex: Exercise) -> object:
+    sigma = sp.Symbol("sigma")
+    P = sp.Matrix([[sigma, 1 - sigma], [1 - sigma, sigma]])
+    O = (P * ex.inputs["W_V"]).expand()  # V = X W_V = W_V
+    return O
+
+
+def _solve_identity_numeric(ex: Exercise) -> object:
+    from attention_math import numeric
+    from attention_math.exercises.build import float_array
+
+    x, w_q, w_k, w_v = (float_array(ex.inputs[n]) for n in ("X", "W_Q", "W_K", "W_V"))
+    q, k, v = numeric.compute_qkv(x, w_q, w_k, w_v)
+    return numeric.attention(q, k, v)
+
+
+def _solve_identity_sharp(ex: Exercise) -> object:
+    c = sp.Symbol("c", positive=True)
+    E = (c * ex.inputs["S"]).applyfunc(sp.exp)
+    P = sp.Matrix.vstack(*(E.row(i) / sum(E.row(i)) for i in range(2)))
+    return P.applyfunc(lambda p: sp.limit(p, c, sp.oo))

@@ -32,6 +32,11 @@ def exercises() -> list[Exercise]:
             numeric=lambda: numeric.compute_qkv(
                 float_array(x), float_array(w_q), float_array(w_q), float_array(w_q)
             )[0],
+            explanation=(
+                r"Each row of $X$ (one token) is multiplied by $W_Q$: a $2 \times 3$ times a "
+                r"$3 \times 2$ matrix gives $2 \times 2$."
+            ),
+            solution=_solve_forward_qkv,
         ),
         attention_exercise(
             id="forward-scores",
@@ -41,6 +46,12 @@ def exercises() -> list[Exercise]:
             q=sp.Matrix([[1, 2], [0, 1]]),
             k=sp.Matrix([[1, 0], [1, 1]]),
             what="scores",
+            explanation=(
+                "Entry $(i, j)$ is the dot product of query $i$ with key $j$, divided by "
+                r"$\sqrt{d_k}$ with $d_k = 2$ (the width of $Q$). Note $QK^\top$, not "
+                r"$KQ^\top$: rows are queries."
+            ),
+            solution=_solve_forward_scores,
         ),
         attention_exercise(
             id="forward-weights",
@@ -52,6 +63,11 @@ def exercises() -> list[Exercise]:
             ),
             q=q4,
             k=k4,
+            explanation=(
+                r"$QK^\top$ has integer entries and $\sqrt{d_k} = 2$; exponentiate each score "
+                "and divide by its **row** sum (one row per query)."
+            ),
+            solution=_solve_forward_weights,
         ),
         attention_exercise(
             id="forward-output",
@@ -65,5 +81,44 @@ def exercises() -> list[Exercise]:
             k=k4,
             v=v3,
             what="output",
+            explanation=(
+                "The weights of the previous exercise times $V$: each output row is a "
+                "weighted average of the rows of $V$."
+            ),
+            solution=_solve_forward_output,
         ),
     ]
+
+
+# The solutions, as the chapter's page shows them (source and result): each computes its
+# exercise's answer from its inputs as a learner would, and must pass the checker.
+
+
+def _solve_forward_qkv(ex: Exercise) -> object:
+    X, W_Q = ex.inputs["X"], ex.inputs["W_Q"]
+    Q = X * W_Q  # (2, 3) @ (3, 2) -> (2, 2)
+    return Q
+
+
+def _solve_forward_scores(ex: Exercise) -> object:
+    Q, K = ex.inputs["Q"], ex.inputs["K"]
+    d_k = Q.cols
+    S = Q * K.T / sp.sqrt(d_k)  # (2, 2): row i = query i
+    return S
+
+
+def _solve_forward_weights(ex: Exercise) -> object:
+    Q, K = ex.inputs["Q"], ex.inputs["K"]
+    S = Q * K.T / sp.sqrt(Q.cols)  # (2, 3)
+    E = S.applyfunc(sp.exp)  # (2, 3)
+    P = sp.Matrix.vstack(*(E.row(i) / sum(E.row(i)) for i in range(E.rows)))  # each row sums to 1
+    return P
+
+
+def _solve_forward_output(ex: Exercise) -> object:
+    Q, K, V = ex.inputs["Q"], ex.inputs["K"], ex.inputs["V"]
+    S = Q * K.T / sp.sqrt(Q.cols)  # (2, 3)
+    E = S.applyfunc(sp.exp)  # (2, 3)
+    P = sp.Matrix.vstack(*(E.row(i) / sum(E.row(i)) for i in range(E.rows)))  # each row sums to 1
+    O = P * V  # (2, 3) @ (3, 2) -> (2, 2)
+    return O

@@ -50,6 +50,11 @@ def exercises() -> list[Exercise]:
             answer=P.T * dO,
             inputs={"P": P, "dO": dO},
             numeric=lambda: float_array(P).T @ float_array(dO),
+            explanation=(
+                r"$O_{ij} = \sum_l P_{il} V_{lj}$, so $\partial \ell/\partial V_{lj} = \sum_i "
+                r"P_{il}\,dO_{ij}$: $dV = P^\top dO$, with the shape of $V$."
+            ),
+            solution=_solve_grad_dv,
         ),
         Exercise(
             id="grad-dp",
@@ -59,6 +64,11 @@ def exercises() -> list[Exercise]:
             answer=dO * V.T,
             inputs={"dO": dO, "V": V},
             numeric=lambda: float_array(dO) @ float_array(V).T,
+            explanation=(
+                r"$\partial \ell/\partial P_{il} = \sum_j dO_{ij} V_{lj}$: $dP = dO\,V^\top$, "
+                "with the shape of $P$."
+            ),
+            solution=_solve_grad_dp,
         ),
         Exercise(
             id="grad-ds-row",
@@ -75,6 +85,12 @@ def exercises() -> list[Exercise]:
             symbols={str(s): s for s in (*ps, *gs)},
             subs={ps[2]: 1 - ps[0] - ps[1]},
             kind="expression",
+            explanation=(
+                r"By the chain rule, $\partial \ell/\partial s_j = \sum_i g_i\,\partial "
+                r"p_i/\partial s_j = \sum_i g_i\,p_i(\delta_{ij} - p_j) = p_j\,(g_j - \sum_i "
+                r"p_i g_i)$. SymPy differentiates $\ell = \sum_i g_i p_i(s)$ and confirms."
+            ),
+            solution=_solve_grad_ds_row,
         ),
         Exercise(
             id="grad-ds",
@@ -96,6 +112,12 @@ def exercises() -> list[Exercise]:
             symbols=names2,
             subs={P2[0, 1]: 1 - P2[0, 0], P2[1, 1]: 1 - P2[1, 0]},
             kind="expression",
+            explanation=(
+                "Each row of $P$ depends only on the same row of $S$, so the previous "
+                r"exercise applies row by row: $dS = P \circ (dP - \operatorname{rowsum}(P "
+                r"\circ dP))$, the sum running over the keys of each query."
+            ),
+            solution=_solve_grad_ds,
         ),
         Exercise(
             id="grad-dq",
@@ -113,6 +135,8 @@ def exercises() -> list[Exercise]:
                 [Mistake("missing_scale", dS * K), Mistake("wrong_scale", dS * K / 4)],
             ),
             numeric=lambda: float_array(dS) @ float_array(K) / np.sqrt(4),
+            explanation=(r"$S = QK^\top/\sqrt{d_k}$ is linear in $Q$: $dQ = dS\,K/\sqrt{d_k}$."),
+            solution=_solve_grad_dq,
         ),
         Exercise(
             id="grad-dk",
@@ -129,5 +153,56 @@ def exercises() -> list[Exercise]:
                 ],
             ),
             numeric=lambda: float_array(dS).T @ float_array(Q) / np.sqrt(4),
+            explanation=(
+                r"$S^\top = KQ^\top/\sqrt{d_k}$, so $dK = dS^\top Q/\sqrt{d_k}$: key $j$ "
+                "collects the gradients of column $j$ of the scores."
+            ),
+            solution=_solve_grad_dk,
         ),
     ]
+
+
+# The solutions, as the chapter's page shows them (source and result): each computes its
+# exercise's answer from its inputs as a learner would, and must pass the checker.
+
+
+def _solve_grad_dv(ex: Exercise) -> object:
+    dV = ex.inputs["P"].T * ex.inputs["dO"]  # (3, 2) @ (2, 2) -> (3, 2), the shape of V
+    return dV
+
+
+def _solve_grad_dp(ex: Exercise) -> object:
+    dP = ex.inputs["dO"] * ex.inputs["V"].T  # (2, 2) @ (2, 3) -> (2, 3), the shape of P
+    return dP
+
+
+def _solve_grad_ds_row(ex: Exercise) -> object:
+    from attention_math import symbolic
+
+    s = sp.Matrix([sp.symbols("s_1:4", real=True)])
+    g = sp.Matrix([sp.symbols("g_1:4", real=True)])
+    p_of_s = symbolic.softmax(s)  # (1, 3)
+    L = (p_of_s * g.T)[0]
+    ds_of_s = sp.Matrix([[sp.diff(L, s_j) for s_j in s]])
+    p = sp.Matrix([sp.symbols("p_1:4")])
+    ds = p.multiply_elementwise(g - (p * g.T)[0] * sp.ones(1, 3))  # p ∘ (g − (p·g))
+    assert all(sp.simplify(d) == 0 for d in ds_of_s - ds.subs(dict(zip(p, p_of_s, strict=True))))
+    return ds
+
+
+def _solve_grad_ds(ex: Exercise) -> object:
+    P = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"p_{i + 1}{j + 1}"))
+    G = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"g_{i + 1}{j + 1}"))  # dP
+    row_dot = (P.multiply_elementwise(G)) * sp.ones(2, 1)  # (2, 1): sum over the keys
+    dS = P.multiply_elementwise(G - row_dot * sp.ones(1, 2))
+    return dS
+
+
+def _solve_grad_dq(ex: Exercise) -> object:
+    dQ = ex.inputs["dS"] * ex.inputs["K"] / sp.sqrt(4)  # (2, 2) @ (2, 4) -> (2, 4), shape of Q
+    return dQ
+
+
+def _solve_grad_dk(ex: Exercise) -> object:
+    dK = ex.inputs["dS"].T * ex.inputs["Q"] / sp.sqrt(4)  # (2, 2) @ (2, 4) -> (2, 4), shape of K
+    return dK

@@ -36,6 +36,12 @@ def exercises() -> list[Exercise]:
             mask=CAUSAL3,
             inputs={"S": S, "M": CAUSAL3},
             **unit,
+            explanation=(
+                "Add the mask, then take the softmax of each row: a blocked score is "
+                r"$-\infty$ and gets weight $e^{-\infty} = 0$, so row $i$ normalises over its "
+                "first $i$ entries only. The logarithms make the weights rational."
+            ),
+            solution=_solve_mask_causal_weights,
         ),
         attention_exercise(
             id="mask-causal-output",
@@ -48,6 +54,11 @@ def exercises() -> list[Exercise]:
             what="output",
             inputs={"S": S, "M": CAUSAL3, "V": V},
             **unit,
+            explanation=(
+                "The masked weights times $V$; the first output row is the first value row, "
+                "since query one sees only key one."
+            ),
+            solution=_solve_mask_causal_output,
         ),
         attention_exercise(
             id="mask-padding",
@@ -63,5 +74,38 @@ def exercises() -> list[Exercise]:
             scale_slips=False,
             mask=pad,
             inputs={"S": S_pad, "M": pad},
+            explanation=(
+                "The padded key gets weight zero in both rows, however large its score; the "
+                "other two share the row."
+            ),
+            solution=_solve_mask_padding,
         ),
     ]
+
+
+# The solutions, as the chapter's page shows them (source and result): each computes its
+# exercise's answer from its inputs as a learner would, and must pass the checker.
+
+
+def _solve_mask_causal_weights(ex: Exercise) -> object:
+    S, M = ex.inputs["S"], ex.inputs["M"]
+    Z = S + M  # blocked entries become -oo BEFORE the softmax
+    E = Z.applyfunc(sp.exp)  # exp(-oo) = 0
+    P = sp.Matrix.vstack(*(E.row(i) / sum(E.row(i)) for i in range(E.rows)))
+    return P
+
+
+def _solve_mask_causal_output(ex: Exercise) -> object:
+    S, M = ex.inputs["S"], ex.inputs["M"]
+    Z = S + M  # blocked entries become -oo BEFORE the softmax
+    E = Z.applyfunc(sp.exp)
+    P = sp.Matrix.vstack(*(E.row(i) / sum(E.row(i)) for i in range(E.rows)))
+    return P * ex.inputs["V"]
+
+
+def _solve_mask_padding(ex: Exercise) -> object:
+    S, M = ex.inputs["S"], ex.inputs["M"]
+    Z = S + M  # blocked entries become -oo BEFORE the softmax
+    E = Z.applyfunc(sp.exp)
+    P = sp.Matrix.vstack(*(E.row(i) / sum(E.row(i)) for i in range(E.rows)))
+    return P

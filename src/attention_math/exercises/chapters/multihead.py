@@ -47,6 +47,12 @@ def exercises() -> list[Exercise]:
                     "You scaled by 1/√d_model; a head scales by its own 1/√d_k.",
                 ),
             ),
+            explanation=(
+                "Head one's queries and keys are the first $d_k = 3$ columns of $X$, and it "
+                r"scales by **its own** $1/\sqrt{d_k} = 1/\sqrt3$, not by "
+                r"$1/\sqrt{d_{model}}$."
+            ),
+            solution=_solve_multihead_head_weights,
         ),
         Exercise(
             id="multihead-concat",
@@ -63,6 +69,11 @@ def exercises() -> list[Exercise]:
                 concat(1 / sp.sqrt(3)), [Mistake("missing_scale", concat(sp.S.One)), wrong]
             ),
             numeric=lambda: np.hstack([numeric.attention(*(float_array(x),) * 3) for x in heads]),
+            explanation=(
+                r"Each head attends within its own three columns; the outputs, each $2 \times "
+                "3$, are placed side by side."
+            ),
+            solution=_solve_multihead_concat,
         ),
         Exercise(
             id="multihead-params",
@@ -76,5 +87,41 @@ def exercises() -> list[Exercise]:
             answer=3 * h * d_model * (d_model / h) + (d_model / h) * h * d_model,
             symbols={"d_model": d_model, "h": h},
             kind="expression",
+            explanation=(
+                "Three projections per head of $d_{model} d_k$ each, plus $W_O$; with $d_k = "
+                "d_v = d_{model}/h$ the number of heads drops out."
+            ),
+            solution=_solve_multihead_params,
         ),
     ]
+
+
+# The solutions, as the chapter's page shows them (source and result): each computes its
+# exercise's answer from its inputs as a learner would, and must pass the checker.
+
+
+def _solve_multihead_head_weights(ex: Exercise) -> object:
+    X = ex.inputs["X"]
+    q = k = X[:, :3]  # (2, 3): head 1's slice
+    S = q * k.T / sp.sqrt(3)
+    E = S.applyfunc(sp.exp)
+    P = sp.Matrix.vstack(*(E.row(i) / sum(E.row(i)) for i in range(E.rows)))
+    return P
+
+
+def _solve_multihead_concat(ex: Exercise) -> object:
+    X = ex.inputs["X"]
+    outs = []
+    for h in range(2):
+        x = X[:, 3 * h : 3 * h + 3]  # (2, 3): Q = K = V for this head
+        E = (x * x.T / sp.sqrt(3)).applyfunc(sp.exp)
+        P = sp.Matrix.vstack(*(E.row(i) / sum(E.row(i)) for i in range(2)))
+        outs.append(P * x)
+    return sp.Matrix.hstack(*outs)  # (2, 6)
+
+
+def _solve_multihead_params(ex: Exercise) -> object:
+    d_model, h = sp.symbols("d_model h", positive=True, integer=True)
+    d_k = d_v = d_model / h
+    count = h * 3 * d_model * d_k + (h * d_v) * d_model
+    return sp.simplify(count)

@@ -102,6 +102,11 @@ def exercises() -> list[Exercise]:
             ),
             answer=pe,
             numeric=_sinusoidal_ref,
+            explanation=(
+                "Multiply the position by each frequency; each frequency gives a sine and a "
+                "cosine, in that order."
+            ),
+            solution=_solve_positions_sinusoidal,
         ),
         Exercise(
             id="positions-rope",
@@ -122,6 +127,12 @@ def exercises() -> list[Exercise]:
                 ],
             ),
             numeric=_rope_ref,
+            explanation=(
+                "In the `rotate_half` layout pair $i$ is $(x_i, x_{i+2})$: here $(x_0, x_2) = "
+                "(1, 0)$ turns by $1$ radian and $(x_1, x_3) = (0, 1)$ by $1/10$. Each pair "
+                r"$(a, b)$ becomes $(a\cos\alpha - b\sin\alpha,\; b\cos\alpha + a\sin\alpha)$."
+            ),
+            solution=_solve_positions_rope,
         ),
         Exercise(
             id="positions-rope-score",
@@ -136,6 +147,11 @@ def exercises() -> list[Exercise]:
             mistakes=(Mistake("absolute_position", sp.cos(m + n)),),
             numeric=lambda: np.asarray(np.cos(n - m)),
             kind="scalar",
+            explanation=(
+                r"$R(m\theta)^\top R(n\theta) = R((n - m)\theta)$, so the score is $q^\top "
+                r"R(2) k = \cos 2$: only the offset $n - m = 2$ counts."
+            ),
+            solution=_solve_positions_rope_score,
         ),
         Exercise(
             id="positions-alibi-weights",
@@ -149,6 +165,12 @@ def exercises() -> list[Exercise]:
             answer=alibi,
             mistakes=(Mistake("bias_direction", sp.Matrix([list(alibi)[::-1]])),),
             numeric=lambda: numeric.softmax(-np.log(2) * np.array([2.0, 1.0, 0.0])),
+            explanation=(
+                r"Equal content scores cancel in the softmax; what is left is the bias $-\log "
+                r"2 \cdot (2, 1, 0)$, whose exponentials are $1/4, 1/2, 1$. Normalise by their "
+                "sum $7/4$."
+            ),
+            solution=_solve_positions_alibi_weights,
         ),
         Exercise(
             id="positions-alibi-slopes",
@@ -160,6 +182,11 @@ def exercises() -> list[Exercise]:
             ),
             answer=sp.Matrix([[sp.Integer(2) ** sp.Rational(-8 * k, 4) for k in range(1, 5)]]),
             numeric=_slopes_ref,
+            explanation=(
+                r"$2^{-8k/4} = 4^{-k}$ for $k = 1, \ldots, 4$: a geometric sequence starting "
+                "at and multiplied by $1/4$."
+            ),
+            solution=_solve_positions_alibi_slopes,
         ),
         Exercise(
             id="positions-cache-size",
@@ -173,6 +200,11 @@ def exercises() -> list[Exercise]:
             mistakes=(Mistake("kv_factor", n_layers * h_kv * d_head * L),),
             symbols={"n_layers": n_layers, "h_kv": h_kv, "d_head": d_head, "L": L},
             kind="expression",
+            explanation=(
+                "Per token, every layer stores one key and one value of width `d_head` for "
+                "each of its `h_kv` key/value heads."
+            ),
+            solution=_solve_positions_cache_size,
         ),
         Exercise(
             id="positions-decode-step",
@@ -187,6 +219,12 @@ def exercises() -> list[Exercise]:
             mistakes=(Mistake("unnormalized", unnormalised),),
             numeric=_decode_ref,
             kind="scalar",
+            explanation=(
+                "Softmax over all three scores (cached and new): the exponentials are $1, 2, "
+                "3$, so the weights are $1/6, 2/6, 3/6$. Merging the cached state with the "
+                "new key gives the same (see [The KV cache](../positions/kv-cache.md))."
+            ),
+            solution=_solve_positions_decode_step,
         ),
         Exercise(
             id="positions-receptive-field",
@@ -201,6 +239,13 @@ def exercises() -> list[Exercise]:
             mistakes=(Mistake("receptive_overlap", n_ * w_),),
             symbols={"n": n_, "w": w_},
             kind="expression",
+            explanation=(
+                "One layer reaches $w - 1$ tokens back; each further layer reaches $w - 1$ "
+                "further from the tokens already reached. Counting the token itself: $n(w - "
+                "1) + 1$ (see [Sliding windows](../positions/sliding-window.md) for the count "
+                "by matrix powers)."
+            ),
+            solution=_solve_positions_receptive_field,
         ),
         Exercise(
             id="positions-gqa-cache",
@@ -214,6 +259,12 @@ def exercises() -> list[Exercise]:
             answer=h / h_kv,
             symbols={"h": h, "h_kv": h_kv},
             kind="expression",
+            explanation=(
+                r"Per token and layer the cache holds $2\,d_{\text{head}}\,h$ numbers for "
+                r"multi-head attention and $2\,d_{\text{head}}\,h_{kv}$ for grouped-query "
+                "attention."
+            ),
+            solution=_solve_positions_gqa_cache,
         ),
         Exercise(
             id="positions-softmax-one",
@@ -227,5 +278,81 @@ def exercises() -> list[Exercise]:
             answer=soft1,
             mistakes=(Mistake("softmax_one", _softmax_row(z)),),
             numeric=lambda: numeric.softmax(np.array([0.0, np.log(2), 0.0]))[:2],
+            explanation=(
+                "The exponentials are $1$ and $2$; the denominator gets the extra $e^0 = 1$: "
+                "$1 + 1 + 2 = 4$."
+            ),
+            solution=_solve_positions_softmax_one,
         ),
     ]
+
+
+# The solutions, as the chapter's page shows them (source and result): each computes its
+# exercise's answer from its inputs as a learner would, and must pass the checker.
+
+
+def _solve_positions_sinusoidal(ex: Exercise) -> object:
+    omegas = [sp.Integer(1), sp.Rational(1, 10)]  # 100^(0), 100^(-2/4)
+    p = 2
+    pe = [f(p * w) for w in omegas for f in (sp.sin, sp.cos)]
+    return sp.Matrix([pe])
+
+
+def _solve_positions_rope(ex: Exercise) -> object:
+    x = list(ex.inputs["x"])
+    out = list(x)
+    for i, angle in enumerate([sp.Integer(1), sp.Rational(1, 10)]):  # p·θ_i with p = 1
+        a, b = x[i], x[i + 2]  # rotate_half pairs coordinate i with i + d/2
+        out[i] = a * sp.cos(angle) - b * sp.sin(angle)
+        out[i + 2] = b * sp.cos(angle) + a * sp.sin(angle)
+    return sp.Matrix([out])
+
+
+def _solve_positions_rope_score(ex: Exercise) -> object:
+    m, n = 3, 5
+
+    def R(a: object) -> sp.Matrix:  # the rotation by angle a
+        return sp.Matrix([[sp.cos(a), -sp.sin(a)], [sp.sin(a), sp.cos(a)]])
+
+    q = k = sp.Matrix([1, 0])
+    score = ((R(m) * q).T * (R(n) * k))[0, 0]
+    return sp.simplify(sp.expand_trig(score))
+
+
+def _solve_positions_alibi_weights(ex: Exercise) -> object:
+    e = [sp.exp(-sp.log(2) * (2 - j)) for j in range(3)]
+    return sp.Matrix([[x / sum(e) for x in e]])
+
+
+def _solve_positions_alibi_slopes(ex: Exercise) -> object:
+    h = 4  # heads; k numbers them, as in the statement
+    slopes = [sp.Integer(2) ** sp.Rational(-8 * k, h) for k in range(1, h + 1)]
+    return sp.Matrix([slopes])
+
+
+def _solve_positions_cache_size(ex: Exercise) -> object:
+    n_layers, h_kv, d_head, L = sp.symbols("n_layers h_kv d_head L", positive=True, integer=True)
+    return 2 * n_layers * h_kv * d_head * L
+
+
+def _solve_positions_decode_step(ex: Exercise) -> object:
+    scores = [0, sp.log(2), sp.log(3)]
+    values = [1, 0, 3]
+    e = [sp.exp(s) for s in scores]
+    return sum(w * v for w, v in zip(e, values, strict=True)) / sum(e)
+
+
+def _solve_positions_receptive_field(ex: Exercise) -> object:
+    n, w = sp.symbols("n w", positive=True, integer=True)
+    return n * (w - 1) + 1
+
+
+def _solve_positions_gqa_cache(ex: Exercise) -> object:
+    h, h_kv, d_head = sp.symbols("h h_kv d_head", positive=True, integer=True)
+    return (2 * h * d_head) / (2 * h_kv * d_head)
+
+
+def _solve_positions_softmax_one(ex: Exercise) -> object:
+    z = [0, sp.log(2)]
+    e = [sp.exp(x) for x in z]
+    return sp.Matrix([[x / (1 + sum(e)) for x in e]])

@@ -31,6 +31,12 @@ def exercises() -> list[Exercise]:
             mistakes=(Mistake("std_vs_variance", sp.sqrt(d_k)),),
             symbols={"d_k": d_k},
             kind="expression",
+            explanation=(
+                r"Each term $q_l k_l$ has mean $\mathbb{E}[q_l]\mathbb{E}[k_l] = 0$ and "
+                r"variance $\mathbb{E}[q_l^2]\,\mathbb{E}[k_l^2] = 1$ (independence). The "
+                "$d_k$ terms are independent, so their variances add."
+            ),
+            solution=_solve_scaling_variance,
         ),
         Exercise(
             id="scaling-variance-s",
@@ -47,6 +53,11 @@ def exercises() -> list[Exercise]:
             ),
             symbols={"s": s, "d_k": d_k},
             kind="expression",
+            explanation=(
+                r"Each term now has variance $s^2 \cdot s^2$, the sum $d_k s^4$; dividing a "
+                r"random variable by $\sqrt{d_k}$ divides its variance by $d_k$."
+            ),
+            solution=_solve_scaling_variance_s,
         ),
         Exercise(
             id="scaling-factor",
@@ -61,6 +72,8 @@ def exercises() -> list[Exercise]:
             ),
             numeric=lambda: np.float64(1 / np.sqrt(64)),
             kind="scalar",
+            explanation=(r"The factor is $1/\sqrt{d_k}$."),
+            solution=_solve_scaling_factor,
         ),
         attention_exercise(
             id="scaling-row",
@@ -74,5 +87,35 @@ def exercises() -> list[Exercise]:
             q=sp.Matrix([[4] + [0] * 15]),
             k=sp.Matrix([[1] + [0] * 15, [0] * 16]),
             inputs={"S_raw": row},
+            explanation=(r"Divide by $\sqrt{16} = 4$ first, then take the softmax of the row."),
+            solution=_solve_scaling_row,
         ),
     ]
+
+
+# The solutions, as the chapter's page shows them (source and result): each computes its
+# exercise's answer from its inputs as a learner would, and must pass the checker.
+
+
+def _solve_scaling_variance(ex: Exercise) -> object:
+    d_k = sp.Symbol("d_k", positive=True, integer=True)
+    mean_q = mean_k = 0
+    second_q = second_k = 1  # E[q²] = Var + mean² = 1
+    var_term = second_q * second_k - (mean_q * mean_k) ** 2
+    return d_k * var_term
+
+
+def _solve_scaling_variance_s(ex: Exercise) -> object:
+    d_k, s = sp.Symbol("d_k", positive=True, integer=True), sp.Symbol("s", positive=True)
+    var_dot = d_k * (s**2 * s**2)
+    return var_dot / sp.sqrt(d_k) ** 2
+
+
+def _solve_scaling_factor(ex: Exercise) -> object:
+    return 1 / sp.sqrt(64)
+
+
+def _solve_scaling_row(ex: Exercise) -> object:
+    z = ex.inputs["S_raw"] / sp.sqrt(16)  # (1, 2)
+    E = z.applyfunc(sp.exp)
+    return E / sum(E)

@@ -36,6 +36,10 @@ def exercises() -> list[Exercise]:
             mistakes=(Mistake("unnormalized", z.applyfunc(sp.exp)),),
             numeric=lambda: numeric.softmax(float_array(z)),
             kind="weights",
+            explanation=(
+                r"$e^{\log n} = n$, so the exponentials are $1, 2, 3$; divide by their sum."
+            ),
+            solution=_solve_softmax_logs,
         ),
         Exercise(
             id="softmax-shift",
@@ -52,6 +56,13 @@ def exercises() -> list[Exercise]:
             # float64 stores 1000 + ln 3 only to ulp(1000) = 512 ε; the weights inherit it
             bound_eps=256.0,
             kind="weights",
+            explanation=(
+                r"Subtract the largest entry: $\operatorname{softmax}(z) = "
+                r"\operatorname{softmax}(z - \max z)$, because the common factor $e^{-\max z}$ "
+                r"cancels. The shifted row is $(-\log 3, 0)$."
+            ),
+            solution=_solve_softmax_shift,
+            remark=_remark_softmax_shift,
         ),
         Exercise(
             id="softmax-rows",
@@ -73,6 +84,8 @@ def exercises() -> list[Exercise]:
             ),
             numeric=lambda: numeric.softmax(float_array(z2)),
             kind="weights",
+            explanation=("Row by row: $(1, 3)/4$ and $(2, 1)/3$."),
+            solution=_solve_softmax_rows,
         ),
         Exercise(
             id="softmax-jacobian",
@@ -87,6 +100,12 @@ def exercises() -> list[Exercise]:
             symbols={"p_1": p1, "p_2": p2},
             subs={p2: 1 - p1},
             kind="expression",
+            explanation=(
+                r"Differentiate $p_i = e^{z_i}/\sum_l e^{z_l}$: the quotient rule gives "
+                r"$\partial p_i/\partial z_j = p_i(\delta_{ij} - p_j)$, i.e. $J = "
+                r"\operatorname{diag}(p) - pp^\top$. SymPy differentiates and confirms it."
+            ),
+            solution=_solve_softmax_jacobian,
         ),
         Exercise(
             id="softmax-sigmoid",
@@ -99,5 +118,72 @@ def exercises() -> list[Exercise]:
             mistakes=(Mistake("unnormalized", sp.exp(a)),),
             symbols={"a": a},
             kind="expression",
+            explanation=(
+                "$e^a/(e^a + e^0)$; divide numerator and denominator by $e^a$ to get $1/(1 + "
+                r"e^{-a}) = \sigma(a)$, the logistic sigmoid."
+            ),
+            solution=_solve_softmax_sigmoid,
         ),
     ]
+
+
+# The solutions, as the chapter's page shows them (source and result): each computes its
+# exercise's answer from its inputs as a learner would, and must pass the checker.
+
+
+def _solve_softmax_logs(ex: Exercise) -> object:
+    E = ex.inputs["z"].applyfunc(sp.exp)  # (1, 2, 3)
+    return E / sum(E)
+
+
+def _solve_softmax_shift(ex: Exercise) -> object:
+    z = ex.inputs["z"]
+    shifted = z - sp.ones(1, 2) * max(z)  # (-log 3, 0): nothing overflows
+    E = shifted.applyfunc(sp.exp)
+    return E / sum(E)
+
+
+def _solve_softmax_rows(ex: Exercise) -> object:
+    E = ex.inputs["Z"].applyfunc(sp.exp)
+    P = sp.Matrix.vstack(*(E.row(i) / sum(E.row(i)) for i in range(E.rows)))
+    return P
+
+
+def _solve_softmax_jacobian(ex: Exercise) -> object:
+    z = sp.Matrix([sp.symbols("z_1 z_2", real=True)])
+    p = symbolic.softmax(z)  # (1, 2), in terms of z
+    J_z = sp.Matrix(2, 2, lambda i, j: sp.diff(p[i], z[j]))
+    p_1, p_2 = sp.symbols("p_1 p_2")
+    P = sp.Matrix([p_1, p_2])
+    J = sp.diag(p_1, p_2) - P * P.T
+    assert all(sp.simplify(d) == 0 for d in J_z - J.subs({p_1: p[0], p_2: p[1]}))
+    return J
+
+
+def _solve_softmax_sigmoid(ex: Exercise) -> object:
+    a = sp.Symbol("a", real=True)
+    first = sp.exp(a) / (sp.exp(a) + sp.exp(0))
+    divided = 1 / (1 + sp.exp(-a))  # numerator and denominator divided by e^a
+    assert sp.simplify(first - divided) == 0
+    return divided
+
+
+def _remark_softmax_shift(ex: Exercise) -> str:
+    r"""Why NumPy is tens of ε off here and not one: $1000 + \log 3$ is not a float64 number,
+    and storing it moves it before any softmax runs. To first order the weights then move by
+    $J\delta$ with $J = \operatorname{diag}(p) - pp^\top$:"""
+    import numpy as np
+
+    from attention_math.derivations.softmax_stability import input_rounding
+    from attention_math.symbolic import latex
+
+    r = input_rounding(ex.inputs["z"])
+    return (
+        f"The stored second score is off by $\\delta_2 = {r.delta_eps[1]:.4g}\\,\\varepsilon$ "
+        f"(float64 numbers near 1000 are "
+        f"${np.spacing(1000.0) / np.finfo(np.float64).eps:g}\\,\\varepsilon$ apart); "
+        f"$p_2(1 - p_2) = {latex(r.jacobian[1, 1])}$, so the weights move by "
+        f"${abs(r.moved_eps[1]):.3g}\\,\\varepsilon$, which is "
+        f"${r.normwise_eps:.3g}\\,\\varepsilon$ relative to the largest weight, the units of "
+        "the check above."
+    )

@@ -62,6 +62,10 @@ def exercises() -> list[Exercise]:
             inputs={"x": keys.T},
             mistakes=(Mistake("unnormalized", unnormalised),),
             numeric=lambda: _nw_numeric(),
+            explanation=(
+                "The scores are $-(0 - x_i)^2/2 = 0, -1/2, -2$; the weights are their softmax."
+            ),
+            solution=_solve_views_nw_weights,
         ),
         Exercise(
             id="views-nw-limit",
@@ -75,6 +79,12 @@ def exercises() -> list[Exercise]:
             answer=sum(ys) / 3,
             inputs={"x": keys.T, "y": ys.T},
             kind="scalar",
+            explanation=(
+                r"As $\tau \to \infty$ every score tends to 0, so every weight tends to $1/3$: "
+                "the estimate is the plain mean of the $y_i$. SymPy takes the limit of the "
+                "exact estimate."
+            ),
+            solution=_solve_views_nw_limit,
         ),
         Exercise(
             id="views-key-bias",
@@ -90,6 +100,12 @@ def exercises() -> list[Exercise]:
             answer=bias,
             inputs={"K": kb},
             mistakes=(Mistake("wrong_factor", 2 * bias, "The bias is −‖k‖²/2, not −‖k‖²."),),
+            explanation=(
+                r"$-\lVert q - k\rVert^2/2 = q\cdot k - \lVert q\rVert^2/2 - \lVert "
+                r"k\rVert^2/2$; the query term is a row constant the softmax ignores, so $b_j "
+                r"= -\lVert k_j\rVert^2/2$."
+            ),
+            solution=_solve_views_key_bias,
         ),
         Exercise(
             id="views-bilinear",
@@ -102,6 +118,11 @@ def exercises() -> list[Exercise]:
                 Mistake("transposed", bil.T, "That is K Wᵀ Qᵀ = (Q W Kᵀ)ᵀ: keys against queries."),
             ),
             numeric=lambda: float_array(qb) @ float_array(wb) @ float_array(kk).T,
+            explanation=(
+                r"Row $i$, column $j$ is $q_i W k_j^\top$: one product $QW$, then against "
+                "every key."
+            ),
+            solution=_solve_views_bilinear,
         ),
         Exercise(
             id="views-linear-causal",
@@ -121,6 +142,12 @@ def exercises() -> list[Exercise]:
                 ),
             ),
             numeric=lambda: _linear_numeric(ql, kl, vl),
+            explanation=(
+                r"Run the recurrence: $U_t = U_{t-1} + \varphi(k_t) v_t$, $z_t = z_{t-1} + "
+                r"\varphi(k_t)$, $o_t = \varphi(q_t) U_t / (\varphi(q_t) z_t)$ (with $d = 1$ "
+                r"the $\varphi(q_t)$ cancels)."
+            ),
+            solution=_solve_views_linear_causal,
         ),
         Exercise(
             id="views-crossover",
@@ -135,6 +162,8 @@ def exercises() -> list[Exercise]:
             answer=crossover_length(),
             symbols={"d": d},
             kind="expression",
+            explanation=(r"Set the two costs equal and divide by $L$: $(4d + 6)\,L = 4d^2 + 8d$."),
+            solution=_solve_views_crossover,
         ),
         Exercise(
             id="views-flash-d",
@@ -148,6 +177,8 @@ def exercises() -> list[Exercise]:
             answer=d_row,
             inputs={"O": o, "dO": d_o},
             numeric=lambda: np.sum(float_array(o) * float_array(d_o), axis=1, keepdims=True),
+            explanation=("Multiply entry by entry and add along each row."),
+            solution=_solve_views_flash_d,
         ),
         Exercise(
             id="views-performer",
@@ -161,6 +192,13 @@ def exercises() -> list[Exercise]:
             answer=sp.exp((q2 * k2.T)[0]),
             inputs={"q": q2, "k": k2},
             kind="scalar",
+            explanation=(
+                r"The product is $e^{w\cdot(q + k)}\, e^{-\lVert q\rVert^2/2 - \lVert "
+                r"k\rVert^2/2}$ and the coordinates of $w$ are independent: one Gaussian "
+                r"integral $\mathbb E[e^{wc}]$, evaluated at $c = q_i + k_i$ for each "
+                "coordinate."
+            ),
+            solution=_solve_views_performer,
         ),
     ]
 
@@ -175,3 +213,78 @@ def _linear_numeric(q: sp.Matrix, k: sp.Matrix, v: sp.Matrix) -> np.ndarray:
     from attention_math.linear import linear_attention  # NumPy, at build time only
 
     return linear_attention(float_array(q), float_array(k), float_array(v), causal=True)
+
+
+# The solutions, as the chapter's page shows them (source and result): each computes its
+# exercise's answer from its inputs as a learner would, and must pass the checker.
+
+
+def _solve_views_nw_weights(ex: Exercise) -> object:
+    x = ex.inputs["x"]  # (1, 3): the sample points
+    scores = [-((0 - xi) ** 2) / 2 for xi in x]  # τ = 1
+    e = [sp.exp(s) for s in scores]
+    return sp.Matrix([[w / sum(e) for w in e]])
+
+
+def _solve_views_nw_limit(ex: Exercise) -> object:
+    inputs = ex.inputs
+    x, y = list(inputs["x"]), list(inputs["y"])
+    tau = sp.Symbol("tau", positive=True)  # the bandwidth
+    scores = [-((sp.Rational(1, 4) - xi) ** 2) / (2 * tau**2) for xi in x]
+    est = sum(sp.exp(s) * yi for s, yi in zip(scores, y, strict=True)) / sum(
+        sp.exp(s) for s in scores
+    )
+    return sp.limit(est, tau, sp.oo)
+
+
+def _solve_views_key_bias(ex: Exercise) -> object:
+    K = ex.inputs["K"]  # (3, 2)
+    b = sp.Matrix([[-(K[j, :] * K[j, :].T)[0] / 2 for j in range(K.rows)]])
+    return b
+
+
+def _solve_views_bilinear(ex: Exercise) -> object:
+    inputs = ex.inputs
+    Q, W, K = inputs["Q"], inputs["W"], inputs["K"]
+    return Q * W * K.T  # (2, 3)
+
+
+def _solve_views_linear_causal(ex: Exercise) -> object:
+    inputs = ex.inputs
+    q, k, v = inputs["q"], inputs["k"], inputs["v"]
+
+    def phi(x: sp.Expr) -> sp.Expr:  # elu(x) + 1 for x ≥ 0
+        return x + 1
+
+    U = z = sp.Integer(0)
+    out = []
+    for t in range(3):
+        U += phi(k[t]) * v[t]  # U_t = U_{t−1} + φ(k_t) v_t
+        z += phi(k[t])  # z_t = z_{t−1} + φ(k_t)
+        out.append(phi(q[t]) * U / (phi(q[t]) * z))
+    return sp.Matrix(out)
+
+
+def _solve_views_crossover(ex: Exercise) -> object:
+    L, d = sp.symbols("L d", positive=True)
+    (L_star,) = sp.solve(sp.Eq(4 * L**2 * d + 6 * L**2, 4 * L * d**2 + 8 * L * d), L)
+    return L_star
+
+
+def _solve_views_flash_d(ex: Exercise) -> object:
+    inputs = ex.inputs
+    O, dO = inputs["O"], inputs["dO"]
+    D = sp.Matrix([sum(O.multiply_elementwise(dO)[i, :]) for i in range(O.rows)])
+    return D
+
+
+def _solve_views_performer(ex: Exercise) -> object:
+    inputs = ex.inputs
+    q, k = inputs["q"], inputs["k"]
+    w, c = sp.symbols("w c", real=True)
+    density = sp.exp(-(w**2) / 2) / sp.sqrt(2 * sp.pi)  # N(0, 1)
+    mgf = sp.simplify(sp.integrate(sp.exp(w * c) * density, (w, -sp.oo, sp.oo)))  # E[e^{wc}]
+    total = sp.Integer(1)
+    for qi, ki in zip(q, k, strict=True):  # independent coordinates: a product of 1-D integrals
+        total *= mgf.subs(c, qi + ki) * sp.exp(-(qi**2 + ki**2) / 2)
+    return sp.simplify(total)
