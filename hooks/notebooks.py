@@ -29,8 +29,9 @@ CONTAINER = re.compile(
 LINK = re.compile(r"\]\((?P<target>[^)\s:#]+\.md)(?P<anchor>#[^)\s]*)?\)")
 ATTRS = re.compile(r"\s*\{[:#.][^}\n]*\}\s*$")  # attr_list: { #eq-x } and friends
 LINK_CLASS = "notebook-link"
-# code reading the repository's committed data (benchmark results), not only the package
-REPOSITORY_FILES = re.compile(r"""Path\(["'](benchmarks|docs|src)/""")
+# code reading the repository's committed data (benchmark results), or the site's own
+# machinery (attention_site, which the wheel does not hold), not only the library
+REPOSITORY_FILES = re.compile(r"""Path\(["'](benchmarks|docs|src)/|\battention_site\b""")
 
 _built: dict[str, Any] = {}  # dest path in the site -> notebook
 
@@ -139,8 +140,9 @@ def notebook(markdown: str, src_uri: str, site_url: str, title: str) -> Any:
     in_repository = any(REPOSITORY_FILES.search(c.source) for c in body if c.cell_type == "code")
     if in_repository:
         intro += (
-            " This page's code also reads data committed in the repository: run the notebook "
-            "from the root of a clone of the project's repository."
+            " This page's code also reads data committed in the repository, or uses the site's "
+            "own machinery (`attention_site`, not in the installed package): run the notebook "
+            "from the root of a clone of the project's repository, set up as its README says."
         )
     if body and body[0].cell_type == "markdown" and body[0].source.startswith("# "):
         body[0].source = (
