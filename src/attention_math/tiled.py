@@ -52,17 +52,20 @@ import numpy as np
 from numpy.typing import NDArray
 
 from attention_math._cache import user_cache
+from attention_math._checks import (
+    OVERFLOW,
+    CausalAlignment,
+    causal_offset,
+    check_count,
+    check_flag,
+)
 
 _F = NDArray[np.floating]  # a float array (float32 or float64, the working dtype)
 _Mask = NDArray[np.bool_] | NDArray[np.floating] | None  # boolean (True = may attend) or additive
 
+# What a user calls. The constants below (the scores budget, the fallback tile, the
+# environment variables' names) are module attributes, documented where they are defined.
 __all__ = [
-    "CACHE_DIR_ENV",
-    "CALIBRATE_ENV",
-    "CALIBRATION_FILE",
-    "DEFAULT_BLOCK",
-    "SCORES_BUDGET_BYTES",
-    "UNCALIBRATED_CROSSOVER",
     "block_sizes",
     "cache_bytes",
     "calibration_dir",
@@ -74,15 +77,14 @@ __all__ = [
     "tiles_pay",
 ]
 
+#: When ``attention(block_size=None)`` would allocate more than this many bytes for the
+#: L_q × L_k scores (all batch entries together), it always takes the tiled path; below it,
+#: ``tiles_pay`` decides by speed.
 SCORES_BUDGET_BYTES = 256 * 2**20
-"""When ``attention(block_size=None)`` would allocate more than this many bytes for the
-L_q × L_k scores (all batch entries together), it always takes the tiled path; below it,
-[`tiles_pay`][attention_math.tiled.tiles_pay] decides by speed."""
 
+#: (block_q, block_k) when the cache size cannot be read; ``default_block`` derives the tile
+#: from the machine's L2 cache otherwise.
 DEFAULT_BLOCK = (256, 1024)
-"""(block_q, block_k) when the cache size cannot be read;
-[`default_block`][attention_math.tiled.default_block] derives the tile from the machine's L2
-cache otherwise."""
 
 #: Query rows per default tile: enough rows that each GEMM reuses a key tile many times.
 _BLOCK_Q = 256
@@ -120,14 +122,16 @@ _FAST_SUM = float(np.exp(_LAZY))
 #: ``exp`` is negligible beside it, as with a base the row attained (then λ ≥ 1).
 _FIRST_MIN_SUM = float(np.exp(-_LAZY))
 
-_OVERFLOW = (
-    "the scores overflow the floating-point range (NaN or +inf after q kᵀ · scale); "
-    "rescale q and k (dtype {})"
-)
+
 
 
 def block_sizes(block_size: object) -> tuple[int, int]:
-    """``block_size`` (an int, or a pair ``(block_q, block_k)``) as two positive ints.
+    """``block_size`` (a positive int, or a pair ``(block_q, block_k)`` of them) as two ints.
+
+    Raises:
+        TypeError: ``block_size`` (or one of the pair) is not an integer (a bool, a float,
+            ``None``), or is a sequence other than a pair.
+        ValueError: it is zero or negative.
 
     Examples:
         >>> from attention_math.tiled import block_sizes
@@ -136,15 +140,23 @@ def block_sizes(block_size: object) -> tuple[int, int]:
         >>> block_sizes(0)
         Traceback (most recent call last):
         ...
-        ValueError: block_size must be a positive int or a pair of them, got 0
+        ValueError: block_size must be a positive integer, got 0
+        >>> block_sizes((64, 2.5))
+        Traceback (most recent call last):
+        ...
+        TypeError: block_size[1] must be a positive integer, got 2.5
     """
-    pair = block_size if isinstance(block_size, tuple | list) else (block_size, block_size)
-    ok = len(pair) == 2 and all(
-        isinstance(b, int | np.integer) and not isinstance(b, bool) and b >= 1 for b in pair
-    )
-    if not ok:
-        raise ValueError(f"block_size must be a positive int or a pair of them, got {block_size!r}")
-    return int(pair[0]), int(pair[1])
+    if isinstance(block_size, tuple | list):
+        if len(block_size) != 2:
+            raise TypeError(
+                "block_size must be a positive integer or a pair (block_q, block_k) of them, "
+                f"got {block_size!r}"
+            )
+        return check_count("block_size[0]", block_size[0]), check_count(
+            "block_size[1]", block_size[1]
+        )
+    b = check_count("block_size", block_size)
+    return b, b
 
 
 @functools.cache
@@ -178,7 +190,7 @@ def default_block(dtype: np.dtype[Any]) -> tuple[int, int]:
     Why twice: the tile is written by one GEMM and read once by ``exp`` and once by the
     next GEMM while the ``(d + 1)``-row operands stay in L1; the benchmark's block sweep
     (``benchmarks/attention_bench.py``) finds the best tile at this size on the machine it
-    runs on. Without a readable cache size, [`DEFAULT_BLOCK`][attention_math.tiled.DEFAULT_BLOCK].
+    runs on. Without a readable cache size, ``DEFAULT_BLOCK`` (256, 1024).
 
     Examples:
         >>> import numpy as np
@@ -194,19 +206,19 @@ def default_block(dtype: np.dtype[Any]) -> tuple[int, int]:
     return _BLOCK_Q, int(min(4096, max(256, 2 ** int(np.log2(max(keys, 1))))))
 
 
+#: Environment variable: where the default path keeps its calibration (empty: in this
+#: process only). Read at each decision, not at import.
 CACHE_DIR_ENV = "ATTENTION_MATH_CACHE_DIR"
-"""Environment variable: where the default path keeps its calibration (empty: in this process
-only). Read at each decision, not at import."""
+#: Environment variable: ``0`` skips the default path's one-off timing. Read at each decision.
 CALIBRATE_ENV = "ATTENTION_MATH_CALIBRATE"
-"""Environment variable: ``0`` skips the default path's one-off timing. Read at each decision."""
 
+#: The calibration file in ``calibration_dir()``: per machine, per dtype, the per-head score
+#: count from which tiles run.
 CALIBRATION_FILE = "default-path.json"
-"""The calibration file in [`calibration_dir`][attention_math.tiled.calibration_dir]: per machine,
-per dtype, the per-head score count from which tiles run."""
 
+#: Per-head score count from which tiles run when the timing is switched off
+#: (``ATTENTION_MATH_CALIBRATE=0``): where they won on the machines measured so far.
 UNCALIBRATED_CROSSOVER = 2048**2
-"""Per-head score count from which tiles run when the timing is switched off
-(``ATTENTION_MATH_CALIBRATE=0``): where they won on the machines measured so far."""
 
 _crossover: dict[str, int] = {}
 
@@ -217,22 +229,22 @@ def tiles_pay(
     untiled: Callable[[NDArray[Any], NDArray[Any], NDArray[Any]], object],
 ) -> bool:
     """Whether the default path should tile scores of ``scores_shape``: always when all the
-    scores together exceed [`SCORES_BUDGET_BYTES`][attention_math.tiled.SCORES_BUDGET_BYTES]
-    (many small heads too); otherwise never below 1024² scores per head, and above that from
-    the per-head score count at which tiles were faster on this machine.
+    scores together exceed ``SCORES_BUDGET_BYTES`` (256 MiB; many small heads too);
+    otherwise never below 1024² scores per head, and above that from the per-head score
+    count at which tiles were faster on this machine.
 
     That count is measured once per machine and dtype: the first call that needs it times
     ``untiled(q, k, v)`` against [`tiled_attention`][attention_math.tiled.tiled_attention] at the
     lengths 1024 and 2048 (d = 64, 2 untimed calls of each, then the best of 5; the tiled
     path first; under a second) and
-    writes the answer to [`CALIBRATION_FILE`][attention_math.tiled.CALIBRATION_FILE] in
+    writes the answer to ``CALIBRATION_FILE`` (``default-path.json``) in
     [`calibration_dir`][attention_math.tiled.calibration_dir], keyed by
     [`machine_key`][attention_math.tiled.machine_key]. Later calls and later processes read it back,
     so on a given machine the path, and with it every bit of the result, no longer depends on a
     timing (the two paths agree within a few ε, not bit for bit). Nothing is written anywhere else;
     if the directory cannot be written, the answer is kept for the process only.
     ``ATTENTION_MATH_CALIBRATE=0`` skips the timing (tiles from
-    [`UNCALIBRATED_CROSSOVER`][attention_math.tiled.UNCALIBRATED_CROSSOVER] scores per head): the
+    ``UNCALIBRATED_CROSSOVER`` = 2048² scores per head): the
     choice is then a function of the shape alone.
 
     Examples:
@@ -258,8 +270,7 @@ def crossover(
 ) -> int:
     """The per-head score count from which the default path tiles, for ``dtype`` on this
     machine: from this process's memo, else the calibration file, else a fresh timing
-    (saved); [`UNCALIBRATED_CROSSOVER`][attention_math.tiled.UNCALIBRATED_CROSSOVER] if
-    ``ATTENTION_MATH_CALIBRATE=0``."""
+    (saved); ``UNCALIBRATED_CROSSOVER`` if ``ATTENTION_MATH_CALIBRATE=0``."""
     if os.environ.get(CALIBRATE_ENV, "1").strip() == "0":
         return UNCALIBRATED_CROSSOVER
     key = np.dtype(dtype).name
@@ -380,7 +391,7 @@ def _calibrate(
 
     time.sleep(_BLAS_SPIN_SECONDS)
     tiled = [
-        best(functools.partial(tiled_attention, q, k, v, scale, block=block))
+        best(functools.partial(tiled_attention, q, k, v, scale=scale, block_size=block))
         for q, k, v in problems
     ]
     untiled_s = [best(functools.partial(untiled, q, k, v)) for q, k, v in problems]
@@ -394,12 +405,12 @@ def tiled_attention(
     q: NDArray[np.floating],
     k: NDArray[np.floating],
     v: NDArray[np.floating],
-    scale: np.floating | float,
     mask: _Mask = None,
     *,
+    scale: np.floating | float | None = None,
     is_causal: bool = False,
-    causal: int | None = None,
-    block: tuple[int, int] = DEFAULT_BLOCK,
+    causal_alignment: CausalAlignment = "top-left",
+    block_size: int | tuple[int, int] = DEFAULT_BLOCK,
     workers: int | None = None,
     lse: NDArray[np.floating] | None = None,
 ) -> NDArray[np.floating]:
@@ -409,15 +420,15 @@ def tiled_attention(
         q: ``(..., L_q, d_k)``, already of the working dtype (float32 or float64).
         k: ``(..., L_k, d_k)``, same dtype.
         v: ``(..., L_k, d_v)``, same dtype.
-        scale: the score factor as a NumPy scalar of the working dtype.
         mask: ``None``, or a validated boolean/additive mask already broadcastable to the
             scores (its batch dimensions included in the output's).
-        is_causal: query ``i`` sees keys ``0..i`` only; tiles entirely above the diagonal
-            are skipped (never computed). The same as ``causal=0``.
-        causal: the diagonal of a causal mask as an offset (see
-            [`causal_offset`][attention_math.numeric.causal_offset]): query ``i`` sees keys
-            ``0..i + causal``; ``None`` (default) for no causal mask.
-        block: ``(block_q, block_k)``.
+        scale: the score factor; default ``1/√d_k``. Taken in the working dtype.
+        is_causal: query ``i`` sees keys ``0..i`` only (``0..i + L_k − L_q`` with
+            ``causal_alignment="bottom-right"``); tiles entirely above the diagonal are
+            skipped (never computed).
+        causal_alignment: with ``is_causal``, where the diagonal sits when ``L_q ≠ L_k``, as
+            in [`causal_mask`][attention_math.numeric.causal_mask].
+        block_size: ``(block_q, block_k)``, or one int for both.
         workers: threads over query blocks; default
             [`default_workers`][attention_math.tiled.default_workers], or one thread for heads of
             fewer than ``2**20`` scores. The result does not depend on it (each query block is
@@ -429,20 +440,27 @@ def tiled_attention(
     Returns:
         The output ``(..., L_q, d_v)`` in the working dtype. A fully masked row is zeros.
 
+    Raises:
+        TypeError: ``block_size`` is not a positive int or a pair of them, or ``is_causal``
+            is not a bool.
+        ValueError: ``block_size`` is zero or negative, or ``causal_alignment`` is unknown.
+
     Examples:
         >>> import numpy as np
         >>> from attention_math.tiled import tiled_attention
         >>> rng = np.random.default_rng(0)
         >>> q, k, v = rng.standard_normal((3, 5, 2))
-        >>> out = tiled_attention(q, k, v, np.float64(1.0), block=(2, 2))
+        >>> out = tiled_attention(q, k, v, scale=1.0, block_size=(2, 2))
         >>> s = q @ k.T
         >>> w = np.exp(s - s.max(1, keepdims=True))
         >>> np.allclose(out, (w / w.sum(1, keepdims=True)) @ v)
         True
     """
     n_q, n_k, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
-    if is_causal and causal is None:
-        causal = 0
+    block = block_sizes(block_size)
+    offset = causal_offset(n_q, n_k, causal_alignment)
+    causal = offset if check_flag("is_causal", is_causal) else None
+    s = q.dtype.type(1.0 / np.sqrt(q.shape[-1]) if scale is None else scale)
     if workers is None:
         # below ~1M scores per head, starting threads costs more than they save
         workers = default_workers() if n_q * n_k >= _THREADS_MIN_SCORES else 1
@@ -459,7 +477,7 @@ def tiled_attention(
             qb[idx],
             kb[idx],
             vb[idx],
-            scale,
+            s,
             None if mask is None else mask[idx],
             causal,
             block,
@@ -731,7 +749,7 @@ def _visit_key_tiles(
         fresh = False
         np.max(st, axis=0, out=mn)  # δ = rowmax S − base
         if np.isnan(mn).any() or np.isposinf(mn).any():
-            raise ValueError(_OVERFLOW.format(dtype.name))
+            raise ValueError(OVERFLOW.format(dtype.name))
         unset = np.isneginf(mm)  # rows that have not seen a visible key yet
         if (mn > _LAZY).any() or (unset & ~np.isneginf(mn)).any():
             # Rescale: the new base is the running max m' = max(m, rowmax S), as in
