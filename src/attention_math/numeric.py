@@ -4,6 +4,10 @@ Every other part of the project (the exact SymPy derivation, the worked examples
 exercises, the site) is checked against the functions in this module, so they validate
 their input strictly and never return a silent NaN.
 
+This is the tuned path (one score buffer written in place, tiles for long sequences);
+``attention_math.reference`` is the same formula on one screen, written to be read, and the
+tests check [`attention`][attention_math.numeric.attention] against it.
+
 Shapes follow the paper: ``q`` is ``(..., L_q, d_k)``, ``k`` is ``(..., L_k, d_k)``,
 ``v`` is ``(..., L_k, d_v)`` and the output is ``(..., L_q, d_v)``; leading ``...``
 dimensions broadcast like NumPy's ``matmul``.
