@@ -390,3 +390,73 @@ def test_a_forked_child_starts_its_own_threads():
         proc.kill()
     assert got is not None and proc.exitcode == 0
     assert np.array_equal(got, want)
+
+
+# ---- the tile state: one object per query block, results unchanged ------------------------
+
+
+def _cases() -> list[tuple[str, dict[str, object]]]:
+    """Inputs that take each branch of the key-tile loop: the fast path, its rejection on
+    the first tile, the lazy rescale, the recompute after a −1e9 base, skipped and fully
+    masked tiles, both causal alignments."""
+    rng = np.random.default_rng(21)
+    q, k, v = rng.standard_normal((3, 2, 37, 5))  # (2, 37, 5) each: two heads
+    rising = k + np.linspace(0, 40, 37)[:, None] / np.sqrt(5)  # maxima rise: lazy rescales
+    pad = np.where(np.arange(37) < 9, -1e9, 0.0)  # the first keys padded: base near −1e9
+    sparse = rng.random((37, 37)) < 0.25  # rows whose first tiles are fully masked
+    sparse[3] = False  # one fully masked row: zero output, lse = −inf
+    return [
+        ("plain", dict(q=q, k=k, v=v)),
+        ("rising", dict(q=np.abs(q), k=rising, v=v)),
+        ("low", dict(q=q, k=k - 30, v=v)),  # first tile's sums below e^−8: redone
+        ("padded", dict(q=q, k=k, v=v, mask=np.broadcast_to(pad, (37, 37)).copy())),
+        ("sparse", dict(q=q, k=k, v=v, mask=sparse)),
+        ("causal", dict(q=q, k=k, v=v, is_causal=True)),
+        ("decode", dict(q=q[:, -8:], k=k, v=v, is_causal=True, causal_alignment="bottom-right")),
+    ]
+
+
+@pytest.mark.parametrize(("name", "case"), _cases(), ids=[n for n, _ in _cases()])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_tile_state_keeps_every_branch_within_rounding_of_the_untiled_path(
+    name: str, case: dict[str, object], dtype: type
+) -> None:
+    # numeric.attention without block_size at these sizes is the untiled path, which the
+    # tile-state object did not touch: the tiled result must stay within its bound of it.
+    args = {n: np.asarray(a).astype(dtype) if n in "qkv" else a for n, a in case.items()}
+    want, lse_want = attention(**args, return_lse=True)  # type: ignore[call-overload]
+    for block in ((4, 8), (5, 3), 16):
+        got, lse = attention(**args, block_size=block, return_lse=True)  # type: ignore[call-overload]
+        assert _close(got, want, args["v"])
+        finite = np.isfinite(lse_want)
+        assert np.array_equal(finite, np.isfinite(lse))  # −inf exactly where fully masked
+        eps = float(np.finfo(dtype).eps)
+        gap = np.abs(lse[finite] - lse_want[finite]).max()
+        assert gap <= 64 * eps * (1 + np.abs(lse_want[finite]).max())
+
+
+@pytest.mark.parametrize(("name", "case"), _cases(), ids=[n for n, _ in _cases()])
+def test_a_query_block_alone_gives_the_same_bits(name: str, case: dict[str, object]) -> None:
+    # Each query block is computed from its own rows alone: rows 8:16 of a call with 8-row
+    # blocks equal, bit for bit, a call on those 8 queries (rows 4:8 with 4-row blocks when
+    # there are only 8) (the causal diagonal moved to
+    # match). This pins the block indices the tile state carries.
+    q, k, v = (np.asarray(case[n]) for n in "qkv")
+    mask = case.get("mask")
+    r0, r1 = (8, 16) if q.shape[-2] >= 16 else (4, 8)  # a whole query block of 8 or 4 rows
+    align = case.get("causal_alignment", "top-left")
+    offset = numeric.causal_offset(q.shape[-2], k.shape[-2], align)
+    kw = {"scale": 0.5, "block_size": (r1 - r0, 6), "workers": 1}
+    causal = bool(case.get("is_causal"))
+    whole = tiled.tiled_attention(q, k, v, mask, is_causal=causal, causal_alignment=align, **kw)
+    part_mask = None if mask is None else np.asarray(mask)[r0:r1]
+    if case.get("is_causal"):  # rows r0:r1 see keys 0..i + offset: bottom-right of a cut
+        k_cut, v_cut = k[..., : r1 + offset, :], v[..., : r1 + offset, :]
+        part_mask = None if part_mask is None else part_mask[:, : r1 + offset]
+        part = tiled.tiled_attention(
+            q[..., r0:r1, :], k_cut, v_cut, part_mask, is_causal=True,
+            causal_alignment="bottom-right", **kw,
+        )  # fmt: skip
+    else:
+        part = tiled.tiled_attention(q[..., r0:r1, :], k, v, part_mask, **kw)
+    assert np.array_equal(whole[..., r0:r1, :], part)

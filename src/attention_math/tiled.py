@@ -45,6 +45,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -121,8 +122,6 @@ _FAST_SUM = float(np.exp(_LAZY))
 #: each row sum also stays above this, so that λ ≥ e^{−_LAZY} and what underflowed in
 #: ``exp`` is negligible beside it, as with a base the row attained (then λ ≥ 1).
 _FIRST_MIN_SUM = float(np.exp(-_LAZY))
-
-
 
 
 def block_sizes(block_size: object) -> tuple[int, int]:
@@ -510,9 +509,52 @@ def _one_head(
     v1t[:d_v] = v.T
     v1t[d_v] = 1
     back = _shrink_large_columns(v1t[:d_v], n_k)
-    _query_blocks(q, k1, v1t, scale, mask, causal, bq, bk, out, lse, workers)
+    head = _Head(
+        q=q, k1=k1, v1t=v1t, scale=scale, mask=mask, causal=causal, bk=bk, out=out, lse=lse
+    )
+    _query_blocks(head, bq, workers)
     if back is not None:
         out *= back  # exact: powers of two; |out| ≤ max |v| per column, so no overflow
+
+
+@dataclass(frozen=True, slots=True)
+class _Head:
+    """One 2-D problem as each of its query blocks reads it (and the output it writes)."""
+
+    q: _F  # (L_q, d_k)
+    k1: _F  # (L_k, d_k + 1): [K | 1]
+    v1t: _F  # (d_v + 1, L_k): [V | 1]ᵀ
+    scale: np.floating | float
+    mask: _Mask  # (L_q, L_k) view, or None
+    causal: int | None  # the diagonal's offset: row i sees keys 0..i + causal; None: no mask
+    bk: int  # keys per tile
+    out: _F  # (L_q, d_v): each query block writes its rows
+    lse: _F | None  # (L_q,), or None when not asked for
+
+
+@dataclass(slots=True)
+class _TileState:
+    """The online-softmax state of one query block, rows ``i0:i1``, at key tile ``j0:j1``.
+
+    ``m``, ``acc`` and ``qst`` are views into one worker's `_Buffers`; everything is stored
+    transposed (features × query rows).
+    """
+
+    i0: int  # the query block's rows i0:i1
+    i1: int
+    qst: _F  # (d_k + 1, r): [q · scale | −base]ᵀ, the 1st GEMM's right operand
+    m: _F  # (r,): the running max m, each row's base once it has one (-inf before)
+    acc: _F  # (d_v + 1, r): [o | ℓ]ᵀ, the unnormalised output and the row sums λ
+    j0: int = 0  # the key tile being visited, keys j0:j1
+    j1: int = 0
+    ready: bool = False  # every row has a base: a score it attained, or 0 (see below)
+    fresh: bool = True  # no tile visited yet: base 0 is tried without a max pass
+
+    @property
+    def neg_base(self) -> _F:
+        """``−base`` per query row (r,): the last row of ``qst``, which the GEMM subtracts."""
+        row: _F = self.qst[-1]
+        return row
 
 
 def _shrink_large_columns(vt: NDArray[np.floating], n_k: int) -> NDArray[np.floating] | None:
@@ -534,41 +576,28 @@ def _shrink_large_columns(vt: NDArray[np.floating], n_k: int) -> NDArray[np.floa
     return np.exp2(exps).astype(vt.dtype)
 
 
-def _query_blocks(
-    q: _F,
-    k1: _F,
-    v1t: _F,
-    scale: np.floating | float,
-    mask: _Mask,
-    causal: int | None,
-    bq: int,
-    bk: int,
-    out: _F,
-    lse: _F | None,
-    workers: int,
-) -> None:
+def _query_blocks(head: _Head, bq: int, workers: int) -> None:
     """Every query block of one head, on ``workers`` threads."""
-    n_q, d_k, d_v = q.shape[0], q.shape[1], v1t.shape[0] - 1
+    n_q, d_k, d_v = head.q.shape[0], head.q.shape[1], head.v1t.shape[0] - 1
     starts = range(0, n_q, bq)
     if workers <= 1 or len(starts) == 1:
-        bufs = _Buffers(bq, bk, d_k, d_v, q.dtype)
+        bufs = _Buffers(bq, head.bk, d_k, d_v, head.q.dtype)
         for i0 in starts:
-            i1 = min(i0 + bq, n_q)
-            _query_block(q, k1, v1t, scale, mask, causal, i0, i1, bk, bufs, out, lse)
+            _query_block(head, i0, min(i0 + bq, n_q), bufs)
         return
     local = threading.local()
     limit = _single_threaded_blas()
     errstate = np.geterr()  # the caller's np.errstate does not follow it into the workers
     # NumPy and BLAS release the GIL, so query blocks run truly in parallel; the costliest
     # blocks (the last ones when causal) go first so that the workers finish together.
-    todo = iter(reversed(starts) if causal is not None else starts)
+    todo = iter(reversed(starts) if head.causal is not None else starts)
     lock = threading.Lock()
     failed = threading.Event()
 
     def drain() -> None:
         """Take query blocks until none is left (or a block has raised)."""
         if not hasattr(local, "bufs"):
-            local.bufs = _Buffers(bq, bk, d_k, d_v, q.dtype)
+            local.bufs = _Buffers(bq, head.bk, d_k, d_v, head.q.dtype)
         with np.errstate(**errstate):
             while not failed.is_set():
                 with lock:
@@ -576,8 +605,7 @@ def _query_blocks(
                 if i0 is None:
                     return
                 try:
-                    i1 = min(i0 + bq, n_q)
-                    _query_block(q, k1, v1t, scale, mask, causal, i0, i1, bk, local.bufs, out, lse)
+                    _query_block(head, i0, min(i0 + bq, n_q), local.bufs)
                 except BaseException:
                     failed.set()
                     raise
@@ -669,66 +697,48 @@ class _Buffers:
         self.alpha = np.empty(bq, dtype=dtype)
 
 
-def _query_block(
-    q: _F,
-    k1: _F,
-    v1t: _F,
-    scale: np.floating | float,
-    mask: _Mask,
-    causal: int | None,
-    i0: int,
-    i1: int,
-    bk: int,
-    b: _Buffers,
-    out: _F,
-    lse: _F | None,
-) -> None:
+def _query_block(head: _Head, i0: int, i1: int, b: _Buffers) -> None:
     """Rows i0:i1 of the output: visit the key tiles, keep (m, ℓ, o), divide once."""
     # Overflow in q kᵀ (or +inf + -inf from an additive mask) is not a warning here: it
     # shows as NaN or +inf in the row maxima and raises the untiled path's ValueError.
     with np.errstate(over="ignore", invalid="ignore"):
-        _visit_key_tiles(q, k1, v1t, scale, mask, causal, i0, i1, bk, b, out, lse)
+        state = _start(head, i0, i1, b)
+        _visit_key_tiles(head, state, b)
+        _finish(head, state)
 
 
-def _visit_key_tiles(
-    q: _F,
-    k1: _F,
-    v1t: _F,
-    scale: np.floating | float,
-    mask: _Mask,
-    causal: int | None,
-    i0: int,
-    i1: int,
-    bk: int,
-    b: _Buffers,
-    out: _F,
-    lse: _F | None,
-) -> None:
+def _start(head: _Head, i0: int, i1: int, b: _Buffers) -> _TileState:
+    """The state before the first key tile: no base yet, ``o = 0``, ``λ = 0``."""
+    d_k, d_v, r = head.q.shape[1], head.v1t.shape[0] - 1, i1 - i0
+    qst = b.qst[: (d_k + 1) * r].reshape(d_k + 1, r)
+    np.multiply(head.q[i0:i1].T, head.scale, out=qst[:d_k])  # float32 stays float32
+    qst[d_k] = 0  # −base: 0 until a row has one
+    state = _TileState(
+        i0=i0, i1=i1, qst=qst, m=b.m[:r], acc=b.acc[: (d_v + 1) * r].reshape(d_v + 1, r)
+    )
+    state.acc.fill(0)
+    state.m.fill(-np.inf)
+    return state
+
+
+def _visit_key_tiles(head: _Head, t: _TileState, b: _Buffers) -> None:
     # The tile is computed transposed, Sᵀ = [K | 1] [q · scale | −base]ᵀ (keys × queries):
     # with d_k + 1 = 65 inner columns this order runs ~15 % faster in OpenBLAS than S = Q Kᵀ.
-    dtype, n_k, d_k, d_v = q.dtype, k1.shape[0], q.shape[1], v1t.shape[0] - 1
-    r = i1 - i0
-    qst = b.qst[: (d_k + 1) * r].reshape(d_k + 1, r)
-    np.multiply(q[i0:i1].T, scale, out=qst[:d_k])  # float32 stays float32
-    neg_base = qst[d_k]  # −base per query row, a view: the GEMM subtracts it
-    neg_base[...] = 0
-    acc = b.acc[: (d_v + 1) * r].reshape(d_v + 1, r)
+    dtype, n_k, d_v = head.q.dtype, head.k1.shape[0], head.v1t.shape[0] - 1
+    r = t.i1 - t.i0
     pvt = b.pvt[: (d_v + 1) * r].reshape(d_v + 1, r)
-    mm, mn, al = b.m[:r], b.m_new[:r], b.alpha[:r]
-    acc.fill(0)
-    mm.fill(-np.inf)
-    ready = False  # True once every row has a base: a score it attained, or 0 (see below)
-    fresh = True  # no tile visited yet: base 0 is tried without a max pass
+    mn, al = b.m_new[:r], b.alpha[:r]
+    acc, mm, neg_base = t.acc, t.m, t.neg_base
     # causal: row i sees keys 0..i + causal, so no key after i1 - 1 + causal is visible
-    j_end = n_k if causal is None else max(0, min(n_k, i1 + causal))
-    for j0 in range(0, j_end, bk):
-        j1 = min(j0 + bk, j_end)
-        mtile = None if mask is None else mask[i0:i1, j0:j1].T
+    j_end = n_k if head.causal is None else max(0, min(n_k, t.i1 + head.causal))
+    for j0 in range(0, j_end, head.bk):
+        t.j0, t.j1 = j0, min(j0 + head.bk, j_end)
+        mtile = None if head.mask is None else head.mask[t.i0 : t.i1, t.j0 : t.j1].T
         if mtile is not None and mtile.dtype == np.bool_ and not mtile.any():
             continue  # every score of this tile is masked: skip it, compute nothing
-        st = b.tile[: (j1 - j0) * r].reshape(j1 - j0, r)
-        _shifted_scores(k1[j0:j1], qst, mtile, causal, i0, i1, j0, j1, st)
-        if ready or fresh:
+        st = b.tile[: (t.j1 - t.j0) * r].reshape(t.j1 - t.j0, r)
+        _shifted_scores(head, t, mtile, st)
+        if t.ready or t.fresh:
             # Fast path, no max pass: exponentiate against the old base and keep the tile
             # if its row sums stay below (its keys) · e^{_LAZY}, so that ℓ stays below
             # L_k · e^{_LAZY} as after max passes and nothing downstream can overflow. The
@@ -737,16 +747,18 @@ def _visit_key_tiles(
             # score fails the test too and is reported by the slow path; so does a row
             # with no visible key in the first tile (its sum is 0).
             np.exp(st, out=st)
-            np.matmul(v1t[:, j0:j1], st, out=pvt)  # [P V | P 1]ᵀ
+            np.matmul(head.v1t[:, t.j0 : t.j1], st, out=pvt)  # [P V | P 1]ᵀ
             sums = pvt[d_v]
-            if (sums <= (j1 - j0) * _FAST_SUM).all() and (ready or (sums >= _FIRST_MIN_SUM).all()):
-                if fresh:
+            if (sums <= (t.j1 - t.j0) * _FAST_SUM).all() and (
+                t.ready or (sums >= _FIRST_MIN_SUM).all()
+            ):
+                if t.fresh:
                     mm.fill(0)  # every row's base is 0 (neg_base is 0 already)
-                    ready, fresh = True, False
+                    t.ready, t.fresh = True, False
                 acc += pvt
                 continue
-            _shifted_scores(k1[j0:j1], qst, mtile, causal, i0, i1, j0, j1, st)  # redo
-        fresh = False
+            _shifted_scores(head, t, mtile, st)  # redo
+        t.fresh = False
         np.max(st, axis=0, out=mn)  # δ = rowmax S − base
         if np.isnan(mn).any() or np.isposinf(mn).any():
             raise ValueError(OVERFLOW.format(dtype.name))
@@ -767,47 +779,43 @@ def _visit_key_tiles(
             recompute = neg_base.any()
             np.negative(shift, out=neg_base)
             if recompute:
-                _shifted_scores(k1[j0:j1], qst, mtile, causal, i0, i1, j0, j1, st)
+                _shifted_scores(head, t, mtile, st)
             else:
                 st -= shift  # no base yet: the tile holds S itself, so this is S − m'
-            ready = not np.isneginf(mm).any()
+            t.ready = not np.isneginf(mm).any()
         # Otherwise no row's max rose by more than _LAZY: keep the old base (the exact
         # result does not depend on the shift), so P ≤ e^{_LAZY} and no rescale pass.
         np.exp(st, out=st)  # P = e^{S − base}, in place
-        np.matmul(v1t[:, j0:j1], st, out=pvt)  # [P V | P 1]ᵀ
+        np.matmul(head.v1t[:, t.j0 : t.j1], st, out=pvt)  # [P V | P 1]ᵀ
         acc += pvt
-    ell = acc[d_v]
-    if lse is not None:  # log Σ e^S = base + log ℓ; a fully masked row has ℓ = 0: -inf
+
+
+def _finish(head: _Head, t: _TileState) -> None:
+    """``o / ℓ`` into the output rows, and ``base + log ℓ`` into ``lse`` if asked for."""
+    d_v = t.acc.shape[0] - 1
+    ell = t.acc[d_v]
+    if head.lse is not None:  # log Σ e^S = base + log ℓ; a fully masked row has ℓ = 0: -inf
         with np.errstate(divide="ignore"):
-            np.log(ell, out=lse[i0:i1])
-        lse[i0:i1] -= neg_base
+            np.log(ell, out=head.lse[t.i0 : t.i1])
+        head.lse[t.i0 : t.i1] -= t.neg_base
     ell[ell == 0] = 1  # a fully masked row: o = 0 and ℓ = 0, so the output row is 0
-    np.divide(acc[:d_v], ell, out=out[i0:i1].T)  # the one division, at the end
+    np.divide(t.acc[:d_v], ell, out=head.out[t.i0 : t.i1].T)  # the one division, at the end
 
 
-def _shifted_scores(
-    k1: _F,
-    qst: _F,
-    mtile: _Mask,
-    causal: int | None,
-    i0: int,
-    i1: int,
-    j0: int,
-    j1: int,
-    st: _F,
-) -> None:
-    """(S − base)ᵀ for keys j0:j1 and queries i0:i1, masked, into ``st``."""
-    np.matmul(k1, qst, out=st)
+def _shifted_scores(head: _Head, t: _TileState, mtile: _Mask, st: _F) -> None:
+    """(S − base)ᵀ for the keys j0:j1 and queries i0:i1 of ``t``, masked, into ``st``."""
+    np.matmul(head.k1[t.j0 : t.j1], t.qst, out=st)
     if mtile is not None:
         if mtile.dtype == np.bool_:
             np.copyto(st, -np.inf, where=np.logical_not(mtile))
         else:
             np.add(st, mtile, out=st, casting="same_kind")
-    if causal is None:
+    if head.causal is None:
         return
-    lo = max(j0, i0 + 1 + causal)  # keys before i0 + 1 + causal are visible to every row
-    if j1 > lo:  # the tile crosses the diagonal: mask only the keys past it
-        np.copyto(st[lo - j0 :], -np.inf, where=_after_query(i0 + causal, i1 + causal, lo, j1))
+    c = head.causal
+    lo = max(t.j0, t.i0 + 1 + c)  # keys before i0 + 1 + causal are visible to every row
+    if t.j1 > lo:  # the tile crosses the diagonal: mask only the keys past it
+        np.copyto(st[lo - t.j0 :], -np.inf, where=_after_query(t.i0 + c, t.i1 + c, lo, t.j1))
 
 
 def _after_query(i0: int, i1: int, j0: int, j1: int) -> NDArray[np.bool_]:
