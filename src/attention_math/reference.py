@@ -60,20 +60,21 @@ def attention(
     q, k, v, batch = check_qkv(q, k, v)
     L_q, L_k, d_k = q.shape[-2], k.shape[-2], q.shape[-1]
     scale = check_scale(scale, d_k)  # 1/√d_k unless given
-    att = q @ np.swapaxes(k, -1, -2) * scale  # (..., L_q, L_k): the scores
+    att = q @ np.swapaxes(k, -1, -2) * scale  # (..., L_q, L_k): scores
     if mask is not None:
-        mask, _ = check_mask(mask, (*batch, L_q, L_k))  # broadcastable to the scores
+        mask, _ = check_mask(mask, (*batch, L_q, L_k))
         if mask.dtype == np.bool_:
-            att = np.where(mask, att, -np.inf)  # (..., L_q, L_k): blocked keys score -inf
+            att = np.where(mask, att, -np.inf)  # (..., L_q, L_k)
         else:
-            att = att + mask  # (..., L_q, L_k): an additive mask is a bias on the scores
+            att = att + mask  # (..., L_q, L_k): a bias on the scores
     if check_flag("is_causal", is_causal):
-        seen = np.tri(L_q, L_k, k=causal_offset(L_q, L_k, causal_alignment), dtype=bool)
-        att = np.where(seen, att, -np.inf)  # (..., L_q, L_k): the future scores -inf
-    top = att.max(axis=-1, keepdims=True)  # (..., L_q, 1): each row's largest score
-    top = np.where(np.isneginf(top), 0, top)  # (..., L_q, 1): a fully masked row shifts by 0
-    att = np.exp(att - top)  # (..., L_q, L_k): e^(s − max) ≤ 1, so exp cannot overflow
-    total = att.sum(axis=-1, keepdims=True)  # (..., L_q, 1): ≥ 1, or 0 for a masked row
-    att = att / np.where(total == 0, 1, total)  # (..., L_q, L_k): the weights, rows sum to 1
-    out: NDArray[np.floating] = att @ v  # (..., L_q, d_v): weighted means of the values
+        off = causal_offset(L_q, L_k, causal_alignment)
+        seen = np.tri(L_q, L_k, k=off, dtype=bool)  # (L_q, L_k): j ≤ i + off
+        att = np.where(seen, att, -np.inf)  # (..., L_q, L_k): no future
+    top = att.max(axis=-1, keepdims=True)  # (..., L_q, 1): row max
+    top = np.where(np.isneginf(top), 0, top)  # (..., L_q, 1): 0 if all masked
+    att = np.exp(att - top)  # (..., L_q, L_k): ≤ 1, cannot overflow
+    total = att.sum(axis=-1, keepdims=True)  # (..., L_q, 1): 0 if all masked
+    att = att / np.where(total == 0, 1, total)  # (..., L_q, L_k): weights
+    out: NDArray[np.floating] = att @ v  # (..., L_q, d_v)
     return out
