@@ -191,7 +191,9 @@ def block_sweep(n: int = 2048, repeats: int = 5) -> list[dict]:
             q, k, v = inputs(n, dtype)
             s = np.dtype(dtype).type(1 / np.sqrt(D))
             for block in SWEEP_BLOCKS:
-                run = functools.partial(tiled.tiled_attention, q, k, v, s, block=block, workers=1)
+                run = functools.partial(
+                    tiled.tiled_attention, q, k, v, scale=s, block_size=block, workers=1
+                )
                 run()
                 best = min(_timed(run) for _ in range(repeats))
                 out.append(

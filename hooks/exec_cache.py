@@ -36,18 +36,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from markdown_exec._internal.formatters import python as _python
+import markdown_exec_adapter as _exec  # hooks/markdown_exec_adapter.py: markdown-exec's internals
 
 log = logging.getLogger("mkdocs.hooks.exec_cache")
 
 PACKAGES = ("attention_math", "attention_site")  # the library and the site's machinery
 CACHE_DIR = Path(__file__).resolve().parents[1] / ".cache" / "markdown-exec"
 
-# markdown-exec's own runner, kept on its module so that loading this hook twice in one
-# process never wraps a wrapper (whose salt could be stale)
-if not hasattr(_python, "_attention_math_uncached_run"):
-    _python._attention_math_uncached_run = _python._run_python  # type: ignore[attr-defined]
-_run_uncached: Callable[..., str] = _python._attention_math_uncached_run  # type: ignore[attr-defined]
+# markdown-exec's own runner (the adapter keeps it, so that loading this hook twice in one
+# process never wraps a wrapper, whose salt could be stale)
+_run_uncached: Callable[..., str] = _exec.original_runner()
 _state: dict[str, Any] = {"enabled": False, "salt": "", "hits": 0, "misses": 0}
 
 
@@ -99,7 +97,7 @@ def _run_session(
     code: str, session: str, returncode: int | None = None, id: str | None = None, **extra: Any
 ) -> str:
     """A session block: served by its history's key, or run where its globals are."""
-    count = _python._sessions_counter.get(session, 0)  # the session's blocks so far
+    count = _exec.session_blocks(session)  # the session's blocks so far
     if count == 0:  # a fresh session (a new page): nothing of it ran or was skipped yet
         _sessions[session] = []
         _local.discard(session)
@@ -113,12 +111,11 @@ def _run_session(
     entry = CACHE_DIR / (session_key(history, _state["salt"]) + ".out")
     if session not in _local and entry.is_file():
         _state["hits"] += 1
-        _python._sessions_counter[session] += 1  # as if it ran: later blocks count on
+        _exec.count_block(session)  # as if it ran: later blocks count on
         return entry.read_text(encoding="utf-8")
     if session not in _local:
         # the earlier blocks were served, so their globals are not here: run them first
-        _python._sessions_counter[session] = 0
-        _python._sessions_globals.pop(session, None)
+        _exec.restart_session(session)
         for earlier, earlier_id, title in history[:-1]:
             more = {"title": title} if title is not None else {}
             _run_uncached(earlier, session=session, id=earlier_id, **more)
@@ -157,7 +154,7 @@ def on_startup(command: str, dirty: bool) -> None:
 def on_pre_build(config: Any) -> None:
     setting = os.environ.get("ATTENTION_MATH_EXEC_CACHE")
     enabled = _state["enabled"] if setting is None else setting == "1"
-    _python._run_python = _run_cached if enabled else _run_uncached
+    _exec.set_runner(_run_cached if enabled else _run_uncached)
     _state.update(hits=0, misses=0, enabled=enabled)
     _sessions.clear()
     _local.clear()

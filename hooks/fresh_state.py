@@ -19,18 +19,12 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from markdown_exec._internal.formatters import python as _python
-from markdown_exec._internal.rendering import MarkdownConverter
+import markdown_exec_adapter as _exec  # hooks/markdown_exec_adapter.py: markdown-exec's internals
 
 
 def reset() -> None:
     """Forget every markdown-exec session, counter and per-block module."""
-    for name in [n for n in sys.modules if n.startswith("_code_block_")]:
-        del sys.modules[name]  # the empty modules markdown-exec registers for each block
-    _python._sessions_globals.clear()
-    _python._sessions_counter.clear()
-    _python._code_blocks.clear()
-    MarkdownConverter.counter = 0
+    _exec.reset_sessions()
 
 
 def forget_package(prefix: str = "attention_math") -> None:

@@ -30,8 +30,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import mkdocstrings_adapter as _mkdocstrings  # hooks/mkdocstrings_adapter.py: its internals
 from material.plugins.search import plugin as _search
-from mkdocstrings_handlers.python._internal import rendering as _rendering
 from pymdownx import highlight as _highlight
 
 log = logging.getLogger("mkdocs.hooks.memo")
@@ -44,9 +44,6 @@ if not hasattr(_search, "_attention_math_parser"):
 if not hasattr(_highlight, "_attention_math_highlight"):
     _highlight._attention_math_highlight = _highlight.Highlight.highlight
     _highlight._attention_math_memo = {"used": {}, "old": {}, "hits": 0}
-if not hasattr(_rendering, "_attention_math_get_formatter"):
-    _rendering._attention_math_get_formatter = _rendering._get_formatter  # type: ignore[attr-defined]
-    _rendering._attention_math_memo = {"used": {}, "old": {}, "hits": 0}  # type: ignore[attr-defined]
 
 Memo = dict[str, Any]  # {"used": {key: value}, "old": {key: value}, "hits": int, ...}
 
@@ -55,7 +52,7 @@ _SECTIONS: Memo = _search._attention_math_memo
 _HIGHLIGHT: Callable[..., Any] = _highlight._attention_math_highlight
 _HIGHLIGHT_SIGNATURE = inspect.signature(_HIGHLIGHT)
 _HIGHLIGHTED: Memo = _highlight._attention_math_memo
-_SIGNATURES: Memo = _rendering._attention_math_memo  # type: ignore[attr-defined]
+_SIGNATURES: Memo = _mkdocstrings.shared_memo("memo", {"used": {}, "old": {}, "hits": 0})
 
 _RUFF_CONFIGS = ("pyproject.toml", "ruff.toml", ".ruff.toml")
 
@@ -134,7 +131,7 @@ def _ruff_configs() -> str:
 
 
 def _memo_formatter() -> Callable[[str, int], str]:
-    formatter = _rendering._attention_math_get_formatter()  # type: ignore[attr-defined]
+    formatter = _mkdocstrings.original_formatter()
 
     def format_code(code: str, line_length: int) -> str:
         return str(
@@ -152,7 +149,7 @@ def _memo_formatter() -> Callable[[str, int], str]:
 def on_pre_build(config: Any) -> None:
     _search.Parser = MemoParser
     _highlight.Highlight.highlight = _memo_highlight
-    _rendering._get_formatter = _memo_formatter  # type: ignore[assignment]
+    _mkdocstrings.set_formatter(_memo_formatter)
     _SIGNATURES["configs"] = _ruff_configs()
     for memo in (_SECTIONS, _HIGHLIGHTED, _SIGNATURES):
         # what the last build used stays available; anything older is dropped

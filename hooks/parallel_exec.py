@@ -36,12 +36,10 @@ import multiprocessing as mp
 import os
 import queue
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
-from markdown_exec._internal.formatters import python as _python
-from markdown_exec._internal.rendering import MarkdownConverter
+import markdown_exec_adapter as _exec  # hooks/markdown_exec_adapter.py: markdown-exec's internals
 
 log = logging.getLogger("mkdocs.hooks.parallel_exec")
 
@@ -86,12 +84,7 @@ def keys(blocks: list[Block]) -> list[Key]:
 
 def fresh_state() -> None:
     """What ``hooks/fresh_state.py`` resets before each page."""
-    for name in [n for n in sys.modules if n.startswith("_code_block_")]:
-        del sys.modules[name]
-    _python._sessions_globals.clear()
-    _python._sessions_counter.clear()
-    _python._code_blocks.clear()
-    MarkdownConverter.counter = 0
+    _exec.reset_sessions()
 
 
 class Claims:
@@ -174,7 +167,7 @@ class Parallel:
         self.page = PageOutputs(None)  # the page being rendered
         self.served = 0  # blocks the worker ran for the build, pages before this one
         self.process = ctx.Process(
-            target=_work, args=(blocks, self.claims, self.results, _python._run_python)
+            target=_work, args=(blocks, self.claims, self.results, _exec.runner())
         )
         self.process.daemon = True
         self.process.start()
@@ -245,7 +238,7 @@ def on_nav(nav: Any, config: Any, files: Any) -> Any:
     # on_env puts the files back in their order before any page is written.
     _state["order"] = list(files)
     _reorder(files, without)
-    inner = _python._run_python  # markdown-exec's runner, or the execution cache's
+    inner = _exec.runner()  # markdown-exec's runner, or the execution cache's
     for module in PRELOAD:
         importlib.import_module(module)
     parallel = Parallel(pages, blocks)
@@ -254,7 +247,7 @@ def on_nav(nav: Any, config: Any, files: Any) -> Any:
     def run(code: str, returncode: Any = None, session: Any = None, **kwargs: Any) -> str:
         return parallel.run(inner, code, session, returncode=returncode, **kwargs)
 
-    _python._run_python = run  # type: ignore[assignment]
+    _exec.set_runner(run)
     return nav
 
 
@@ -280,7 +273,7 @@ def on_env(env: Any, config: Any, files: Any) -> Any:
         _reorder(files, _state.pop("order"))
     if parallel is not None:
         parallel.close()
-        _python._run_python = _state["inner"]
+        _exec.set_runner(_state["inner"])
         log.info(
             "parallel execution: %d blocks run by the worker, %d pages",
             parallel.served,
@@ -293,5 +286,5 @@ def on_env(env: Any, config: Any, files: Any) -> Any:
 def on_build_error(error: Exception) -> None:
     if _state["parallel"] is not None:
         _state["parallel"].close()
-        _python._run_python = _state["inner"]
+        _exec.set_runner(_state["inner"])
         _state["parallel"] = None

@@ -31,23 +31,23 @@ def test_causal_mask_alignments_by_definition(n_q, n_k):
     i, j = np.ogrid[:n_q, :n_k]
     np.testing.assert_array_equal(causal_mask(n_q, n_k), j <= i)
     np.testing.assert_array_equal(
-        causal_mask(n_q, n_k, alignment="bottom-right"), j <= i + (n_k - n_q)
+        causal_mask(n_q, n_k, causal_alignment="bottom-right"), j <= i + (n_k - n_q)
     )
     # bottom-right is top-left seen from the end: flip both axes and transpose
-    br = causal_mask(n_q, n_k, alignment="bottom-right")
+    br = causal_mask(n_q, n_k, causal_alignment="bottom-right")
     np.testing.assert_array_equal(br[::-1, ::-1], causal_mask(n_k, n_q).T)
     if n_q == n_k:
         np.testing.assert_array_equal(br, causal_mask(n_q))
 
 
 def test_causal_mask_bottom_right_last_query_sees_everything():
-    m = causal_mask(2, 5, alignment="bottom-right")
+    m = causal_mask(2, 5, causal_alignment="bottom-right")
     assert m[-1].all() and m[0].sum() == 4
 
 
 def test_causal_mask_rejects_unknown_alignment():
     with pytest.raises(ValueError, match=r'"top-left" or "bottom-right".*lower-right'):
-        causal_mask(2, 3, alignment="lower-right")
+        causal_mask(2, 3, causal_alignment="lower-right")
 
 
 @pytest.mark.parametrize("block", [None, 1, 2, (3, 2), (2, 5)])
@@ -57,7 +57,7 @@ def test_is_causal_bottom_right_equals_its_mask(block, n_q, n_k):
     q = rng.standard_normal((2, n_q, 4))
     k = rng.standard_normal((2, n_k, 4))
     v = rng.standard_normal((2, n_k, 3))
-    want = attention(q, k, v, causal_mask(n_q, n_k, alignment="bottom-right"))
+    want = attention(q, k, v, causal_mask(n_q, n_k, causal_alignment="bottom-right"))
     got = attention(q, k, v, is_causal=True, causal_alignment="bottom-right", block_size=block)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-13)
     if n_q > n_k:  # the first n_q − n_k queries see no key: zero rows
@@ -65,7 +65,7 @@ def test_is_causal_bottom_right_equals_its_mask(block, n_q, n_k):
 
 
 def test_attention_rejects_unknown_alignment_even_when_not_causal():
-    with pytest.raises(ValueError, match="causal alignment"):
+    with pytest.raises(ValueError, match='causal_alignment must be "top-left" or "bottom-right"'):
         attention(np.eye(2), np.eye(2), np.eye(2), causal_alignment="bottom")
 
 
@@ -312,7 +312,7 @@ def test_backward_is_causal_equals_the_causal_mask(alignment):
     q, k, v = rng.standard_normal((3, 5, 4))
     d_out = rng.standard_normal((3, 4))
     got = attention_backward(q[:3], k, v, d_out, is_causal=True, causal_alignment=alignment)
-    want = attention_backward(q[:3], k, v, d_out, causal_mask(3, 5, alignment=alignment))
+    want = attention_backward(q[:3], k, v, d_out, causal_mask(3, 5, causal_alignment=alignment))
     for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(g, w)
 
@@ -428,7 +428,7 @@ def test_multihead_is_causal_equals_its_mask():
             x_q, x_k, *w, 2, x_v=x_v, is_causal=True, causal_alignment=alignment, **b
         )
         want = multi_head_attention(
-            x_q, x_k, *w, 2, x_v=x_v, mask=causal_mask(3, 4, alignment=alignment), **b
+            x_q, x_k, *w, 2, x_v=x_v, mask=causal_mask(3, 4, causal_alignment=alignment), **b
         )
         np.testing.assert_array_equal(got, want)
 

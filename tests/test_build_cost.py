@@ -16,9 +16,9 @@ from attention_site.figures import style as plots
 
 
 def test_forward_hands_out_copies() -> None:
-    first = running.forward(causal=True)
+    first = running.forward(is_causal=True)
     first["P"][0, 0] = 99  # a page that edits its matrix
-    assert running.forward(causal=True)["P"][0, 0] == 1
+    assert running.forward(is_causal=True)["P"][0, 0] == 1
     numeric = running.numeric_forward()
     numeric["O"][:] = 0.0
     assert running.numeric_forward()["O"].any()

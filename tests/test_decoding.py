@@ -28,9 +28,12 @@ def test_large_window_is_causal(n_q, n_k):
     assert (sliding_window_mask(n_q, n_k, window=2).sum(axis=1) <= 2).all()
 
 
-@pytest.mark.parametrize("bad", [0, -1, 2.5, True, None])
-def test_sliding_window_bad_window(bad):
-    with pytest.raises(ValueError, match="window must be a positive integer"):
+@pytest.mark.parametrize(
+    ("bad", "exc"),
+    [(0, ValueError), (-1, ValueError), (2.5, TypeError), (True, TypeError), (None, TypeError)],
+)
+def test_sliding_window_bad_window(bad, exc):
+    with pytest.raises(exc, match="window must be a positive integer"):
         sliding_window_mask(4, window=bad)
 
 

@@ -20,6 +20,12 @@ def test_nadaraya_watson_hand_case():
     assert got[0] == pytest.approx(w1, rel=1e-15)
 
 
+def test_nadaraya_watson_takes_q_k_v_by_name():
+    # the kernel view's arguments are attention's: queries, keys, values
+    got = nadaraya_watson(q=[0.0], k=[0.0, 1.0], v=[0.0, 1.0], bandwidth=1.0)
+    assert got == pytest.approx(nadaraya_watson([0.0], [0.0, 1.0], [0.0, 1.0], bandwidth=1.0))
+
+
 def test_nadaraya_watson_is_attention_with_a_key_bias():
     rng = np.random.default_rng(0)
     xq, xk, y = rng.normal(size=(4, 3)), rng.normal(size=(6, 3)), rng.normal(size=(6, 2))
@@ -60,9 +66,9 @@ def test_nadaraya_watson_rejects_bandwidth(bad):
 def test_nadaraya_watson_rejects_bad_input():
     with pytest.raises(TypeError, match="bandwidth must be a real number"):
         nadaraya_watson([0.0], [0.0], [1.0], bandwidth="1")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="y_values must be"):
+    with pytest.raises(ValueError, match=r"k and v must share L_k"):
         nadaraya_watson([0.0], [0.0, 1.0], [1.0], bandwidth=1.0)
-    with pytest.raises(ValueError, match="same point dimension"):
+    with pytest.raises(ValueError, match=r"q and k must share d \(last axis\)"):
         nadaraya_watson(np.zeros((1, 2)), np.zeros((3, 3)), np.zeros(3), bandwidth=1.0)
     with pytest.raises(ValueError, match=r"scores .* overflow"):
         nadaraya_watson([1e200], [-1e200], [1.0], bandwidth=1e-200)
@@ -115,5 +121,5 @@ def test_a_bandwidth_too_small_for_the_distances_is_a_clear_error() -> None:
     x, y = np.array([0.0, 1.0, 2.0]), np.array([0.0, 1.0, 4.0])
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no NumPy RuntimeWarning leaks before the error
-        with pytest.raises(ValueError, match="overflow for bandwidth = 1e-200"):
+        with pytest.raises(ValueError, match="overflow the float64 range for bandwidth = 1e-200"):
             nadaraya_watson([0.5], x, y, bandwidth=1e-200)

@@ -22,7 +22,7 @@ def test_hand_case():
     q = k = np.array([[0.0], [1.0]])  # φ = 1 and 2
     v = np.array([[1.0], [4.0]])
     # row 1 causal: weights φ(q1)φ(k) = (2, 4) → (1·2 + 4·4)/6 = 3
-    assert np.allclose(linear_attention(q, k, v, causal=True), [[1.0], [3.0]], rtol=1e-15)
+    assert np.allclose(linear_attention(q, k, v, is_causal=True), [[1.0], [3.0]], rtol=1e-15)
     # row 0 non-causal: weights (1, 2) → (1 + 8)/3 = 3
     assert linear_attention(q, k, v)[0, 0] == pytest.approx(3.0, rel=1e-15)
 
@@ -40,18 +40,18 @@ def test_equals_masked_quadratic_form(n, d_k, d_v, lead, causal, seed):
     rng = np.random.default_rng(seed)
     q, k = rng.normal(size=(*lead, n, d_k)), rng.normal(size=(*lead, n, d_k))
     v = rng.normal(size=(*lead, n, d_v))
-    got = linear_attention(q, k, v, causal=causal)
+    got = linear_attention(q, k, v, is_causal=causal)
     assert np.allclose(got, _quadratic(q, k, v, causal), rtol=1e-12, atol=1e-12)
 
 
 def test_causal_row_t_ignores_later_keys():
     rng = np.random.default_rng(3)
     q, k, v = rng.normal(size=(3, 6, 2))
-    base = linear_attention(q, k, v, causal=True)
+    base = linear_attention(q, k, v, is_causal=True)
     k2, v2 = k.copy(), v.copy()
     k2[4:] += 10.0
     v2[4:] -= 5.0
-    assert np.array_equal(linear_attention(q, k2, v2, causal=True)[:4], base[:4])
+    assert np.array_equal(linear_attention(q, k2, v2, is_causal=True)[:4], base[:4])
 
 
 def test_float32_stays_float32_and_callable_feature_map():
@@ -65,16 +65,16 @@ def test_bad_input():
     q = np.ones((3, 2))
     with pytest.raises(ValueError, match='feature_map must be "elu" or a callable'):
         linear_attention(q, q, q, feature_map="relu")
-    with pytest.raises(ValueError, match="causal=True needs L_q = L_k"):
-        linear_attention(np.ones((2, 2)), q, q, causal=True)
+    with pytest.raises(ValueError, match="is_causal=True needs L_q = L_k"):
+        linear_attention(np.ones((2, 2)), q, q, is_causal=True)
     with pytest.raises(ValueError, match=r"feature_map\(q\) must return finite values ≥ 0"):
         linear_attention(q, q, q, feature_map=lambda x: -x)
     with pytest.raises(ValueError, match=r"feature_map\(q\) must return floats of shape"):
         linear_attention(q, q, q, feature_map=lambda x: x[..., 0])
     with pytest.raises(ValueError, match="normaliser"):
         linear_attention(q, q, q, feature_map=lambda x: np.zeros_like(x))
-    with pytest.raises(TypeError, match="causal must be True or False"):
-        linear_attention(q, q, q, causal=1)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="is_causal must be True or False"):
+        linear_attention(q, q, q, is_causal=1)  # type: ignore[arg-type]
 
 
 def test_random_features_formula_and_shape():

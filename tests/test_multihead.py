@@ -120,7 +120,7 @@ def test_every_step_of_the_trace_has_its_tex_form_for_the_page():
     "change, error, match",
     [
         ({"n_heads": 0}, ValueError, "n_heads must be a positive integer"),
-        ({"n_heads": True}, ValueError, "n_heads"),
+        ({"n_heads": True}, TypeError, "n_heads must be a positive integer, got True"),
         ({"n_heads": 3}, ValueError, r"w_q has 4 columns, not divisible by n_heads = 3"),
         # x_kv may be narrower (PyTorch's kdim), but w_k must then read its width
         ({"x_kv": np.zeros((5, 3))}, ValueError, r"w_k must have shape.*d_model = 3.*\(5, 3\)"),

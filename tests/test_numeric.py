@@ -341,9 +341,19 @@ def test_softmax_bad_input(x, exc):
         softmax(x)
 
 
-@pytest.mark.parametrize("args", [(-1,), (2.5,), (True,), (3, -2), ("3",)])
-def test_causal_mask_bad_sizes(args):
-    with pytest.raises(ValueError, match="non-negative integer"):
+@pytest.mark.parametrize(
+    ("args", "exc"),
+    [
+        ((-1,), ValueError),
+        ((3, -2), ValueError),
+        ((2.5,), TypeError),
+        ((True,), TypeError),
+        (("3",), TypeError),
+    ],
+)
+def test_causal_mask_bad_sizes(args, exc):
+    # a negative size is a ValueError, a size that is no integer a TypeError: one wording
+    with pytest.raises(exc, match=r"n_[qk] must be a non-negative integer, got"):
         causal_mask(*args)
 
 

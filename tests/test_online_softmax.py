@@ -84,7 +84,7 @@ def test_shifted_error_stays_small_and_division_free_grows(dtype):
         s = (base + offset).astype(dtype)
         ref = err.reference_softmax(s, v)
         errors[offset] = (
-            err.row_error_eps(err.online(s, v, block=32), ref),
+            err.row_error_eps(err.online(s, v, block_size=32), ref),
             err.row_error_eps(err.division_free(s, v), ref),
         )
     assert errors[0.0][0] <= 32 and errors[1e4][0] <= 32  # shifted: bounded for any offset

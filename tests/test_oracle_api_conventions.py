@@ -154,7 +154,7 @@ def test_bottom_right_matches_causal_lower_right(torch, L_q, L_k, block):
     theirs = F.scaled_dot_product_attention(*t, attn_mask=causal_lower_right(L_q, L_k)).numpy()
     ours = attention(q, k, v, is_causal=True, causal_alignment="bottom-right", block_size=block)
     np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-13)
-    mask = causal_mask(L_q, L_k, alignment="bottom-right")
+    mask = causal_mask(L_q, L_k, causal_alignment="bottom-right")
     np.testing.assert_array_equal(
         mask, causal_lower_right(L_q, L_k)._materialize(device="cpu").numpy()
     )

@@ -146,7 +146,7 @@ def test_a_block_read_differently_runs_here():
 
 def _site(tmp_path: Path, pages: dict[str, str]) -> Path:
     (tmp_path / "hooks").mkdir()
-    for name in ("parallel_exec.py", "fresh_state.py"):
+    for name in ("parallel_exec.py", "fresh_state.py", "markdown_exec_adapter.py"):
         shutil.copy(ROOT / "hooks" / name, tmp_path / "hooks" / name)
     (tmp_path / "mkdocs.yml").write_text(
         "site_name: t\nplugins: [markdown-exec]\nmarkdown_extensions: [pymdownx.superfences]\n"

@@ -75,8 +75,8 @@ def test_alibi_weights_with_equal_content_scores_match_numpy():
 
 def test_kv_cache_exactness_and_counterexample():
     assert decoding.cache_rows_exact(3)
-    assert not decoding.append_changes_earlier_rows(3, causal=True)
-    assert decoding.append_changes_earlier_rows(3, causal=False)
+    assert not decoding.append_changes_earlier_rows(3, is_causal=True)
+    assert decoding.append_changes_earlier_rows(3, is_causal=False)
     c = decoding.counterexample()
     assert c["row 1, 2 tokens"] != c["row 1, 3 tokens"]
     assert c["row 1, 3 tokens, causal"] == sp.Matrix([[1]])

@@ -18,12 +18,12 @@ def test_the_running_example_teaches_what_it_was_chosen_for() -> None:
     assert s != s.T, "the scores should not be symmetric"
     assert all(e.is_integer for e in s), "√d_k = 2 should leave integer scores"
     assert len({int(np.argmax(np.array(s.row(i), dtype=float))) for i in range(3)}) == 3
-    p = forward(causal=True)["P"]
+    p = forward(is_causal=True)["P"]
     assert p.row(0) == sp.Matrix([[1, 0, 0]])
 
 
 def test_the_numeric_intermediates_agree_with_the_exact_ones() -> None:
-    exact, num = forward(causal=True), numeric_forward(causal=True)
+    exact, num = forward(is_causal=True), numeric_forward(is_causal=True)
     for name in ("Q", "K", "V", "P", "O"):
         np.testing.assert_allclose(num[name], np.array(exact[name].evalf(), dtype=float))
     assert np.isneginf(num["S"][0, 1]) and not np.isinf(num["raw"]).any()

@@ -109,7 +109,7 @@ def test_automatic_tiling_above_the_budget(monkeypatch):
     real = tiled.tiled_attention
 
     def spy(*args, **kwargs):
-        calls.append(kwargs["block"])
+        calls.append(kwargs["block_size"])
         return real(*args, **kwargs)
 
     monkeypatch.setattr(tiled, "tiled_attention", spy)
@@ -174,7 +174,9 @@ def test_a_row_that_sees_its_first_key_late_gets_its_own_shift():
     mask = np.array([[True, True, True, True], [False, False, True, True]])
     want = attention(q, k, v, mask, scale=1.0)
     for workers in (1, 2):
-        got = tiled.tiled_attention(q, k, v, np.float32(1), mask, block=(2, 2), workers=workers)
+        got = tiled.tiled_attention(
+            q, k, v, mask, scale=np.float32(1), block_size=(2, 2), workers=workers
+        )
         assert got[1, 0] > 3  # a weighted mean of 3 and 4, not 0
         assert _close(got, want, v)
 
@@ -192,7 +194,7 @@ def test_first_tile_without_a_max_pass_at_any_score_level(level):
         args = (q.astype(dtype), k.astype(dtype), v.astype(dtype))
         want = attention(*args, scale=1.0)
         for workers in (1, 2):
-            got = tiled.tiled_attention(*args, dtype(1), block=(4, 8), workers=workers)
+            got = tiled.tiled_attention(*args, scale=dtype(1), block_size=(4, 8), workers=workers)
             assert np.isfinite(got).all()
             assert _close(got, want, v)
 
@@ -207,8 +209,8 @@ def test_overflow_in_a_later_key_tile_raises(workers):
     k[60] = 3e38  # q·k ≥ 4 · 0.5 · 3e38 overflows float32 in every row
     with pytest.raises(ValueError, match="overflow"):
         attention(q, k, q, scale=1.0)  # the untiled path agrees
-    with pytest.raises(ValueError, match=r"overflow .*\(dtype float32\)"):
-        tiled.tiled_attention(q, k, q, np.float32(1), block=(16, 16), workers=workers)
+    with pytest.raises(ValueError, match=r"overflow the float32 range"):
+        tiled.tiled_attention(q, k, q, scale=np.float32(1), block_size=(16, 16), workers=workers)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -254,8 +256,8 @@ def test_threads_do_not_change_the_result():
     rng = np.random.default_rng(8)
     q, k, v = (rng.standard_normal((100, 8)).astype(np.float32) for _ in range(3))
     s = np.float32(0.25)
-    one = tiled.tiled_attention(q, k, v, s, is_causal=True, block=(16, 32), workers=1)
-    two = tiled.tiled_attention(q, k, v, s, is_causal=True, block=(16, 32), workers=2)
+    one = tiled.tiled_attention(q, k, v, scale=s, is_causal=True, block_size=(16, 32), workers=1)
+    two = tiled.tiled_attention(q, k, v, scale=s, is_causal=True, block_size=(16, 32), workers=2)
     assert np.array_equal(one, two)
 
 
@@ -263,7 +265,7 @@ def test_overflow_message_is_the_untiled_one():
     # No np.errstate here: pytest turns RuntimeWarnings into errors, so a warning from the
     # tiled GEMM (instead of the ValueError) would fail this test.
     q = np.full((2, 2), 1e20, dtype=np.float32)
-    match = r"overflow .*rescale q and k \(dtype float32\)"
+    match = r"the scores q kᵀ · scale overflow the float32 range \(NaN or \+inf\); rescale q and k"
     for block in (None, 1):
         with pytest.raises(ValueError, match=match):
             attention(q, q, q, block_size=block)
@@ -274,8 +276,8 @@ def test_overflow_raises_in_every_query_block_and_thread(workers):
     rng = np.random.default_rng(9)
     q = rng.standard_normal((300, 4)).astype(np.float32)
     q[250] *= 1e19  # one row, in the last query block, overflows
-    with pytest.raises(ValueError, match=r"overflow .*\(dtype float32\)"):
-        tiled.tiled_attention(q, q, q, np.float32(1), block=(16, 16), workers=workers)
+    with pytest.raises(ValueError, match=r"overflow the float32 range"):
+        tiled.tiled_attention(q, q, q, scale=np.float32(1), block_size=(16, 16), workers=workers)
 
 
 def test_plus_inf_score_under_a_minus_inf_additive_mask_raises_in_both_paths():
@@ -308,10 +310,28 @@ def test_untiled_path_holds_one_score_buffer(mask_kind, monkeypatch):
     assert one <= peak < 1.3 * one
 
 
-@pytest.mark.parametrize("bad", [0, -1, 1.5, True, (1, 2, 3), (0, 4), "8"])
-def test_bad_block_size_is_a_value_error(bad):
-    with pytest.raises(ValueError, match="block_size must be a positive int"):
+@pytest.mark.parametrize(
+    ("bad", "exc"),
+    [
+        (0, ValueError),
+        (-1, ValueError),
+        ((0, 4), ValueError),
+        ((4, -3), ValueError),
+        (1.5, TypeError),
+        (True, TypeError),
+        ((1, 2, 3), TypeError),
+        ("8", TypeError),
+        ((8, False), TypeError),
+        ((8.0, 8), TypeError),
+    ],
+)
+def test_bad_block_size_is_a_clear_error(bad, exc):
+    # zero or negative: a ValueError; not an int (a bool, a float, a string): a TypeError;
+    # both name block_size (or the element of the pair at fault) and the value.
+    with pytest.raises(exc, match=r"block_size(\[\d\])? must be a positive integer.*, got"):
         attention(np.eye(2), np.eye(2), np.eye(2), block_size=bad)
+    with pytest.raises(exc, match=r"block_size(\[\d\])? must be a positive integer"):
+        tiled.tiled_attention(np.eye(2), np.eye(2), np.eye(2), block_size=bad)
 
 
 def test_tiles_cannot_return_the_weights():
@@ -351,7 +371,7 @@ def test_numeric_module_still_exports_the_same_names():
 
 
 def _forked_child(conn, q):  # runs in a forked child: the parent's pool threads are gone there
-    conn.send(tiled.tiled_attention(q, q, q, np.float64(0.125), block=(64, 64), workers=2))
+    conn.send(tiled.tiled_attention(q, q, q, scale=0.125, block_size=(64, 64), workers=2))
 
 
 def test_a_forked_child_starts_its_own_threads():
@@ -359,7 +379,7 @@ def test_a_forked_child_starts_its_own_threads():
 
     rng = np.random.default_rng(15)
     q = rng.standard_normal((512, 16))
-    want = tiled.tiled_attention(q, q, q, np.float64(0.125), block=(64, 64), workers=2)
+    want = tiled.tiled_attention(q, q, q, scale=0.125, block_size=(64, 64), workers=2)
     ctx = multiprocessing.get_context("fork")
     parent, child = ctx.Pipe()
     proc = ctx.Process(target=_forked_child, args=(child, q))
@@ -370,3 +390,73 @@ def test_a_forked_child_starts_its_own_threads():
         proc.kill()
     assert got is not None and proc.exitcode == 0
     assert np.array_equal(got, want)
+
+
+# ---- the tile state: one object per query block, results unchanged ------------------------
+
+
+def _cases() -> list[tuple[str, dict[str, object]]]:
+    """Inputs that take each branch of the key-tile loop: the fast path, its rejection on
+    the first tile, the lazy rescale, the recompute after a −1e9 base, skipped and fully
+    masked tiles, both causal alignments."""
+    rng = np.random.default_rng(21)
+    q, k, v = rng.standard_normal((3, 2, 37, 5))  # (2, 37, 5) each: two heads
+    rising = k + np.linspace(0, 40, 37)[:, None] / np.sqrt(5)  # maxima rise: lazy rescales
+    pad = np.where(np.arange(37) < 9, -1e9, 0.0)  # the first keys padded: base near −1e9
+    sparse = rng.random((37, 37)) < 0.25  # rows whose first tiles are fully masked
+    sparse[3] = False  # one fully masked row: zero output, lse = −inf
+    return [
+        ("plain", dict(q=q, k=k, v=v)),
+        ("rising", dict(q=np.abs(q), k=rising, v=v)),
+        ("low", dict(q=q, k=k - 30, v=v)),  # first tile's sums below e^−8: redone
+        ("padded", dict(q=q, k=k, v=v, mask=np.broadcast_to(pad, (37, 37)).copy())),
+        ("sparse", dict(q=q, k=k, v=v, mask=sparse)),
+        ("causal", dict(q=q, k=k, v=v, is_causal=True)),
+        ("decode", dict(q=q[:, -8:], k=k, v=v, is_causal=True, causal_alignment="bottom-right")),
+    ]
+
+
+@pytest.mark.parametrize(("name", "case"), _cases(), ids=[n for n, _ in _cases()])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_tile_state_keeps_every_branch_within_rounding_of_the_untiled_path(
+    name: str, case: dict[str, object], dtype: type
+) -> None:
+    # numeric.attention without block_size at these sizes is the untiled path, which the
+    # tile-state object did not touch: the tiled result must stay within its bound of it.
+    args = {n: np.asarray(a).astype(dtype) if n in "qkv" else a for n, a in case.items()}
+    want, lse_want = attention(**args, return_lse=True)  # type: ignore[call-overload]
+    for block in ((4, 8), (5, 3), 16):
+        got, lse = attention(**args, block_size=block, return_lse=True)  # type: ignore[call-overload]
+        assert _close(got, want, args["v"])
+        finite = np.isfinite(lse_want)
+        assert np.array_equal(finite, np.isfinite(lse))  # −inf exactly where fully masked
+        eps = float(np.finfo(dtype).eps)
+        gap = np.abs(lse[finite] - lse_want[finite]).max()
+        assert gap <= 64 * eps * (1 + np.abs(lse_want[finite]).max())
+
+
+@pytest.mark.parametrize(("name", "case"), _cases(), ids=[n for n, _ in _cases()])
+def test_a_query_block_alone_gives_the_same_bits(name: str, case: dict[str, object]) -> None:
+    # Each query block is computed from its own rows alone: rows 8:16 of a call with 8-row
+    # blocks equal, bit for bit, a call on those 8 queries (rows 4:8 with 4-row blocks when
+    # there are only 8) (the causal diagonal moved to
+    # match). This pins the block indices the tile state carries.
+    q, k, v = (np.asarray(case[n]) for n in "qkv")
+    mask = case.get("mask")
+    r0, r1 = (8, 16) if q.shape[-2] >= 16 else (4, 8)  # a whole query block of 8 or 4 rows
+    align = case.get("causal_alignment", "top-left")
+    offset = numeric.causal_offset(q.shape[-2], k.shape[-2], align)
+    kw = {"scale": 0.5, "block_size": (r1 - r0, 6), "workers": 1}
+    causal = bool(case.get("is_causal"))
+    whole = tiled.tiled_attention(q, k, v, mask, is_causal=causal, causal_alignment=align, **kw)
+    part_mask = None if mask is None else np.asarray(mask)[r0:r1]
+    if case.get("is_causal"):  # rows r0:r1 see keys 0..i + offset: bottom-right of a cut
+        k_cut, v_cut = k[..., : r1 + offset, :], v[..., : r1 + offset, :]
+        part_mask = None if part_mask is None else part_mask[:, : r1 + offset]
+        part = tiled.tiled_attention(
+            q[..., r0:r1, :], k_cut, v_cut, part_mask, is_causal=True,
+            causal_alignment="bottom-right", **kw,
+        )  # fmt: skip
+    else:
+        part = tiled.tiled_attention(q[..., r0:r1, :], k, v, part_mask, **kw)
+    assert np.array_equal(whole[..., r0:r1, :], part)

@@ -10,12 +10,18 @@ from __future__ import annotations
 
 import math
 from numbers import Real
+from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
+    "OVERFLOW",
+    "CausalAlignment",
     "as_float",
+    "causal_offset",
+    "check_count",
+    "check_flag",
     "check_mask",
     "check_qkv",
     "check_scale",
@@ -115,6 +121,85 @@ def as_float(
         bad = tuple(int(i) for i in np.argwhere(~finite)[0])
         raise ValueError(f"{name} contains NaN or ±inf (first at index {bad}, value {a[bad]})")
     return a
+
+
+OVERFLOW = "the scores q kᵀ · scale overflow the {} range (NaN or +inf); rescale q and k"
+"""The one wording of a score overflow, in every path (untiled, tiled, tiled backward);
+``.format(dtype.name)``. Other overflows say the same: "X overflow(s) the float32 range;
+rescale Y"."""
+
+CausalAlignment = Literal["top-left", "bottom-right"]
+
+
+def causal_offset(n_q: int, n_k: int, causal_alignment: object) -> int:
+    """The diagonal of a causal mask: query ``i`` sees key ``j`` iff ``j ≤ i + offset``.
+
+    ``"top-left"`` gives 0; ``"bottom-right"`` gives ``n_k − n_q`` (the last query sees
+    every key).
+
+    Examples:
+        >>> from attention_math.numeric import causal_offset
+        >>> causal_offset(2, 5, "top-left"), causal_offset(2, 5, "bottom-right")
+        (0, 3)
+        >>> causal_offset(2, 5, "lower-right")
+        Traceback (most recent call last):
+        ...
+        ValueError: causal_alignment must be "top-left" or "bottom-right", got 'lower-right'
+    """
+    if causal_alignment == "top-left":
+        return 0
+    if causal_alignment == "bottom-right":
+        return n_k - n_q
+    raise ValueError(
+        f'causal_alignment must be "top-left" or "bottom-right", got {causal_alignment!r}'
+    )
+
+
+def check_count(name: str, n: object, *, minimum: int = 1) -> int:
+    """``n`` as an int ``≥ minimum`` (1: "a positive integer", 0: "a non-negative integer").
+
+    A bool, a float or anything else that is not an integer is a ``TypeError``; an integer
+    below ``minimum`` a ``ValueError``. Both messages word the problem the same way.
+
+    Examples:
+        >>> from attention_math._checks import check_count
+        >>> check_count("block_size", 64)
+        64
+        >>> check_count("block_size", 0)
+        Traceback (most recent call last):
+        ...
+        ValueError: block_size must be a positive integer, got 0
+        >>> check_count("n_k", True, minimum=0)
+        Traceback (most recent call last):
+        ...
+        TypeError: n_k must be a non-negative integer, got True
+    """
+    what = (
+        "a positive integer"
+        if minimum == 1
+        else ("a non-negative integer" if minimum == 0 else f"an integer ≥ {minimum}")
+    )
+    if isinstance(n, bool) or not isinstance(n, int | np.integer):
+        raise TypeError(f"{name} must be {what}, got {n!r}")
+    if n < minimum:
+        raise ValueError(f"{name} must be {what}, got {n!r}")
+    return int(n)
+
+
+def check_flag(name: str, flag: object) -> bool:
+    """``flag`` as a bool; anything but ``True``/``False`` (NumPy's bools included) is a
+    ``TypeError`` (``is_causal=1`` is more likely a slip for an offset than a yes).
+
+    Examples:
+        >>> from attention_math._checks import check_flag
+        >>> check_flag("is_causal", 1)
+        Traceback (most recent call last):
+        ...
+        TypeError: is_causal must be True or False, got 1
+    """
+    if not isinstance(flag, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False, got {flag!r}")
+    return bool(flag)
 
 
 def check_weight(name: str, w: ArrayLike, d_model: int, columns: str) -> NDArray[np.floating]:

@@ -104,7 +104,7 @@ def exact_steps(example_id: str) -> dict[str, sp.Matrix]:
         out["scores"] = out["scaled"] * sp.sqrt(ex.dims["d_k"])
         out["v"] = ex.exact("v")
     z = out["scaled"]
-    if ex.causal:
+    if ex.is_causal:
         out["mask"] = _mask_exact(z.rows)
         z = z + out["mask"]
     out["weights"] = symbolic.softmax(z)
@@ -140,7 +140,7 @@ def _forward(
     factor = {"sqrt": 1 / math.sqrt(d_k), "none": 1.0, "d_k": 1 / d_k}[scale]
     out["scaled"] = out["scores"] * factor
     z = out["scaled"].copy()
-    if ex.causal:
+    if ex.is_causal:
         out["mask"] = np.where(numeric.causal_mask(len(z)), 0.0, -np.inf)
         z += out["mask"]
     e = np.exp(z - np.max(z[np.isfinite(z)]))  # one shift for all three normalisations
@@ -166,7 +166,7 @@ def numeric_steps(example_id: str) -> dict[str, np.ndarray]:
     """
     ex = EXAMPLES[example_id]
     out = _forward(ex)  # q, k, v, scores, scaled, mask from the plain computation
-    mask = numeric.causal_mask(len(out["scaled"])) if ex.causal else None
+    mask = numeric.causal_mask(len(out["scaled"])) if ex.is_causal else None
     z = np.where(mask, out["scaled"], -np.inf) if mask is not None else out["scaled"]
     out["weights"] = numeric.softmax(z)  # the reference softmax, not _forward's
     if "v" in out and "q" in out:

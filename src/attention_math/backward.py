@@ -22,8 +22,17 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from attention_math import tiled
-from attention_math._checks import as_float, check_mask, check_qkv, check_scale, work_dtype
-from attention_math.numeric import CausalAlignment, _softmax_inplace, causal_offset
+from attention_math._checks import (
+    CausalAlignment,
+    as_float,
+    causal_offset,
+    check_flag,
+    check_mask,
+    check_qkv,
+    check_scale,
+    work_dtype,
+)
+from attention_math.numeric import _softmax_inplace
 from attention_math.tiled_backward import tiled_backward
 
 __all__ = ["attention_backward"]
@@ -133,9 +142,8 @@ def attention_backward(
     block = None if block_size is None else tiled.block_sizes(block_size)
     q, k, v, batch = check_qkv(q, k, v)
     d_out = as_float("d_out", d_out, min_ndim=2, allow_empty=True)
-    for name, flag in (("is_causal", is_causal), ("return_dmask", return_dmask)):
-        if not isinstance(flag, bool | np.bool_):
-            raise TypeError(f"{name} must be True or False, got {flag!r}")
+    is_causal = check_flag("is_causal", is_causal)
+    return_dmask = check_flag("return_dmask", return_dmask)
     scores_shape = (*batch, q.shape[-2], k.shape[-2])
     offset = causal_offset(q.shape[-2], k.shape[-2], causal_alignment)
     m = None
@@ -162,8 +170,17 @@ def attention_backward(
                 "return_dmask=True returns the L_q × L_k gradient of the mask, which the "
                 f"tiled backward never forms: use block_size=None (got {block_size!r})"
             )
-        causal = offset if is_causal else None
-        dq, dk, dv = tiled_backward(q, k, v, d_out, s, m, causal=causal, block=block)
+        dq, dk, dv = tiled_backward(
+            q,
+            k,
+            v,
+            d_out,
+            m,
+            scale=s,
+            is_causal=is_causal,
+            causal_alignment=causal_alignment,
+            block_size=block,
+        )
         return _finish(["dq", "dk", "dv"], [dq, dk, dv], shapes, dtype)
 
     # Forward, as attention() computes it.

@@ -37,7 +37,7 @@ from collections.abc import Mapping
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from attention_math._checks import as_float
+from attention_math._checks import as_float, check_count
 from attention_math.multihead import _merge_heads, _split_heads
 from attention_math.numeric import attention
 
@@ -224,8 +224,7 @@ def transformer_block(
     a = as_float("x", x, min_ndim=2)
     dtype = a.dtype
     d_model = a.shape[-1]
-    if isinstance(n_heads, bool) or not isinstance(n_heads, int | np.integer) or n_heads < 1:
-        raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
+    n_heads = check_count("n_heads", n_heads)
     if d_model % n_heads:
         raise ValueError(f"n_heads = {n_heads} must divide d_model = {d_model}")
     if not isinstance(norm_first, bool | np.bool_):

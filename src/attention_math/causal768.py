@@ -47,7 +47,7 @@ def normalisations(ex: Example = NOTEBOOK_768) -> dict[str, sp.Matrix]:
         1
     """
     z = ex.exact("scaled")
-    if ex.causal:
+    if ex.is_causal:
         z = z.applyfunc(lambda e: e)
         for i in range(z.rows):
             for j in range(i + 1, z.cols):
@@ -96,7 +96,7 @@ def whole_matrix_weight(ex: Example = NOTEBOOK_768) -> tuple[sp.Expr, sp.Expr]:
     s = sp.IndexedBase("S")
     i, j = sp.symbols("i j", integer=True, positive=True)
     n = ex.exact("scaled").rows
-    keep = (j, sp.Integer(1), i) if ex.causal else (j, sp.Integer(1), sp.Integer(n))
+    keep = (j, sp.Integer(1), i) if ex.is_causal else (j, sp.Integer(1), sp.Integer(n))
     total = sp.Sum(sp.exp(s[i, j]), keep, (i, 1, n))  # every unmasked entry of the matrix
     formula = sp.exp(s[1, 1]) / total
     scores = ex.exact("scaled")  # (L, L)
@@ -129,7 +129,7 @@ def implied_weights(ex: Example = NOTEBOOK_768) -> tuple[NDArray[np.float64], fl
     w = np.zeros((n, n))
     residual = 0.0
     for i in range(n):
-        keys = i + 1 if ex.causal else n
+        keys = i + 1 if ex.is_causal else n
         a = v[:keys].T  # (columns, keys)
         sol = np.linalg.lstsq(a, out[i], rcond=None)[0]
         w[i, :keys] = sol

@@ -167,8 +167,8 @@ def incremental_attention(
     qa, ka, va, batch = check_qkv(q, k, v)
     if qa.shape[-2] != ka.shape[-2]:
         raise ValueError(
-            f"decoding is self-attention: q and k need the same length L, got q {qa.shape} "
-            f"and k {ka.shape}"
+            "incremental_attention needs L_q = L_k (decoding is self-attention), "
+            f"got q of shape {qa.shape} and k of shape {ka.shape}"
         )
     dtype = np.result_type(qa, ka, va)
     qa, ka, va = (np.broadcast_to(a, (*batch, *a.shape[-2:])) for a in (qa, ka, va))

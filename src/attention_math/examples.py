@@ -177,7 +177,7 @@ class Example:
     v: Rows = ()
     scaled: Rows = ()
     columns: tuple[int, ...] = ()
-    causal: bool = False
+    is_causal: bool = False
     dims: dict[str, int] = field(default_factory=dict)  # names used in shape statements
     input_tolerance: str = "0"  # half a unit of the inputs' printed last place, when rounded
 
@@ -427,7 +427,7 @@ NOTEBOOK_768 = Example(
 """),
     v=_NB_V,
     columns=_PRINTED_COLUMNS,
-    causal=True,
+    is_causal=True,
     dims={"L": 3, "d_k": 768, "d_v": 768},
     input_tolerance="0.0000005",  # inputs printed to 6 places: each is ± half a unit
     extra={

@@ -46,19 +46,22 @@ def _as_points(name: str, x: ArrayLike) -> NDArray[np.floating]:
 
 
 def nadaraya_watson(
-    x_query: ArrayLike, x_keys: ArrayLike, y_values: ArrayLike, *, bandwidth: float
+    q: ArrayLike, k: ArrayLike, v: ArrayLike, *, bandwidth: float
 ) -> NDArray[np.floating]:
-    """Gaussian-kernel regression: ``ŷ(x) = Σ_i softmax_i(−‖x − x_i‖² / (2τ²)) · y_i``.
+    """Gaussian-kernel regression: ``ŷ(q) = Σ_i softmax_i(−‖q − k_i‖² / (2τ²)) · v_i``.
+
+    In the statisticians' words, ``q`` are the points ``x`` where ``y`` is estimated,
+    ``k`` the points ``x_i`` where it was observed and ``v`` the observations ``y_i``.
 
     Args:
-        x_query: where to estimate, ``(n,)`` scalars or ``(n, d)`` points (the queries).
-        x_keys: where ``y`` was observed, ``(m,)`` or ``(m, d)`` (the keys).
-        y_values: the observations, ``(m,)`` or ``(m, d_v)`` (the values).
+        q: the queries, where to estimate: ``(n,)`` scalars or ``(n, d)`` points.
+        k: the keys, where ``y`` was observed: ``(m,)`` or ``(m, d)``.
+        v: the values, the observations: ``(m,)`` or ``(m, d_v)``.
         bandwidth: ``τ > 0``, the kernel's width. ``τ → 0`` gives the nearest key's value
-            (ties share it equally), ``τ → ∞`` the plain mean of ``y_values``.
+            (ties share it equally), ``τ → ∞`` the plain mean of ``v``.
 
     Returns:
-        ``(n,)`` if ``y_values`` is 1-D, else ``(n, d_v)``.
+        ``(n,)`` if ``v`` is 1-D, else ``(n, d_v)``.
 
     Raises:
         TypeError: an input is not real-valued, or ``bandwidth`` is not a real number.
@@ -68,35 +71,34 @@ def nadaraya_watson(
     Examples:
         >>> import numpy as np
         >>> from attention_math.kernels import nadaraya_watson
-        >>> x, y = np.array([0.0, 1.0, 2.0]), np.array([0.0, 1.0, 4.0])
-        >>> nadaraya_watson([1.0], x, y, bandwidth=1e-3)  # nearest neighbour
+        >>> k, v = np.array([0.0, 1.0, 2.0]), np.array([0.0, 1.0, 4.0])
+        >>> nadaraya_watson([1.0], k, v, bandwidth=1e-3)  # nearest neighbour
         array([1.])
-        >>> nadaraya_watson([1.0], x, y, bandwidth=1e3).round(6)  # the mean of y
+        >>> nadaraya_watson([1.0], k, v, bandwidth=1e3).round(6)  # the mean of v
         array([1.666667])
     """
     h = _check_bandwidth(bandwidth)
-    q = _as_points("x_query", x_query)  # (n, d)
-    k = _as_points("x_keys", x_keys)  # (m, d)
-    y = as_float("y_values", y_values, min_ndim=1)
-    if q.shape[1] != k.shape[1]:
+    qa = _as_points("q", q)  # (n, d)
+    ka = _as_points("k", k)  # (m, d)
+    va = as_float("v", v, min_ndim=1)  # (m,) or (m, d_v)
+    if qa.shape[1] != ka.shape[1]:
         raise ValueError(
-            f"x_query and x_keys must have the same point dimension d: got points of "
-            f"{q.shape[1]} and {k.shape[1]} coordinates"
+            f"q and k must share d (last axis): q has shape {qa.shape}, k has shape {ka.shape}"
         )
-    if y.ndim > 2 or y.shape[0] != k.shape[0]:
+    if va.ndim > 2 or va.shape[0] != ka.shape[0]:
         raise ValueError(
-            f"y_values must be (m,) or (m, d_v) with m = {k.shape[0]} keys, got shape {y.shape}"
+            f"k and v must share L_k (first axis): k has shape {ka.shape}, v has shape {va.shape}"
         )
-    diff = q[:, None, :] - k[None, :, :]  # (n, m, d): exact differences, no cancellation
+    diff = qa[:, None, :] - ka[None, :, :]  # (n, m, d): exact differences, no cancellation
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # checked below
         scores = -np.sum(diff * diff, axis=-1) / (2 * h * h)  # (n, m)
     if not np.isfinite(scores).all():
         raise ValueError(
-            f"the scores −‖x − x_i‖²/(2τ²) overflow for bandwidth = {bandwidth!r}; "
-            "use a larger bandwidth or rescale the points"
+            f"the scores −‖q − k‖²/(2τ²) overflow the {scores.dtype.name} range for bandwidth = "
+            f"{bandwidth!r}; use a larger bandwidth or rescale q and k"
         )
-    w = softmax(scores, axis=-1)  # (n, m): the kernel weights, each row sums to 1
-    return w @ y.astype(w.dtype, copy=False)  # (n,) or (n, d_v)
+    att = softmax(scores, axis=-1)  # (n, m): the kernel weights, each row sums to 1
+    return att @ va.astype(att.dtype, copy=False)  # (n,) or (n, d_v)
 
 
 def additive_scores(

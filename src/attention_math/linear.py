@@ -20,7 +20,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from attention_math._checks import as_float, check_qkv
+from attention_math._checks import as_float, check_flag, check_qkv
 
 __all__ = ["elu_feature_map", "linear_attention", "random_features"]
 
@@ -66,7 +66,7 @@ def linear_attention(
     v: ArrayLike,
     *,
     feature_map: str | FeatureMap = "elu",
-    causal: bool = False,
+    is_causal: bool = False,
 ) -> NDArray[np.floating]:
     """Linear attention ``φ(Q)(φ(K)ᵀ V) / φ(Q)(φ(K)ᵀ 1)``, row by row.
 
@@ -77,7 +77,7 @@ def linear_attention(
         feature_map: ``"elu"`` (``φ = elu + 1``, Katharopoulos et al.) or a function from
             ``(..., L, d_k)`` to non-negative features ``(..., L, m)`` (for example
             ``lambda x: random_features(x, w)``).
-        causal: query ``t`` sees keys ``0..t`` only, computed by the running sums
+        is_causal: query ``t`` sees keys ``0..t`` only, computed by the running sums
             ``U_t = U_{t−1} + φ(k_t) v_tᵀ`` and ``z_t = z_{t−1} + φ(k_t)``: memory
             O(L·d) plus one ``m × d_v`` state, never ``L × L``. Needs ``L_q = L_k``.
 
@@ -86,7 +86,7 @@ def linear_attention(
 
     Raises:
         TypeError: an input is not real-valued.
-        ValueError: shapes do not fit, ``causal`` with ``L_q ≠ L_k``, the feature map
+        ValueError: shapes do not fit, ``is_causal`` with ``L_q ≠ L_k``, the feature map
             returns the wrong shape or negative values, or a row's normaliser is 0.
 
     Examples:
@@ -97,16 +97,14 @@ def linear_attention(
         >>> linear_attention(q, k, v)
         array([[2.],
                [2.]])
-        >>> linear_attention(q, k, v, causal=True)       # row 0 sees only key 0
+        >>> linear_attention(q, k, v, is_causal=True)    # row 0 sees only key 0
         array([[1.],
                [2.]])
     """
     qa, ka, va, _ = check_qkv(q, k, v)
-    if not isinstance(causal, bool | np.bool_):
-        raise TypeError(f"causal must be True or False, got {causal!r}")
-    if causal and qa.shape[-2] != ka.shape[-2]:
+    if check_flag("is_causal", is_causal) and qa.shape[-2] != ka.shape[-2]:
         raise ValueError(
-            f"causal=True needs L_q = L_k, got q of shape {qa.shape} and k of shape {ka.shape}"
+            f"is_causal=True needs L_q = L_k, got q of shape {qa.shape} and k of shape {ka.shape}"
         )
     phi = _feature_map(feature_map)
     dtype = np.result_type(qa, ka, va)
@@ -117,7 +115,7 @@ def linear_attention(
             f"feature_map gives {fq.shape[-1]} features for q but {fk.shape[-1]} for k"
         )
     va = va.astype(dtype, copy=False)
-    if causal:
+    if is_causal:
         num, den = _causal_sums(fq, fk, va)
     else:
         kv = np.swapaxes(fk, -1, -2) @ va  # (..., m, d_v): φ(K)ᵀ V, formed once

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from attention_math._checks import as_float, check_weight
-from attention_math.numeric import CausalAlignment, attention
+from attention_math._checks import CausalAlignment, as_float, check_count, check_weight
+from attention_math.numeric import attention
 
 __all__ = ["circuits", "grouped_query_attention", "multi_head_attention"]
 
@@ -64,8 +64,7 @@ def _check_inputs(
     w_o: ArrayLike,
     n_heads: object,
 ) -> tuple[int, Floats, Floats, Floats, Floats, Floats, Floats, Floats]:
-    if isinstance(n_heads, bool) or not isinstance(n_heads, int | np.integer) or n_heads < 1:
-        raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
+    n_heads = check_count("n_heads", n_heads)
     h = int(n_heads)
     xq = as_float("x_q", x_q, min_ndim=2)
     xk = as_float("x_kv", x_kv, min_ndim=2)
@@ -405,8 +404,7 @@ def circuits(
 
 def _check_heads(n_heads: object, n_kv_heads: object) -> tuple[int, int]:
     for name, n in (("n_heads", n_heads), ("n_kv_heads", n_kv_heads)):
-        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
-            raise ValueError(f"{name} must be a positive integer, got {n!r}")
+        check_count(name, n)
     assert isinstance(n_heads, int | np.integer) and isinstance(n_kv_heads, int | np.integer)
     if n_heads % n_kv_heads:
         raise ValueError(

@@ -4,6 +4,10 @@ Every other part of the project (the exact SymPy derivation, the worked examples
 exercises, the site) is checked against the functions in this module, so they validate
 their input strictly and never return a silent NaN.
 
+This is the tuned path (one score buffer written in place, tiles for long sequences);
+``attention_math.reference`` is the same formula on one screen, written to be read, and the
+tests check [`attention`][attention_math.numeric.attention] against it.
+
 Shapes follow the paper: ``q`` is ``(..., L_q, d_k)``, ``k`` is ``(..., L_k, d_k)``,
 ``v`` is ``(..., L_k, d_v)`` and the output is ``(..., L_q, d_v)``; leading ``...``
 dimensions broadcast like NumPy's ``matmul``.
@@ -18,7 +22,12 @@ from numpy.typing import ArrayLike, NDArray
 
 from attention_math import tiled
 from attention_math._checks import (
+    OVERFLOW,
+    CausalAlignment,
     as_float,
+    causal_offset,
+    check_count,
+    check_flag,
     check_mask,
     check_qkv,
     check_scale,
@@ -127,10 +136,7 @@ def _softmax_inplace(s: NDArray[np.floating], axis: int = -1) -> NDArray[np.floa
     """Row softmax of ``s`` written into ``s`` itself (no L×L temporaries)."""
     m = np.max(s, axis=axis, keepdims=True)
     if np.isnan(m).any() or np.isposinf(m).any():  # max propagates NaN: one cheap check per row
-        raise ValueError(
-            "the scores overflow the floating-point range (NaN or +inf after q kᵀ · scale); "
-            f"rescale q and k (dtype {s.dtype.name})"
-        )
+        raise ValueError(OVERFLOW.format(s.dtype.name))
     # A row that is all -inf has max -inf; shifting by 0 keeps exp(-inf) = 0 instead of NaN.
     m[np.isneginf(m)] = 0
     s -= m
@@ -141,36 +147,15 @@ def _softmax_inplace(s: NDArray[np.floating], axis: int = -1) -> NDArray[np.floa
     return s
 
 
-CausalAlignment = Literal["top-left", "bottom-right"]
-
-
-def causal_offset(n_q: int, n_k: int, alignment: object) -> int:
-    """The diagonal of a causal mask: query ``i`` sees key ``j`` iff ``j ≤ i + offset``.
-
-    ``"top-left"`` gives 0; ``"bottom-right"`` gives ``n_k − n_q`` (the last query sees
-    every key).
-
-    Examples:
-        >>> from attention_math.numeric import causal_offset
-        >>> causal_offset(2, 5, "top-left"), causal_offset(2, 5, "bottom-right")
-        (0, 3)
-    """
-    if alignment == "top-left":
-        return 0
-    if alignment == "bottom-right":
-        return n_k - n_q
-    raise ValueError(f'causal alignment must be "top-left" or "bottom-right", got {alignment!r}')
-
-
 def causal_mask(
-    n_q: int, n_k: int | None = None, *, alignment: CausalAlignment = "top-left"
+    n_q: int, n_k: int | None = None, *, causal_alignment: CausalAlignment = "top-left"
 ) -> NDArray[np.bool_]:
     """Boolean causal mask of shape ``(n_q, n_k)``: True where query ``i`` may see key ``j``.
 
     Args:
         n_q: number of queries (0 gives an empty mask).
         n_k: number of keys; default ``n_q``.
-        alignment: where the diagonal sits when ``n_q ≠ n_k``.
+        causal_alignment: where the diagonal sits when ``n_q ≠ n_k``.
             ``"top-left"`` (default, PyTorch's ``is_causal=True`` and
             ``torch.nn.attention.bias.causal_upper_left``): query ``i`` sees keys
             ``0..i``. ``"bottom-right"`` (``causal_lower_right``, the decoding convention:
@@ -188,15 +173,13 @@ def causal_mask(
         >>> causal_mask(2, 3).astype(int)
         array([[1, 0, 0],
                [1, 1, 0]])
-        >>> causal_mask(2, 3, alignment="bottom-right").astype(int)
+        >>> causal_mask(2, 3, causal_alignment="bottom-right").astype(int)
         array([[1, 1, 0],
                [1, 1, 1]])
     """
-    n_k = n_q if n_k is None else n_k
-    for name, n in (("n_q", n_q), ("n_k", n_k)):
-        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
-            raise ValueError(f"{name} must be a non-negative integer, got {n!r}")
-    return np.tri(n_q, n_k, k=causal_offset(n_q, n_k, alignment), dtype=bool)
+    n_q = check_count("n_q", n_q, minimum=0)
+    n_k = n_q if n_k is None else check_count("n_k", n_k, minimum=0)
+    return np.tri(n_q, n_k, k=causal_offset(n_q, n_k, causal_alignment), dtype=bool)
 
 
 def padding_mask(valid_lens: ArrayLike, n_k: int) -> NDArray[np.bool_]:
@@ -224,8 +207,7 @@ def padding_mask(valid_lens: ArrayLike, n_k: int) -> NDArray[np.bool_]:
         array([[[1, 0, 0],
                 [1, 1, 0]]])
     """
-    if isinstance(n_k, bool) or not isinstance(n_k, int | np.integer) or n_k < 0:
-        raise ValueError(f"n_k must be a non-negative integer, got {n_k!r}")
+    n_k = check_count("n_k", n_k, minimum=0)
     lens = np.asarray(valid_lens)
     if lens.ndim not in (1, 2) or not np.issubdtype(lens.dtype, np.integer):
         raise ValueError(
@@ -258,8 +240,7 @@ def sliding_window_mask(n_q: int, n_k: int | None = None, *, window: int) -> NDA
         ...
         ValueError: window must be a positive integer, got 0
     """
-    if isinstance(window, bool) or not isinstance(window, int | np.integer) or window < 1:
-        raise ValueError(f"window must be a positive integer, got {window!r}")
+    window = check_count("window", window)
     causal = causal_mask(n_q, n_k)  # (n_q, n_k): j ≤ i
     rows, cols = causal.shape
     too_old = np.tri(rows, cols, k=-int(window), dtype=np.bool_)  # (n_q, n_k): j ≤ i − window
@@ -459,16 +440,11 @@ def attention(
     q, k, v = (a.astype(work, copy=False) for a in (q, k, v))
     s = work.type(check_scale(scale, q.shape[-1]))  # a NumPy scalar: float32 stays float32
 
-    for name, flag in (
-        ("is_causal", is_causal),
-        ("return_weights", return_weights),
-        ("return_lse", return_lse),
-    ):
-        if not isinstance(flag, bool | np.bool_):
-            raise TypeError(f"{name} must be True or False, got {flag!r}")
+    is_causal = check_flag("is_causal", is_causal)
+    return_weights = check_flag("return_weights", return_weights)
+    return_lse = check_flag("return_lse", return_lse)
     n_q, n_k = q.shape[-2], k.shape[-2]
     offset = causal_offset(n_q, n_k, causal_alignment)  # checks the name even if not causal
-    causal = offset if is_causal else None
     scores_shape = (*batch, n_q, n_k)
     m, full = (None, scores_shape) if mask is None else check_mask(mask, scores_shape)
     if block_size is not None:
@@ -491,9 +467,19 @@ def attention(
         lse = np.full(full[:-1], -np.inf, dtype=work)  # (..., L_q): log of an empty sum
     elif block is not None:  # an additive mask is cast tile by tile, never as a whole
         lse = np.empty(full[:-1], dtype=work) if return_lse else None  # (..., L_q)
-        out = tiled.tiled_attention(q, k, v, s, m, causal=causal, block=block, lse=lse)
+        out = tiled.tiled_attention(
+            q,
+            k,
+            v,
+            m,
+            scale=s,
+            is_causal=is_causal,
+            causal_alignment=causal_alignment,
+            block_size=block,
+            lse=lse,
+        )
     else:
-        att, lse = _scores(q, k, s, m, full, causal, return_lse)
+        att, lse = _scores(q, k, s, m, full, offset if is_causal else None, return_lse)
         _softmax_inplace(att, axis=-1)
         out = att @ v  # (..., L_q, d_v)
 

@@ -21,7 +21,7 @@ from numbers import Real
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from attention_math._checks import as_float
+from attention_math._checks import as_float, check_count
 
 __all__ = [
     "alibi_bias",
@@ -31,12 +31,6 @@ __all__ = [
     "rope_frequencies",
     "sinusoidal",
 ]
-
-
-def _positive_int(name: str, n: object) -> int:
-    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
-        raise ValueError(f"{name} must be a positive integer, got {n!r}")
-    return int(n)
 
 
 def _even_width(name: str, d: int) -> int:
@@ -64,7 +58,7 @@ def rope_frequencies(d: int, *, base: float = 10000.0) -> NDArray[np.float64]:
         >>> rope_frequencies(4, base=100.0)
         array([1. , 0.1])
     """
-    d = _even_width("d", _positive_int("d", d))
+    d = _even_width("d", check_count("d", d))
     b = _check_base(base)
     # math.pow, not NumPy's vectorised power: NumPy picks a SIMD kernel per CPU (its AVX-512
     # power is not correctly rounded), and a θ_i one ulp off moves every angle p·θ_i, so the
@@ -87,8 +81,8 @@ def sinusoidal(n_positions: int, d_model: int, *, base: float = 10000.0) -> NDAr
         ...
         ValueError: d_model must be even (positions are encoded in pairs), got 3
     """
-    n = _positive_int("n_positions", n_positions)
-    d = _even_width("d_model", _positive_int("d_model", d_model))
+    n = check_count("n_positions", n_positions)
+    d = _even_width("d_model", check_count("d_model", d_model))
     theta = rope_frequencies(d, base=base)  # (d/2,)
     angle = np.arange(n, dtype=np.float64)[:, None] * theta[None, :]  # (n, d/2)
     pe = np.empty((n, 2 * theta.size))  # (n, d_model)
@@ -189,7 +183,7 @@ def alibi_exponents(n_heads: int) -> list[Fraction]:
         >>> [str(e) for e in alibi_exponents(6)]
         ['2', '4', '6', '8', '1', '3']
     """
-    n = _positive_int("n_heads", n_heads)
+    n = check_count("n_heads", n_heads)
     below = 1 << (n.bit_length() - 1)  # the largest power of two ≤ n
     out = [Fraction(8 * h, below) for h in range(1, below + 1)]
     out += [Fraction(8 * h, 2 * below) for h in range(1, 2 * below + 1, 2)][: n - below]
@@ -222,8 +216,8 @@ def alibi_bias(n_heads: int, n_q: int, n_k: int | None = None) -> NDArray[np.flo
                [-0.0625,  0.    , -0.0625],
                [-0.125 , -0.0625,  0.    ]])
     """
-    n_q = _positive_int("n_q", n_q)
-    n_k = n_q if n_k is None else _positive_int("n_k", n_k)
+    n_q = check_count("n_q", n_q)
+    n_k = n_q if n_k is None else check_count("n_k", n_k)
     distance = np.abs(np.arange(n_q)[:, None] - np.arange(n_k)[None, :])  # (n_q, n_k)
     # 0 - m·|i-j| rather than -(m·|i-j|): no negative zeros on the diagonal
     bias: NDArray[np.float64] = 0.0 - alibi_slopes(n_heads)[:, None, None] * distance[None]

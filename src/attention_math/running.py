@@ -34,10 +34,10 @@ RUNNING = Example(
 """The running example followed through the forward-pass pages (exact inputs)."""
 
 
-def forward(causal: bool = False) -> dict[str, sp.Matrix]:
+def forward(is_causal: bool = False) -> dict[str, sp.Matrix]:
     """Every intermediate of the running example, exactly: ``X, Q, K, V, S, P, O``.
 
-    ``S`` holds the scaled scores, with ``-oo`` above the diagonal when ``causal``.
+    ``S`` holds the scaled scores, with ``-oo`` above the diagonal when ``is_causal``.
 
     Examples:
         >>> from attention_math.running import forward
@@ -47,10 +47,10 @@ def forward(causal: bool = False) -> dict[str, sp.Matrix]:
         [0, 0,  1],
         [1, 0, -1],
         [0, 1, -1]])
-        >>> forward(causal=True)["P"][0, :]
+        >>> forward(is_causal=True)["P"][0, :]
         Matrix([[1, 0, 0]])
     """
-    return {name: m.as_mutable() for name, m in _forward(bool(causal), repr(RUNNING)).items()}
+    return {name: m.as_mutable() for name, m in _forward(bool(is_causal), repr(RUNNING)).items()}
 
 
 @cache
@@ -73,7 +73,7 @@ def _forward(causal: bool, example: str) -> dict[str, sp.ImmutableMatrix]:
     return {name: sp.ImmutableMatrix(m) for name, m in found.items()}
 
 
-def numeric_forward(causal: bool = False) -> dict[str, NDArray[np.float64]]:
+def numeric_forward(is_causal: bool = False) -> dict[str, NDArray[np.float64]]:
     """The same intermediates in float64 with [`attention_math.numeric`][], each one
     cross-checked against `forward` (a disagreement raises ``CrossCheckError``).
 
@@ -81,12 +81,12 @@ def numeric_forward(causal: bool = False) -> dict[str, NDArray[np.float64]]:
 
     Examples:
         >>> from attention_math.running import numeric_forward
-        >>> numeric_forward(causal=True)["P"].round(3)
+        >>> numeric_forward(is_causal=True)["P"].round(3)
         array([[1.   , 0.   , 0.   ],
                [0.731, 0.269, 0.   ],
                [0.245, 0.665, 0.09 ]])
     """
-    found = _numeric_forward(bool(causal), repr(RUNNING))
+    found = _numeric_forward(bool(is_causal), repr(RUNNING))
     return {name: a.copy() for name, a in found.items()}
 
 

@@ -140,7 +140,7 @@ def _is_flat(z: object) -> bool:
     )
 
 
-def scores(q: object, k: object, scale: object = None) -> sp.Matrix:
+def scores(q: object, k: object, *, scale: object = None) -> sp.Matrix:
     """Scaled scores ``Q Kᵀ · scale``; ``scale`` defaults to ``1/√d_k``.
 
     Examples:
@@ -188,6 +188,7 @@ def attention(
     k: object,
     v: object,
     mask: object = None,
+    *,
     scale: object = None,
     return_weights: bool = False,
 ) -> sp.Matrix | tuple[sp.Matrix, sp.Matrix]:
@@ -208,7 +209,7 @@ def attention(
         Matrix([[1, 2]])
     """
     V = as_matrix(v, "V")
-    S = scores(q, k, scale)
+    S = scores(q, k, scale=scale)
     if S.cols != V.rows:
         raise ValueError(f"K and V must share L_k: K gives {S.cols} keys, V is {V.shape}")
     if mask is not None:
@@ -325,7 +326,9 @@ def evaluate(expr: object, digits: int = 15) -> sp.Expr | sp.Matrix:
         >>> evaluate(sigmoid(1 / sp.sqrt(2)), 30)
         0.669761549326656925616794945834
     """
-    if not isinstance(digits, int) or isinstance(digits, bool) or digits < 1:
+    if isinstance(digits, bool) or not isinstance(digits, int):  # the wording of _checks
+        raise TypeError(f"digits must be a positive integer, got {digits!r}")
+    if digits < 1:
         raise ValueError(f"digits must be a positive integer, got {digits!r}")
     return sp.N(sp.sympify(expr), digits)
 

@@ -45,6 +45,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -52,17 +53,20 @@ import numpy as np
 from numpy.typing import NDArray
 
 from attention_math._cache import user_cache
+from attention_math._checks import (
+    OVERFLOW,
+    CausalAlignment,
+    causal_offset,
+    check_count,
+    check_flag,
+)
 
 _F = NDArray[np.floating]  # a float array (float32 or float64, the working dtype)
 _Mask = NDArray[np.bool_] | NDArray[np.floating] | None  # boolean (True = may attend) or additive
 
+# What a user calls. The constants below (the scores budget, the fallback tile, the
+# environment variables' names) are module attributes, documented where they are defined.
 __all__ = [
-    "CACHE_DIR_ENV",
-    "CALIBRATE_ENV",
-    "CALIBRATION_FILE",
-    "DEFAULT_BLOCK",
-    "SCORES_BUDGET_BYTES",
-    "UNCALIBRATED_CROSSOVER",
     "block_sizes",
     "cache_bytes",
     "calibration_dir",
@@ -74,15 +78,14 @@ __all__ = [
     "tiles_pay",
 ]
 
+#: When ``attention(block_size=None)`` would allocate more than this many bytes for the
+#: L_q × L_k scores (all batch entries together), it always takes the tiled path; below it,
+#: ``tiles_pay`` decides by speed.
 SCORES_BUDGET_BYTES = 256 * 2**20
-"""When ``attention(block_size=None)`` would allocate more than this many bytes for the
-L_q × L_k scores (all batch entries together), it always takes the tiled path; below it,
-[`tiles_pay`][attention_math.tiled.tiles_pay] decides by speed."""
 
+#: (block_q, block_k) when the cache size cannot be read; ``default_block`` derives the tile
+#: from the machine's L2 cache otherwise.
 DEFAULT_BLOCK = (256, 1024)
-"""(block_q, block_k) when the cache size cannot be read;
-[`default_block`][attention_math.tiled.default_block] derives the tile from the machine's L2
-cache otherwise."""
 
 #: Query rows per default tile: enough rows that each GEMM reuses a key tile many times.
 _BLOCK_Q = 256
@@ -120,14 +123,14 @@ _FAST_SUM = float(np.exp(_LAZY))
 #: ``exp`` is negligible beside it, as with a base the row attained (then λ ≥ 1).
 _FIRST_MIN_SUM = float(np.exp(-_LAZY))
 
-_OVERFLOW = (
-    "the scores overflow the floating-point range (NaN or +inf after q kᵀ · scale); "
-    "rescale q and k (dtype {})"
-)
-
 
 def block_sizes(block_size: object) -> tuple[int, int]:
-    """``block_size`` (an int, or a pair ``(block_q, block_k)``) as two positive ints.
+    """``block_size`` (a positive int, or a pair ``(block_q, block_k)`` of them) as two ints.
+
+    Raises:
+        TypeError: ``block_size`` (or one of the pair) is not an integer (a bool, a float,
+            ``None``), or is a sequence other than a pair.
+        ValueError: it is zero or negative.
 
     Examples:
         >>> from attention_math.tiled import block_sizes
@@ -136,15 +139,23 @@ def block_sizes(block_size: object) -> tuple[int, int]:
         >>> block_sizes(0)
         Traceback (most recent call last):
         ...
-        ValueError: block_size must be a positive int or a pair of them, got 0
+        ValueError: block_size must be a positive integer, got 0
+        >>> block_sizes((64, 2.5))
+        Traceback (most recent call last):
+        ...
+        TypeError: block_size[1] must be a positive integer, got 2.5
     """
-    pair = block_size if isinstance(block_size, tuple | list) else (block_size, block_size)
-    ok = len(pair) == 2 and all(
-        isinstance(b, int | np.integer) and not isinstance(b, bool) and b >= 1 for b in pair
-    )
-    if not ok:
-        raise ValueError(f"block_size must be a positive int or a pair of them, got {block_size!r}")
-    return int(pair[0]), int(pair[1])
+    if isinstance(block_size, tuple | list):
+        if len(block_size) != 2:
+            raise TypeError(
+                "block_size must be a positive integer or a pair (block_q, block_k) of them, "
+                f"got {block_size!r}"
+            )
+        return check_count("block_size[0]", block_size[0]), check_count(
+            "block_size[1]", block_size[1]
+        )
+    b = check_count("block_size", block_size)
+    return b, b
 
 
 @functools.cache
@@ -178,7 +189,7 @@ def default_block(dtype: np.dtype[Any]) -> tuple[int, int]:
     Why twice: the tile is written by one GEMM and read once by ``exp`` and once by the
     next GEMM while the ``(d + 1)``-row operands stay in L1; the benchmark's block sweep
     (``benchmarks/attention_bench.py``) finds the best tile at this size on the machine it
-    runs on. Without a readable cache size, [`DEFAULT_BLOCK`][attention_math.tiled.DEFAULT_BLOCK].
+    runs on. Without a readable cache size, ``DEFAULT_BLOCK`` (256, 1024).
 
     Examples:
         >>> import numpy as np
@@ -194,19 +205,19 @@ def default_block(dtype: np.dtype[Any]) -> tuple[int, int]:
     return _BLOCK_Q, int(min(4096, max(256, 2 ** int(np.log2(max(keys, 1))))))
 
 
+#: Environment variable: where the default path keeps its calibration (empty: in this
+#: process only). Read at each decision, not at import.
 CACHE_DIR_ENV = "ATTENTION_MATH_CACHE_DIR"
-"""Environment variable: where the default path keeps its calibration (empty: in this process
-only). Read at each decision, not at import."""
+#: Environment variable: ``0`` skips the default path's one-off timing. Read at each decision.
 CALIBRATE_ENV = "ATTENTION_MATH_CALIBRATE"
-"""Environment variable: ``0`` skips the default path's one-off timing. Read at each decision."""
 
+#: The calibration file in ``calibration_dir()``: per machine, per dtype, the per-head score
+#: count from which tiles run.
 CALIBRATION_FILE = "default-path.json"
-"""The calibration file in [`calibration_dir`][attention_math.tiled.calibration_dir]: per machine,
-per dtype, the per-head score count from which tiles run."""
 
+#: Per-head score count from which tiles run when the timing is switched off
+#: (``ATTENTION_MATH_CALIBRATE=0``): where they won on the machines measured so far.
 UNCALIBRATED_CROSSOVER = 2048**2
-"""Per-head score count from which tiles run when the timing is switched off
-(``ATTENTION_MATH_CALIBRATE=0``): where they won on the machines measured so far."""
 
 _crossover: dict[str, int] = {}
 
@@ -217,22 +228,22 @@ def tiles_pay(
     untiled: Callable[[NDArray[Any], NDArray[Any], NDArray[Any]], object],
 ) -> bool:
     """Whether the default path should tile scores of ``scores_shape``: always when all the
-    scores together exceed [`SCORES_BUDGET_BYTES`][attention_math.tiled.SCORES_BUDGET_BYTES]
-    (many small heads too); otherwise never below 1024² scores per head, and above that from
-    the per-head score count at which tiles were faster on this machine.
+    scores together exceed ``SCORES_BUDGET_BYTES`` (256 MiB; many small heads too);
+    otherwise never below 1024² scores per head, and above that from the per-head score
+    count at which tiles were faster on this machine.
 
     That count is measured once per machine and dtype: the first call that needs it times
     ``untiled(q, k, v)`` against [`tiled_attention`][attention_math.tiled.tiled_attention] at the
     lengths 1024 and 2048 (d = 64, 2 untimed calls of each, then the best of 5; the tiled
     path first; under a second) and
-    writes the answer to [`CALIBRATION_FILE`][attention_math.tiled.CALIBRATION_FILE] in
+    writes the answer to ``CALIBRATION_FILE`` (``default-path.json``) in
     [`calibration_dir`][attention_math.tiled.calibration_dir], keyed by
     [`machine_key`][attention_math.tiled.machine_key]. Later calls and later processes read it back,
     so on a given machine the path, and with it every bit of the result, no longer depends on a
     timing (the two paths agree within a few ε, not bit for bit). Nothing is written anywhere else;
     if the directory cannot be written, the answer is kept for the process only.
     ``ATTENTION_MATH_CALIBRATE=0`` skips the timing (tiles from
-    [`UNCALIBRATED_CROSSOVER`][attention_math.tiled.UNCALIBRATED_CROSSOVER] scores per head): the
+    ``UNCALIBRATED_CROSSOVER`` = 2048² scores per head): the
     choice is then a function of the shape alone.
 
     Examples:
@@ -258,8 +269,7 @@ def crossover(
 ) -> int:
     """The per-head score count from which the default path tiles, for ``dtype`` on this
     machine: from this process's memo, else the calibration file, else a fresh timing
-    (saved); [`UNCALIBRATED_CROSSOVER`][attention_math.tiled.UNCALIBRATED_CROSSOVER] if
-    ``ATTENTION_MATH_CALIBRATE=0``."""
+    (saved); ``UNCALIBRATED_CROSSOVER`` if ``ATTENTION_MATH_CALIBRATE=0``."""
     if os.environ.get(CALIBRATE_ENV, "1").strip() == "0":
         return UNCALIBRATED_CROSSOVER
     key = np.dtype(dtype).name
@@ -380,7 +390,7 @@ def _calibrate(
 
     time.sleep(_BLAS_SPIN_SECONDS)
     tiled = [
-        best(functools.partial(tiled_attention, q, k, v, scale, block=block))
+        best(functools.partial(tiled_attention, q, k, v, scale=scale, block_size=block))
         for q, k, v in problems
     ]
     untiled_s = [best(functools.partial(untiled, q, k, v)) for q, k, v in problems]
@@ -394,12 +404,12 @@ def tiled_attention(
     q: NDArray[np.floating],
     k: NDArray[np.floating],
     v: NDArray[np.floating],
-    scale: np.floating | float,
     mask: _Mask = None,
     *,
+    scale: np.floating | float | None = None,
     is_causal: bool = False,
-    causal: int | None = None,
-    block: tuple[int, int] = DEFAULT_BLOCK,
+    causal_alignment: CausalAlignment = "top-left",
+    block_size: int | tuple[int, int] = DEFAULT_BLOCK,
     workers: int | None = None,
     lse: NDArray[np.floating] | None = None,
 ) -> NDArray[np.floating]:
@@ -409,15 +419,15 @@ def tiled_attention(
         q: ``(..., L_q, d_k)``, already of the working dtype (float32 or float64).
         k: ``(..., L_k, d_k)``, same dtype.
         v: ``(..., L_k, d_v)``, same dtype.
-        scale: the score factor as a NumPy scalar of the working dtype.
         mask: ``None``, or a validated boolean/additive mask already broadcastable to the
             scores (its batch dimensions included in the output's).
-        is_causal: query ``i`` sees keys ``0..i`` only; tiles entirely above the diagonal
-            are skipped (never computed). The same as ``causal=0``.
-        causal: the diagonal of a causal mask as an offset (see
-            [`causal_offset`][attention_math.numeric.causal_offset]): query ``i`` sees keys
-            ``0..i + causal``; ``None`` (default) for no causal mask.
-        block: ``(block_q, block_k)``.
+        scale: the score factor; default ``1/√d_k``. Taken in the working dtype.
+        is_causal: query ``i`` sees keys ``0..i`` only (``0..i + L_k − L_q`` with
+            ``causal_alignment="bottom-right"``); tiles entirely above the diagonal are
+            skipped (never computed).
+        causal_alignment: with ``is_causal``, where the diagonal sits when ``L_q ≠ L_k``, as
+            in [`causal_mask`][attention_math.numeric.causal_mask].
+        block_size: ``(block_q, block_k)``, or one int for both.
         workers: threads over query blocks; default
             [`default_workers`][attention_math.tiled.default_workers], or one thread for heads of
             fewer than ``2**20`` scores. The result does not depend on it (each query block is
@@ -429,20 +439,27 @@ def tiled_attention(
     Returns:
         The output ``(..., L_q, d_v)`` in the working dtype. A fully masked row is zeros.
 
+    Raises:
+        TypeError: ``block_size`` is not a positive int or a pair of them, or ``is_causal``
+            is not a bool.
+        ValueError: ``block_size`` is zero or negative, or ``causal_alignment`` is unknown.
+
     Examples:
         >>> import numpy as np
         >>> from attention_math.tiled import tiled_attention
         >>> rng = np.random.default_rng(0)
         >>> q, k, v = rng.standard_normal((3, 5, 2))
-        >>> out = tiled_attention(q, k, v, np.float64(1.0), block=(2, 2))
+        >>> out = tiled_attention(q, k, v, scale=1.0, block_size=(2, 2))
         >>> s = q @ k.T
         >>> w = np.exp(s - s.max(1, keepdims=True))
         >>> np.allclose(out, (w / w.sum(1, keepdims=True)) @ v)
         True
     """
     n_q, n_k, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
-    if is_causal and causal is None:
-        causal = 0
+    block = block_sizes(block_size)
+    offset = causal_offset(n_q, n_k, causal_alignment)
+    causal = offset if check_flag("is_causal", is_causal) else None
+    s = q.dtype.type(1.0 / np.sqrt(q.shape[-1]) if scale is None else scale)
     if workers is None:
         # below ~1M scores per head, starting threads costs more than they save
         workers = default_workers() if n_q * n_k >= _THREADS_MIN_SCORES else 1
@@ -459,7 +476,7 @@ def tiled_attention(
             qb[idx],
             kb[idx],
             vb[idx],
-            scale,
+            s,
             None if mask is None else mask[idx],
             causal,
             block,
@@ -492,9 +509,52 @@ def _one_head(
     v1t[:d_v] = v.T
     v1t[d_v] = 1
     back = _shrink_large_columns(v1t[:d_v], n_k)
-    _query_blocks(q, k1, v1t, scale, mask, causal, bq, bk, out, lse, workers)
+    head = _Head(
+        q=q, k1=k1, v1t=v1t, scale=scale, mask=mask, causal=causal, bk=bk, out=out, lse=lse
+    )
+    _query_blocks(head, bq, workers)
     if back is not None:
         out *= back  # exact: powers of two; |out| ≤ max |v| per column, so no overflow
+
+
+@dataclass(frozen=True, slots=True)
+class _Head:
+    """One 2-D problem as each of its query blocks reads it (and the output it writes)."""
+
+    q: _F  # (L_q, d_k)
+    k1: _F  # (L_k, d_k + 1): [K | 1]
+    v1t: _F  # (d_v + 1, L_k): [V | 1]ᵀ
+    scale: np.floating | float
+    mask: _Mask  # (L_q, L_k) view, or None
+    causal: int | None  # the diagonal's offset: row i sees keys 0..i + causal; None: no mask
+    bk: int  # keys per tile
+    out: _F  # (L_q, d_v): each query block writes its rows
+    lse: _F | None  # (L_q,), or None when not asked for
+
+
+@dataclass(slots=True)
+class _TileState:
+    """The online-softmax state of one query block, rows ``i0:i1``, at key tile ``j0:j1``.
+
+    ``m``, ``acc`` and ``qst`` are views into one worker's `_Buffers`; everything is stored
+    transposed (features × query rows).
+    """
+
+    i0: int  # the query block's rows i0:i1
+    i1: int
+    qst: _F  # (d_k + 1, r): [q · scale | −base]ᵀ, the 1st GEMM's right operand
+    m: _F  # (r,): the running max m, each row's base once it has one (-inf before)
+    acc: _F  # (d_v + 1, r): [o | ℓ]ᵀ, the unnormalised output and the row sums λ
+    j0: int = 0  # the key tile being visited, keys j0:j1
+    j1: int = 0
+    ready: bool = False  # every row has a base: a score it attained, or 0 (see below)
+    fresh: bool = True  # no tile visited yet: base 0 is tried without a max pass
+
+    @property
+    def neg_base(self) -> _F:
+        """``−base`` per query row (r,): the last row of ``qst``, which the GEMM subtracts."""
+        row: _F = self.qst[-1]
+        return row
 
 
 def _shrink_large_columns(vt: NDArray[np.floating], n_k: int) -> NDArray[np.floating] | None:
@@ -516,41 +576,28 @@ def _shrink_large_columns(vt: NDArray[np.floating], n_k: int) -> NDArray[np.floa
     return np.exp2(exps).astype(vt.dtype)
 
 
-def _query_blocks(
-    q: _F,
-    k1: _F,
-    v1t: _F,
-    scale: np.floating | float,
-    mask: _Mask,
-    causal: int | None,
-    bq: int,
-    bk: int,
-    out: _F,
-    lse: _F | None,
-    workers: int,
-) -> None:
+def _query_blocks(head: _Head, bq: int, workers: int) -> None:
     """Every query block of one head, on ``workers`` threads."""
-    n_q, d_k, d_v = q.shape[0], q.shape[1], v1t.shape[0] - 1
+    n_q, d_k, d_v = head.q.shape[0], head.q.shape[1], head.v1t.shape[0] - 1
     starts = range(0, n_q, bq)
     if workers <= 1 or len(starts) == 1:
-        bufs = _Buffers(bq, bk, d_k, d_v, q.dtype)
+        bufs = _Buffers(bq, head.bk, d_k, d_v, head.q.dtype)
         for i0 in starts:
-            i1 = min(i0 + bq, n_q)
-            _query_block(q, k1, v1t, scale, mask, causal, i0, i1, bk, bufs, out, lse)
+            _query_block(head, i0, min(i0 + bq, n_q), bufs)
         return
     local = threading.local()
     limit = _single_threaded_blas()
     errstate = np.geterr()  # the caller's np.errstate does not follow it into the workers
     # NumPy and BLAS release the GIL, so query blocks run truly in parallel; the costliest
     # blocks (the last ones when causal) go first so that the workers finish together.
-    todo = iter(reversed(starts) if causal is not None else starts)
+    todo = iter(reversed(starts) if head.causal is not None else starts)
     lock = threading.Lock()
     failed = threading.Event()
 
     def drain() -> None:
         """Take query blocks until none is left (or a block has raised)."""
         if not hasattr(local, "bufs"):
-            local.bufs = _Buffers(bq, bk, d_k, d_v, q.dtype)
+            local.bufs = _Buffers(bq, head.bk, d_k, d_v, head.q.dtype)
         with np.errstate(**errstate):
             while not failed.is_set():
                 with lock:
@@ -558,8 +605,7 @@ def _query_blocks(
                 if i0 is None:
                     return
                 try:
-                    i1 = min(i0 + bq, n_q)
-                    _query_block(q, k1, v1t, scale, mask, causal, i0, i1, bk, local.bufs, out, lse)
+                    _query_block(head, i0, min(i0 + bq, n_q), local.bufs)
                 except BaseException:
                     failed.set()
                     raise
@@ -651,66 +697,48 @@ class _Buffers:
         self.alpha = np.empty(bq, dtype=dtype)
 
 
-def _query_block(
-    q: _F,
-    k1: _F,
-    v1t: _F,
-    scale: np.floating | float,
-    mask: _Mask,
-    causal: int | None,
-    i0: int,
-    i1: int,
-    bk: int,
-    b: _Buffers,
-    out: _F,
-    lse: _F | None,
-) -> None:
+def _query_block(head: _Head, i0: int, i1: int, b: _Buffers) -> None:
     """Rows i0:i1 of the output: visit the key tiles, keep (m, ℓ, o), divide once."""
     # Overflow in q kᵀ (or +inf + -inf from an additive mask) is not a warning here: it
     # shows as NaN or +inf in the row maxima and raises the untiled path's ValueError.
     with np.errstate(over="ignore", invalid="ignore"):
-        _visit_key_tiles(q, k1, v1t, scale, mask, causal, i0, i1, bk, b, out, lse)
+        state = _start(head, i0, i1, b)
+        _visit_key_tiles(head, state, b)
+        _finish(head, state)
 
 
-def _visit_key_tiles(
-    q: _F,
-    k1: _F,
-    v1t: _F,
-    scale: np.floating | float,
-    mask: _Mask,
-    causal: int | None,
-    i0: int,
-    i1: int,
-    bk: int,
-    b: _Buffers,
-    out: _F,
-    lse: _F | None,
-) -> None:
+def _start(head: _Head, i0: int, i1: int, b: _Buffers) -> _TileState:
+    """The state before the first key tile: no base yet, ``o = 0``, ``λ = 0``."""
+    d_k, d_v, r = head.q.shape[1], head.v1t.shape[0] - 1, i1 - i0
+    qst = b.qst[: (d_k + 1) * r].reshape(d_k + 1, r)
+    np.multiply(head.q[i0:i1].T, head.scale, out=qst[:d_k])  # float32 stays float32
+    qst[d_k] = 0  # −base: 0 until a row has one
+    state = _TileState(
+        i0=i0, i1=i1, qst=qst, m=b.m[:r], acc=b.acc[: (d_v + 1) * r].reshape(d_v + 1, r)
+    )
+    state.acc.fill(0)
+    state.m.fill(-np.inf)
+    return state
+
+
+def _visit_key_tiles(head: _Head, t: _TileState, b: _Buffers) -> None:
     # The tile is computed transposed, Sᵀ = [K | 1] [q · scale | −base]ᵀ (keys × queries):
     # with d_k + 1 = 65 inner columns this order runs ~15 % faster in OpenBLAS than S = Q Kᵀ.
-    dtype, n_k, d_k, d_v = q.dtype, k1.shape[0], q.shape[1], v1t.shape[0] - 1
-    r = i1 - i0
-    qst = b.qst[: (d_k + 1) * r].reshape(d_k + 1, r)
-    np.multiply(q[i0:i1].T, scale, out=qst[:d_k])  # float32 stays float32
-    neg_base = qst[d_k]  # −base per query row, a view: the GEMM subtracts it
-    neg_base[...] = 0
-    acc = b.acc[: (d_v + 1) * r].reshape(d_v + 1, r)
+    dtype, n_k, d_v = head.q.dtype, head.k1.shape[0], head.v1t.shape[0] - 1
+    r = t.i1 - t.i0
     pvt = b.pvt[: (d_v + 1) * r].reshape(d_v + 1, r)
-    mm, mn, al = b.m[:r], b.m_new[:r], b.alpha[:r]
-    acc.fill(0)
-    mm.fill(-np.inf)
-    ready = False  # True once every row has a base: a score it attained, or 0 (see below)
-    fresh = True  # no tile visited yet: base 0 is tried without a max pass
+    mn, al = b.m_new[:r], b.alpha[:r]
+    acc, mm, neg_base = t.acc, t.m, t.neg_base
     # causal: row i sees keys 0..i + causal, so no key after i1 - 1 + causal is visible
-    j_end = n_k if causal is None else max(0, min(n_k, i1 + causal))
-    for j0 in range(0, j_end, bk):
-        j1 = min(j0 + bk, j_end)
-        mtile = None if mask is None else mask[i0:i1, j0:j1].T
+    j_end = n_k if head.causal is None else max(0, min(n_k, t.i1 + head.causal))
+    for j0 in range(0, j_end, head.bk):
+        t.j0, t.j1 = j0, min(j0 + head.bk, j_end)
+        mtile = None if head.mask is None else head.mask[t.i0 : t.i1, t.j0 : t.j1].T
         if mtile is not None and mtile.dtype == np.bool_ and not mtile.any():
             continue  # every score of this tile is masked: skip it, compute nothing
-        st = b.tile[: (j1 - j0) * r].reshape(j1 - j0, r)
-        _shifted_scores(k1[j0:j1], qst, mtile, causal, i0, i1, j0, j1, st)
-        if ready or fresh:
+        st = b.tile[: (t.j1 - t.j0) * r].reshape(t.j1 - t.j0, r)
+        _shifted_scores(head, t, mtile, st)
+        if t.ready or t.fresh:
             # Fast path, no max pass: exponentiate against the old base and keep the tile
             # if its row sums stay below (its keys) · e^{_LAZY}, so that ℓ stays below
             # L_k · e^{_LAZY} as after max passes and nothing downstream can overflow. The
@@ -719,19 +747,21 @@ def _visit_key_tiles(
             # score fails the test too and is reported by the slow path; so does a row
             # with no visible key in the first tile (its sum is 0).
             np.exp(st, out=st)
-            np.matmul(v1t[:, j0:j1], st, out=pvt)  # [P V | P 1]ᵀ
+            np.matmul(head.v1t[:, t.j0 : t.j1], st, out=pvt)  # [P V | P 1]ᵀ
             sums = pvt[d_v]
-            if (sums <= (j1 - j0) * _FAST_SUM).all() and (ready or (sums >= _FIRST_MIN_SUM).all()):
-                if fresh:
+            if (sums <= (t.j1 - t.j0) * _FAST_SUM).all() and (
+                t.ready or (sums >= _FIRST_MIN_SUM).all()
+            ):
+                if t.fresh:
                     mm.fill(0)  # every row's base is 0 (neg_base is 0 already)
-                    ready, fresh = True, False
+                    t.ready, t.fresh = True, False
                 acc += pvt
                 continue
-            _shifted_scores(k1[j0:j1], qst, mtile, causal, i0, i1, j0, j1, st)  # redo
-        fresh = False
+            _shifted_scores(head, t, mtile, st)  # redo
+        t.fresh = False
         np.max(st, axis=0, out=mn)  # δ = rowmax S − base
         if np.isnan(mn).any() or np.isposinf(mn).any():
-            raise ValueError(_OVERFLOW.format(dtype.name))
+            raise ValueError(OVERFLOW.format(dtype.name))
         unset = np.isneginf(mm)  # rows that have not seen a visible key yet
         if (mn > _LAZY).any() or (unset & ~np.isneginf(mn)).any():
             # Rescale: the new base is the running max m' = max(m, rowmax S), as in
@@ -749,47 +779,43 @@ def _visit_key_tiles(
             recompute = neg_base.any()
             np.negative(shift, out=neg_base)
             if recompute:
-                _shifted_scores(k1[j0:j1], qst, mtile, causal, i0, i1, j0, j1, st)
+                _shifted_scores(head, t, mtile, st)
             else:
                 st -= shift  # no base yet: the tile holds S itself, so this is S − m'
-            ready = not np.isneginf(mm).any()
+            t.ready = not np.isneginf(mm).any()
         # Otherwise no row's max rose by more than _LAZY: keep the old base (the exact
         # result does not depend on the shift), so P ≤ e^{_LAZY} and no rescale pass.
         np.exp(st, out=st)  # P = e^{S − base}, in place
-        np.matmul(v1t[:, j0:j1], st, out=pvt)  # [P V | P 1]ᵀ
+        np.matmul(head.v1t[:, t.j0 : t.j1], st, out=pvt)  # [P V | P 1]ᵀ
         acc += pvt
-    ell = acc[d_v]
-    if lse is not None:  # log Σ e^S = base + log ℓ; a fully masked row has ℓ = 0: -inf
+
+
+def _finish(head: _Head, t: _TileState) -> None:
+    """``o / ℓ`` into the output rows, and ``base + log ℓ`` into ``lse`` if asked for."""
+    d_v = t.acc.shape[0] - 1
+    ell = t.acc[d_v]
+    if head.lse is not None:  # log Σ e^S = base + log ℓ; a fully masked row has ℓ = 0: -inf
         with np.errstate(divide="ignore"):
-            np.log(ell, out=lse[i0:i1])
-        lse[i0:i1] -= neg_base
+            np.log(ell, out=head.lse[t.i0 : t.i1])
+        head.lse[t.i0 : t.i1] -= t.neg_base
     ell[ell == 0] = 1  # a fully masked row: o = 0 and ℓ = 0, so the output row is 0
-    np.divide(acc[:d_v], ell, out=out[i0:i1].T)  # the one division, at the end
+    np.divide(t.acc[:d_v], ell, out=head.out[t.i0 : t.i1].T)  # the one division, at the end
 
 
-def _shifted_scores(
-    k1: _F,
-    qst: _F,
-    mtile: _Mask,
-    causal: int | None,
-    i0: int,
-    i1: int,
-    j0: int,
-    j1: int,
-    st: _F,
-) -> None:
-    """(S − base)ᵀ for keys j0:j1 and queries i0:i1, masked, into ``st``."""
-    np.matmul(k1, qst, out=st)
+def _shifted_scores(head: _Head, t: _TileState, mtile: _Mask, st: _F) -> None:
+    """(S − base)ᵀ for the keys j0:j1 and queries i0:i1 of ``t``, masked, into ``st``."""
+    np.matmul(head.k1[t.j0 : t.j1], t.qst, out=st)
     if mtile is not None:
         if mtile.dtype == np.bool_:
             np.copyto(st, -np.inf, where=np.logical_not(mtile))
         else:
             np.add(st, mtile, out=st, casting="same_kind")
-    if causal is None:
+    if head.causal is None:
         return
-    lo = max(j0, i0 + 1 + causal)  # keys before i0 + 1 + causal are visible to every row
-    if j1 > lo:  # the tile crosses the diagonal: mask only the keys past it
-        np.copyto(st[lo - j0 :], -np.inf, where=_after_query(i0 + causal, i1 + causal, lo, j1))
+    c = head.causal
+    lo = max(t.j0, t.i0 + 1 + c)  # keys before i0 + 1 + causal are visible to every row
+    if t.j1 > lo:  # the tile crosses the diagonal: mask only the keys past it
+        np.copyto(st[lo - t.j0 :], -np.inf, where=_after_query(t.i0 + c, t.i1 + c, lo, t.j1))
 
 
 def _after_query(i0: int, i1: int, j0: int, j1: int) -> NDArray[np.bool_]:

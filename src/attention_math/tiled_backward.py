@@ -29,12 +29,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from attention_math._checks import OVERFLOW, CausalAlignment, causal_offset, check_flag
+from attention_math.tiled import block_sizes
+
 __all__ = ["forward_with_lse", "tiled_backward"]
 
-_OVERFLOW = (
-    "the scores overflow the floating-point range (NaN or +inf after q kᵀ · scale); "
-    "rescale q and k (dtype {})"
-)
+
 
 Array = NDArray[np.floating]
 
@@ -71,30 +71,59 @@ def _scores(
     return s
 
 
+def _causal(n_q: int, n_k: int, is_causal: bool, causal_alignment: object) -> int | None:
+    """The causal diagonal's offset (query ``i`` sees keys ``0..i + offset``), or ``None``."""
+    offset = causal_offset(n_q, n_k, causal_alignment)  # checks the name even if not causal
+    return offset if check_flag("is_causal", is_causal) else None
+
+
+def _scale(q: Array, scale: np.floating | float | None) -> np.floating:
+    """The score factor in the working dtype; ``1/√d_k`` for ``None``."""
+    factor: np.floating = q.dtype.type(1.0 / np.sqrt(q.shape[-1]) if scale is None else scale)
+    return factor
+
+
 def forward_with_lse(
     q: Array,
     k: Array,
     v: Array,
-    scale: np.floating,
     mask: NDArray[np.bool_] | Array | None = None,
     *,
-    causal: int | None = None,
-    block: tuple[int, int] = (128, 128),
+    scale: np.floating | float | None = None,
+    is_causal: bool = False,
+    causal_alignment: CausalAlignment = "top-left",
+    block_size: int | tuple[int, int] = (128, 128),
 ) -> tuple[Array, Array]:
     """The output ``O`` and the row log-sum-exp of one head (2-D inputs), tile by tile.
 
     A row with no visible key gets ``O = 0`` and ``lse = +∞`` (not the ``−∞`` of
     ``attention(return_lse=True)``), so that the backward's ``exp(S − lse)`` gives it
-    weights 0, as the untiled softmax does.
+    weights 0, as the untiled softmax does. The arguments are those of
+    [`tiled_backward`][attention_math.tiled_backward.tiled_backward] (without ``d_out``).
 
     Examples:
         >>> import numpy as np
         >>> from attention_math.tiled_backward import forward_with_lse
         >>> q = k = np.eye(2); v = np.array([[1.0, 2.0], [3.0, 4.0]])
-        >>> out, lse = forward_with_lse(q, k, v, np.float64(1.0), block=(1, 1))
+        >>> out, lse = forward_with_lse(q, k, v, scale=1.0, block_size=(1, 1))
         >>> bool(np.allclose(lse, np.log(np.e + 1)))
         True
     """
+    causal = _causal(q.shape[0], k.shape[0], is_causal, causal_alignment)
+    return _forward(q, k, v, _scale(q, scale), mask, causal, block_sizes(block_size))
+
+
+def _forward(
+    q: Array,
+    k: Array,
+    v: Array,
+    scale: np.floating,
+    mask: NDArray[np.bool_] | Array | None,
+    causal: int | None,
+    block: tuple[int, int],
+) -> tuple[Array, Array]:
+    """[`forward_with_lse`][attention_math.tiled_backward.forward_with_lse] once checked:
+    ``causal`` is the diagonal's offset or ``None``."""
     n_q, n_k = q.shape[0], k.shape[0]
     bq, bk = block
     out = np.zeros((n_q, v.shape[1]), dtype=q.dtype)
@@ -113,7 +142,7 @@ def forward_with_lse(
                     continue
                 m_new = np.maximum(m, s.max(axis=1))
                 if np.isnan(m_new).any() or np.isposinf(m_new).any():
-                    raise ValueError(_OVERFLOW.format(q.dtype.name))
+                    raise ValueError(OVERFLOW.format(q.dtype.name))
                 shift = np.where(np.isneginf(m_new), 0, m_new).astype(q.dtype)
                 alpha = np.exp(m - shift)  # rescales the old state (0 while m = −∞)
                 s -= shift[:, None]
@@ -134,11 +163,12 @@ def tiled_backward(
     k: Array,
     v: Array,
     d_out: Array,
-    scale: np.floating,
     mask: NDArray[np.bool_] | Array | None = None,
     *,
-    causal: int | None = None,
-    block: tuple[int, int] = (128, 128),
+    scale: np.floating | float | None = None,
+    is_causal: bool = False,
+    causal_alignment: CausalAlignment = "top-left",
+    block_size: int | tuple[int, int] = (128, 128),
 ) -> tuple[Array, Array, Array]:
     """``(dq, dk, dv)`` tile by tile, for validated input of one working dtype.
 
@@ -147,12 +177,13 @@ def tiled_backward(
         k: ``(..., L_k, d_k)``.
         v: ``(..., L_k, d_v)``.
         d_out: ``(..., L_q, d_v)``, the batch shape of the output.
-        scale: the score factor, a NumPy scalar of the working dtype.
         mask: ``None`` or a validated boolean/additive mask broadcastable to the scores.
-        causal: ``None``, or the offset of a causal mask's diagonal (query ``i`` sees keys
-            ``0..i + causal``, see [`causal_offset`][attention_math.numeric.causal_offset]); tiles
+        scale: the score factor; default ``1/√d_k``. Taken in the working dtype.
+        is_causal: query ``i`` sees keys ``0..i`` only (see ``causal_alignment``); tiles
             entirely above the diagonal are skipped.
-        block: ``(block_q, block_k)``.
+        causal_alignment: with ``is_causal``, where the diagonal sits when ``L_q ≠ L_k``, as
+            in [`causal_mask`][attention_math.numeric.causal_mask].
+        block_size: ``(block_q, block_k)``, or one int for both.
 
     Returns:
         Gradients with the broadcast batch shape of the output (the caller sums them back
@@ -164,12 +195,15 @@ def tiled_backward(
         >>> from attention_math.tiled_backward import tiled_backward
         >>> rng = np.random.default_rng(0)
         >>> q, k, v, d_out = rng.standard_normal((4, 5, 3))
-        >>> tiled = tiled_backward(q, k, v, d_out, np.float64(0.5), block=(2, 3))
+        >>> tiled = tiled_backward(q, k, v, d_out, scale=0.5, block_size=(2, 3))
         >>> full = attention_backward(q, k, v, d_out, scale=0.5)
         >>> all(np.allclose(a, b) for a, b in zip(tiled, full))
         True
     """
     n_q, n_k = q.shape[-2], k.shape[-2]
+    causal = _causal(n_q, n_k, is_causal, causal_alignment)
+    scale = _scale(q, scale)
+    block = block_sizes(block_size)
     batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], d_out.shape[:-2])
     mb: NDArray[Any] | None = None
     if mask is not None:
@@ -203,7 +237,7 @@ def _one_head(
     """FlashAttention-2's backward for one head, written into ``dq``, ``dk``, ``dv``."""
     n_q, n_k = q.shape[0], k.shape[0]
     bq, bk = block
-    out, lse = forward_with_lse(q, k, v, scale, mask, causal=causal, block=block)
+    out, lse = _forward(q, k, v, scale, mask, causal, block)
     d_row = np.sum(d_out * out, axis=1)  # D = rowsum(dO ∘ O), (L_q,)
     del out  # only D is needed from O
     dq.fill(0)

@@ -112,18 +112,18 @@ def cache_rows_exact(length: int = 3) -> bool:
     return True
 
 
-def append_changes_earlier_rows(length: int = 3, *, causal: bool) -> bool:
+def append_changes_earlier_rows(length: int = 3, *, is_causal: bool) -> bool:
     """True when appending token ``length`` changes some earlier output row (generic tokens).
 
     Examples:
         >>> from attention_math.derivations.decoding import append_changes_earlier_rows
-        >>> [append_changes_earlier_rows(3, causal=c) for c in (True, False)]
+        >>> [append_changes_earlier_rows(3, is_causal=c) for c in (True, False)]
         [False, True]
     """
     q, k, v = _qkv(length)
 
     def out(n: int) -> sp.Matrix:
-        mask = [[j <= i for j in range(n)] for i in range(n)] if causal else None
+        mask = [[j <= i for j in range(n)] for i in range(n)] if is_causal else None
         return _attention(q[:n, :], k[:n, :], v[:n, :], mask=mask)
 
     short, long = out(length - 1), out(length)

@@ -106,7 +106,9 @@ def softmax_jacobian(n: int) -> tuple[sp.Matrix, sp.Matrix]:
         >>> J[0, 1] == -p[0] * p[1]
         True
     """
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+    if isinstance(n, bool) or not isinstance(n, int):  # the wording of _checks.check_count
+        raise TypeError(f"n must be a positive integer, got {n!r}")
+    if n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")
     z = symbolic.generic_matrix("z", 1, n)
     p = symbolic.softmax(z).T  # column
@@ -175,7 +177,7 @@ def verify_jacobian_properties(n: int) -> dict[str, sp.Expr]:
 
 
 def backward(
-    Q: object, K: object, V: object, d_out: object, mask: object = None, scale: object = None
+    q: object, k: object, v: object, d_out: object, mask: object = None, *, scale: object = None
 ) -> dict[str, sp.Matrix]:
     """The backward pass by the matrix formulas, exactly: ``P, O, dP, dS, dQ, dK, dV``.
 
@@ -194,8 +196,8 @@ def backward(
         >>> [sp.simplify(sum(g["dS"].row(i))) for i in range(2)]  # rows of dS sum to zero
         [0, 0]
     """
-    Qm, Km = symbolic.as_matrix(Q, "Q"), symbolic.as_matrix(K, "K")
-    Vm, dO = symbolic.as_matrix(V, "V"), symbolic.as_matrix(d_out, "d_out")
+    Qm, Km = symbolic.as_matrix(q, "Q"), symbolic.as_matrix(k, "K")
+    Vm, dO = symbolic.as_matrix(v, "V"), symbolic.as_matrix(d_out, "d_out")
     # read as attention reads it (a float as its exact value), so dQ and dK use the same α
     alpha = 1 / sp.sqrt(Qm.cols) if scale is None else symbolic._exact(scale)
     out, P = symbolic.attention(Qm, Km, Vm, mask=mask, scale=alpha, return_weights=True)
@@ -262,7 +264,7 @@ def verify_backward(
 
 
 def projection_backward(
-    X: object, W_Q: object, W_K: object, W_V: object, d_out: object, scale: object = None
+    x: object, w_q: object, w_k: object, w_v: object, d_out: object, *, scale: object = None
 ) -> dict[str, sp.Matrix]:
     """Gradients through the projections by the formulas: ``dX, dW_Q, dW_K, dW_V``.
 
@@ -276,8 +278,8 @@ def projection_backward(
         >>> g["dW_V"] == g["dV"]   # X = I
         True
     """
-    Xm = symbolic.as_matrix(X, "X")
-    Wq, Wk, Wv = (symbolic.as_matrix(w, n) for w, n in ((W_Q, "W_Q"), (W_K, "W_K"), (W_V, "W_V")))
+    Xm = symbolic.as_matrix(x, "X")
+    Wq, Wk, Wv = (symbolic.as_matrix(w, n) for w, n in ((w_q, "W_Q"), (w_k, "W_K"), (w_v, "W_V")))
     g = backward(Xm * Wq, Xm * Wk, Xm * Wv, d_out, scale=scale)
     g["dW_Q"] = Xm.T * g["dQ"]
     g["dW_K"] = Xm.T * g["dK"]

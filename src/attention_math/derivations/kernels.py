@@ -74,9 +74,10 @@ def _is_zero(e: sp.Expr) -> bool:
 
 
 def bandwidth_limits(
-    x_query: sp.Rational, x_keys: list[sp.Rational]
+    q: sp.Rational, k: list[sp.Rational]
 ) -> tuple[list[sp.Expr], list[sp.Expr], list[sp.Expr]]:
-    """Exact Gaussian-kernel weights of one 1-D query as functions of the bandwidth ``τ``,
+    """Exact Gaussian-kernel weights of one 1-D query ``q`` against the keys ``k``, as
+    functions of the bandwidth ``τ``,
     and their limits ``τ → 0⁺`` and ``τ → ∞`` (SymPy's ``limit``).
 
     Returns ``(weights(τ), limits at 0, limits at ∞)``.
@@ -89,8 +90,8 @@ def bandwidth_limits(
         ([1, 0, 0], [1/3, 1/3, 1/3])
     """
     tau = sp.Symbol("tau", positive=True)  # the bandwidth (h counts heads on this site)
-    keys = [sp.nsimplify(x) for x in x_keys]
-    xq = sp.nsimplify(x_query)
+    keys = [sp.nsimplify(x) for x in k]
+    xq = sp.nsimplify(q)
     scores = [-((xq - x) ** 2) / (2 * tau**2) for x in keys]
     top = max(scores, key=lambda e: e.subs(tau, 1))  # shift by the largest score: finite limits
     weights = [sp.simplify(sp.exp(s - top) / sum(sp.exp(t - top) for t in scores)) for s in scores]

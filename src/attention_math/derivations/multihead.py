@@ -12,6 +12,7 @@ import sympy as sp
 from numpy.typing import ArrayLike, NDArray
 
 from attention_math import numeric
+from attention_math._checks import check_count
 from attention_math.multihead import _check_inputs, _multi_head
 
 __all__ = [
@@ -40,8 +41,7 @@ def block_identity(n_heads: int = 2) -> tuple[sp.Expr, sp.Expr]:
         >>> lhs == rhs, rhs
         (True, H_1*W_O^(1) + H_2*W_O^(2))
     """
-    if isinstance(n_heads, bool) or not isinstance(n_heads, int) or n_heads < 1:
-        raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
+    n_heads = check_count("n_heads", n_heads)
     L_q, d_v, d_out = sp.symbols("L_q d_v d_out", positive=True, integer=True)
     heads = [sp.MatrixSymbol(f"H_{i}", L_q, d_v) for i in range(1, n_heads + 1)]  # a row a query
     blocks = [sp.MatrixSymbol(f"W_O^({i})", d_v, d_out) for i in range(1, n_heads + 1)]

@@ -249,9 +249,9 @@ def fa2_update(state: State, scores: Sequence[object], values: Sequence[object])
 
 
 def numeric_trace(
-    scores: ArrayLike, values: ArrayLike, block: int
+    scores: ArrayLike, values: ArrayLike, block_size: int
 ) -> list[tuple[float, float, NDArray[np.floating]]]:
-    """The float64 states ``(m, λ, o)`` after each tile of ``block`` keys (one query row).
+    """The float64 states ``(m, λ, o)`` after each tile of ``block_size`` keys (one query row).
 
     Examples:
         >>> from attention_math.derivations.online_softmax import numeric_trace
@@ -262,8 +262,8 @@ def numeric_trace(
     v = np.asarray(values, dtype=np.float64).reshape(len(s), -1)
     m, ell, o = -np.inf, 0.0, np.zeros(v.shape[1])
     out = []
-    for j0 in range(0, len(s), block):
-        st, vt = s[j0 : j0 + block], v[j0 : j0 + block]
+    for j0 in range(0, len(s), block_size):
+        st, vt = s[j0 : j0 + block_size], v[j0 : j0 + block_size]
         m_new = max(m, float(st.max()))
         alpha = np.exp(m - m_new)  # 0 on the first tile (m = -inf)
         p = np.exp(st - m_new)

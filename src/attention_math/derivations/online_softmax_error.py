@@ -73,7 +73,7 @@ class ReferenceValue:
 
 
 def reference(
-    q: ArrayLike, k: ArrayLike, v: ArrayLike, scale: float = 1.0, rows: int | None = None
+    q: ArrayLike, k: ArrayLike, v: ArrayLike, *, scale: float = 1.0, rows: int | None = None
 ) -> ReferenceValue:
     """``softmax(q kᵀ · scale) v`` for the first ``rows`` queries, to 40 digits (kept as a
     float64 pair, `ReferenceValue`).
@@ -157,7 +157,7 @@ def row_error_eps(
     return float((err / (eps * np.where(size == 0, 1, size))).max())
 
 
-def online(scores: ArrayLike, v: ArrayLike, block: int) -> NDArray[np.floating]:
+def online(scores: ArrayLike, v: ArrayLike, block_size: int) -> NDArray[np.floating]:
     """Softmax(scores) · v by the tiled engine: shifts per tile, one division at the end.
 
     ``scores`` are fed as ``q`` against ``k = I`` with scale 1, which reproduces them
@@ -166,12 +166,13 @@ def online(scores: ArrayLike, v: ArrayLike, block: int) -> NDArray[np.floating]:
     Examples:
         >>> import numpy as np
         >>> from attention_math.derivations.online_softmax_error import online
-        >>> online(np.float64([[0.0, 0.0]]), np.float64([[1.0], [3.0]]), block=1)
+        >>> online(np.float64([[0.0, 0.0]]), np.float64([[1.0], [3.0]]), block_size=1)
         array([[2.]])
     """
     s = np.asarray(scores)
     eye = np.eye(s.shape[-1], dtype=s.dtype)
-    return tiled_attention(s, eye, np.asarray(v, dtype=s.dtype), s.dtype.type(1), block=(8, block))
+    va = np.asarray(v, dtype=s.dtype)
+    return tiled_attention(s, eye, va, scale=s.dtype.type(1), block_size=(8, block_size))
 
 
 def division_free(scores: ArrayLike, v: ArrayLike) -> NDArray[np.floating]:

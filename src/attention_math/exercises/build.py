@@ -119,7 +119,7 @@ def attention_exercise(
     def result(
         scale_used: sp.Expr, axis: int = -1, mask_after: bool = False, masked: bool = True
     ) -> sp.Matrix:
-        S = symbolic.scores(q, k, scale_used)
+        S = symbolic.scores(q, k, scale=scale_used)
         if what == "scores":
             return S
         if mask_after and mask is not None:  # softmax of every score, then blocked ones zeroed

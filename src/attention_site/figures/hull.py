@@ -92,7 +92,7 @@ def running_hull() -> str:
     """
     from attention_math.running import numeric_forward
 
-    plain, causal = numeric_forward(), numeric_forward(causal=True)
+    plain, causal = numeric_forward(), numeric_forward(is_causal=True)
     return value_hull(
         plain["V"],
         {"outputs, no mask": plain["O"], "outputs, causal mask": causal["O"]},

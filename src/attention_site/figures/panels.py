@@ -148,7 +148,7 @@ def pipeline(
         return svg(fig)
 
 
-def running_pipeline(causal: bool = True) -> str:
+def running_pipeline(is_causal: bool = True) -> str:
     """`pipeline` for the running example (`attention_math.running`), causal by
     default, every matrix cross-checked against the exact result first; as wide as its box.
 
@@ -159,7 +159,7 @@ def running_pipeline(causal: bool = True) -> str:
     """
     from attention_math.running import numeric_forward
 
-    f = numeric_forward(causal)
+    f = numeric_forward(is_causal)
     return fluid(pipeline(*(f[n] for n in ("X", "Q", "K", "V", "raw", "S", "P", "O"))))
 
 

@@ -12,7 +12,7 @@ __all__ = ["tile_grid"]
 _GREY = "#808080"  # the placeholder svg() turns into the page's text colour
 
 
-def tile_grid(length: int = 8, block: int = 2, d: int = 4, seed: int = 0) -> str:
+def tile_grid(length: int = 8, block_size: int = 2, d: int = 4, seed: int = 0) -> str:
     """The causal online softmax as a grid of score tiles, queries down, keys across.
 
     Tiles wholly below the diagonal are computed in full, diagonal tiles are computed and
@@ -33,18 +33,18 @@ def tile_grid(length: int = 8, block: int = 2, d: int = 4, seed: int = 0) -> str
     from attention_math import numeric
     from attention_math.derivations.online_softmax import numeric_trace
 
-    if length % block:
-        raise ValueError(f"length {length} must be a multiple of block {block}")
+    if length % block_size:
+        raise ValueError(f"length {length} must be a multiple of block_size {block_size}")
     rng = np.random.default_rng(seed)
     q, k, v = (rng.standard_normal((length, d)) for _ in range(3))  # each L × d
     s = q @ k.T / np.sqrt(d)  # L × L scores
     last = length - 1  # the last query attends to every key: its row visits every tile
-    trace = numeric_trace(s[last], v, block)  # one (m, λ, o) per key tile
+    trace = numeric_trace(s[last], v, block_size)  # one (m, λ, o) per key tile
     _, ell_end, o_end = trace[-1]
     want = numeric.attention(q, k, v, mask=numeric.causal_mask(length))[last]  # d
     if not np.allclose(o_end / ell_end, want, rtol=1e-12, atol=1e-12):
         raise AssertionError(f"online softmax o/λ = {o_end / ell_end} ≠ attention {want}")
-    n = length // block
+    n = length // block_size
     colours = {"computed": "#c6dbef", "masked in part": "#fdd0a2", "skipped": "none"}
     with style():
         fig, ax = plt.subplots(figsize=(5.4, 5.0))
@@ -105,12 +105,12 @@ def tile_grid(length: int = 8, block: int = 2, d: int = 4, seed: int = 0) -> str
         ax.set_ylim(n + 1.0, 0)
         ax.set_xticks(
             [j + 0.5 for j in range(n)],
-            [f"keys {j * block + 1}–{(j + 1) * block}" for j in range(n)],
+            [f"keys {j * block_size + 1}–{(j + 1) * block_size}" for j in range(n)],
             fontsize=7,
         )
         ax.set_yticks(
             [i + 0.5 for i in range(n)],
-            [f"queries {i * block + 1}–{(i + 1) * block}" for i in range(n)],
+            [f"queries {i * block_size + 1}–{(i + 1) * block_size}" for i in range(n)],
             fontsize=7,
         )
         ax.xaxis.tick_top()
@@ -121,7 +121,8 @@ def tile_grid(length: int = 8, block: int = 2, d: int = 4, seed: int = 0) -> str
         for side in ("top", "right", "bottom", "left"):
             ax.spines[side].set_visible(False)
         ax.set_title(
-            f"causal tiles of {block} × {block} scores: computed, masked in part, skipped",
+            f"causal tiles of {block_size} × {block_size} scores: "
+            "computed, masked in part, skipped",
             fontsize=9,
         )
         fig.tight_layout()

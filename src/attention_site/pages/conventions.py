@@ -293,7 +293,7 @@ def causal_alignment(torch: ModuleType | None) -> Row:
     q, k, v = _problem(8, 1, 1, 2, 4)
     k, v = (np.concatenate([a, a[..., ::-1, :]], axis=-2) for a in (k, v))  # L_k = 4
     tl = causal_mask(2, 4).astype(int).tolist()
-    br = causal_mask(2, 4, alignment="bottom-right").astype(int).tolist()
+    br = causal_mask(2, 4, causal_alignment="bottom-right").astype(int).tolist()
     found = f"L_q = 2, L_k = 4: top-left {tl}, bottom-right {br}"
     if torch is None:
         return Row("`is_causal` alignment", _CAUSAL_THEIRS, _CAUSAL_OURS, _NO_TORCH + found)
@@ -319,7 +319,7 @@ _CAUSAL_THEIRS = (
 )
 _CAUSAL_OURS = (
     '`is_causal=True, causal_alignment="top-left"` (default) or `"bottom-right"`; '
-    "`causal_mask(n_q, n_k, alignment=…)`"
+    "`causal_mask(n_q, n_k, causal_alignment=…)`"
 )
 
 

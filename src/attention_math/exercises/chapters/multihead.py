@@ -43,7 +43,7 @@ def exercises() -> list[Exercise]:
             extra=(
                 Mistake(
                     "wrong_scale",
-                    symbolic.softmax(symbolic.scores(head, head, 1 / sp.sqrt(6))),
+                    symbolic.softmax(symbolic.scores(head, head, scale=1 / sp.sqrt(6))),
                     "You scaled by 1/√d_model; a head scales by its own 1/√d_k.",
                 ),
             ),

@@ -212,7 +212,7 @@ def _nw_numeric() -> np.ndarray:
 def _linear_numeric(q: sp.Matrix, k: sp.Matrix, v: sp.Matrix) -> np.ndarray:
     from attention_math.linear import linear_attention  # NumPy, at build time only
 
-    return linear_attention(float_array(q), float_array(k), float_array(v), causal=True)
+    return linear_attention(float_array(q), float_array(k), float_array(v), is_causal=True)
 
 
 # The solutions, as the chapter's page shows them (source and result): each computes its
