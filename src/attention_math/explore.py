@@ -484,7 +484,7 @@ def rope(
     return _grid("rope", sliders, make)
 
 
-def alibi(max_heads: int = 16, n_k: int = 8) -> Explorable:
+def alibi(max_heads: int = 12, n_k: int = 8) -> Explorable:
     """ALiBi with ``n_heads`` heads, head ``k``: its slope ``m_k = 2^(−e_k)``
     ([`alibi_exponents`][attention_math.positional.alibi_exponents]) and the bias row
     ``−m_k |i − j|`` of the last of ``n_k`` queries
