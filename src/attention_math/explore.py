@@ -414,7 +414,9 @@ def kv_heads(model: str = "Llama 2 70B", *, n_bytes: int = 2) -> Explorable:
             "published": h_kv == shape.n_kv_heads,
         }
 
-    slider = Slider("h_kv", "kv heads h_kv", divisors, len(divisors) - 1)
+    # it starts at the model's own choice (a divisor of h, as every configuration's is)
+    start = divisors.index(shape.n_kv_heads) if shape.n_kv_heads in divisors else len(divisors) - 1
+    slider = Slider("h_kv", "kv heads h_kv", divisors, start)
     return _grid("kv-heads", [slider], make)
 
 

@@ -91,7 +91,7 @@ QUANTITIES: dict[str, dict[str, Callable[[Any], str]]] = {
         "context": _int,
         "gib-at-context": _d(4),
         "factor": _int,
-        "saving": _d(4),
+        "saving-percent": _d(4),
     },
     "rope": {
         "p": _int,
@@ -123,6 +123,7 @@ QUANTITIES: dict[str, dict[str, Callable[[Any], str]]] = {
 
 DERIVED: dict[str, Callable[[Frame], Any]] = {
     "published-note": lambda f: " (the model's own choice)" if f["published"] else "",
+    "saving-percent": lambda f: 100 * f["saving"],
     "kib-per-token": lambda f: f["bytes-per-token"] / 2**10,
     "gib-at-context": lambda f: f["context-bytes"] / 2**30,
     "angle-0": lambda f: f["angles"][0],
@@ -214,7 +215,7 @@ READOUTS: dict[str, Readout] = {
         ("", "gib-at-context", " GiB "),
         ("at its context of ", "context", " tokens; "),
         ("", "factor", " times smaller than multi-head attention, "),
-        ("a saving of ", "saving", " of the cache, with the same h query heads."),
+        ("a saving of ", "saving-percent", " % of the cache, with the same h query heads."),
     ),
     "rope": (
         ("Query at position p = ", "p", ", key at 0, "),
@@ -253,9 +254,11 @@ def _n(x: float) -> str:
 
 
 def _svg(width: int, height: int, body: str, label: str) -> str:
+    """One panel, never drawn wider than its own coordinates (the text stays 12 px); the
+    panels of a figure sit side by side, or one above the other on a phone."""
     return (
-        f'<svg viewBox="0 0 {width} {height}" role="img" aria-label="{html.escape(label)}"'
-        f' xmlns="http://www.w3.org/2000/svg">{body}</svg>'
+        f'<svg viewBox="0 0 {width} {height}" style="max-width:{width}px" role="img"'
+        f' aria-label="{html.escape(label)}" xmlns="http://www.w3.org/2000/svg">{body}</svg>'
     )
 
 
@@ -294,9 +297,10 @@ def _figure_scaling(f: Frame, ex: explore.Explorable) -> str:
     top = max(max(g["hist-scaled"] + g["hist-unscaled"]) for g in ex.frames.values())
     edges = f["edges"]
     span = edges[-1]
-    out = []
-    for panel, (tag, title) in enumerate((("unscaled", "q·k, unscaled"), ("scaled", "q·k / √dₖ"))):
-        x0, w, base = 20 + panel * 320, 280, 150
+    panels = []
+    for tag, title in (("unscaled", "q·k, unscaled"), ("scaled", "q·k / √dₖ")):
+        out = []
+        x0, w, base = 20, 280, 150
         shares = f[f"hist-{tag}"]
         step = w / len(shares)
         out.append(_text(x0 + w / 2, 16, title))
@@ -309,12 +313,13 @@ def _figure_scaling(f: Frame, ex: explore.Explorable) -> str:
             out.append(_text(x, base + 15, lab))
         outside = decimal_text(100 * f[f"outside-{tag}"], 3)
         out.append(_text(x0 + w / 2, base + 32, f"{outside} % beyond ±{stop_text(span)}"))
-    return _svg(640, 190, "".join(out), "histograms of the scores, unscaled and scaled")
+        panels.append(_svg(320, 190, "".join(out), f"histogram of {title}"))
+    return "".join(panels)
 
 
 def _figure_mask(f: Frame, _: explore.Explorable) -> str:
     m, p = f["mask"], f["weights"]
-    cell, x0, y0 = 44, 60, 30
+    cell, x0, y0 = 40, 40, 24
     out = [_text(x0 + cell * len(m[0]) / 2, 14, "keys j")]
     for i, row in enumerate(m):
         out.append(_text(x0 - 8, y0 + i * cell + cell / 2 + 4, f"q{i + 1}", "end"))
@@ -334,7 +339,7 @@ def _figure_mask(f: Frame, _: explore.Explorable) -> str:
 
 
 def _figure_window(f: Frame, _: explore.Explorable) -> str:
-    n, cell, x0, y0 = f["length"], 20, 70, 24
+    n, cell, x0, y0 = f["length"], 18, 60, 24
     out = [_text(x0 + n * cell / 2, 14, "tokens that reach the last one")]
     for depth, row in enumerate(f["reach"]):
         y = y0 + depth * (cell + 4)
@@ -368,6 +373,7 @@ def _figure_rope(f: Frame, ex: explore.Explorable) -> str:
     scale = max(max(math.hypot(*pair) for pair in f["pairs"]), 1e-9)
     out.append(f'<circle cx="{cx}" cy="{cy}" r="{r}" class="ex-axis"/>')
     out.append(_text(cx, 20, "the query's pairs, turned"))
+    out.append(_text(cx, 200, "dashed: at position 0"))
     for i, (before, after) in enumerate(zip(f["pairs"], f["rotated"], strict=True)):
         cls = "ex-line" if i == 0 else "ex-line2"
         for (x, y), extra in ((before, ' stroke-dasharray="4 3" opacity="0.5"'), (after, "")):
@@ -377,10 +383,12 @@ def _figure_rope(f: Frame, ex: explore.Explorable) -> str:
             )
         x, y = after
         out.append(_text(cx + (r + 14) * x / scale, cy - (r + 14) * y / scale + 4, f"{i}"))
+    circle = _svg(200, 210, "".join(out), "the query's pairs before and after the rotation")
+    out = []
     curve = f["curve"]
     lo = float(min(min(g["curve"]) for g in ex.frames.values()))
     hi = float(max(max(g["curve"]) for g in ex.frames.values()))
-    x0, w, y0, h = 230, 380, 30, 150
+    x0, w, y0, h = 20, 320, 30, 150
     step = w / (len(curve) - 1)
 
     def y_of(s: float) -> float:
@@ -395,7 +403,7 @@ def _figure_rope(f: Frame, ex: explore.Explorable) -> str:
     out.append(f'<circle cx="{_n(px)}" cy="{_n(py)}" r="5" class="ex-dot"/>')
     out.append(_text(x0, y0 + h + 16, "0"))
     out.append(_text(x0 + w, y0 + h + 16, str(len(curve) - 1)))
-    return _svg(630, 205, "".join(out), "the rotated pairs and the score against the offset")
+    return circle + _svg(360, 210, "".join(out), "the score against the offset")
 
 
 def _figure_alibi(f: Frame, ex: explore.Explorable) -> str:
@@ -410,9 +418,11 @@ def _figure_alibi(f: Frame, ex: explore.Explorable) -> str:
         out.append(_rect(x0 + j * step + step * 0.15, top, step * 0.7, bh, "ex-bar"))
         out.append(_text(x0 + j * step + step * 0.5, top + bh + 14, decimal_text(b, 3)))
     out.append(_text(x0 + w / 2, top + 150, "key j (the query is the last)"))
+    row = _svg(380, 190, "".join(out), "the bias row of the head")
+    out = []
     slopes = f["slopes"]
     steepest = max(max(g["slopes"]) for g in ex.frames.values())
-    sx, sw = 400, 220
+    sx, sw = 20, 220
     sstep = sw / len(slopes)
     out.append(_text(sx + sw / 2, 14, "slopes of the heads"))
     for k, s in enumerate(slopes):
@@ -420,16 +430,16 @@ def _figure_alibi(f: Frame, ex: explore.Explorable) -> str:
         bh = 120 * s / steepest
         out.append(_rect(sx + k * sstep, 160 - bh, sstep * 0.8, bh, cls))
     out.append(f'<line x1="{sx}" x2="{sx + sw}" y1="160" y2="160" class="ex-axis"/>')
-    return _svg(640, 190, "".join(out), "the bias row of the head and the slopes of all heads")
+    return row + _svg(260, 190, "".join(out), "the slopes of all heads, this one in colour")
 
 
 def _figure_online_softmax(f: Frame, _: explore.Explorable) -> str:
     s, block = f["scores"], f["block"]
     n = len(s)
-    x0, w, mid, h = 20, 600, 90, 60
+    x0, w, mid, h = 10, 340, 90, 60
     top = max(abs(x) for x in s)
     step = w / n
-    out = [_text(x0 + w / 2, 14, "the row's scores, tile by tile; the line: the running maximum m")]
+    out = [_text(x0 + w / 2, 14, "scores, tile by tile; the line: the running maximum m")]
     out.append(f'<line x1="{x0}" x2="{x0 + w}" y1="{mid}" y2="{mid}" class="ex-axis"/>')
     for j, x in enumerate(s):
         bh = h * abs(x) / top
@@ -444,7 +454,7 @@ def _figure_online_softmax(f: Frame, _: explore.Explorable) -> str:
         ym = mid - h * m / top
         points += [f"{_n(xa)},{_n(ym)}", f"{_n(xb)},{_n(ym)}"]
     out.append(f'<polyline points="{" ".join(points)}" class="ex-line"/>')
-    svg = _svg(640, 165, "".join(out), "the scores in tiles and the running maximum")
+    svg = _svg(360, 165, "".join(out), "the scores in tiles and the running maximum")
     rows = "".join(
         f"<tr><td>{t + 1}</td><td>{t * block + 1}–{min(n, (t + 1) * block)}</td>"
         f"<td>{decimal_text(m, 4)}</td><td>{decimal_text(ell, 4)}</td>"
