@@ -8,7 +8,10 @@
   const start = (root) => {
     if (root.dataset.explorableReady) return;
     root.dataset.explorableReady = "1";
-    let data = null; // parsed at the first move, not as the page loads
+    let data = null; // parsed when the browser is idle, or at the first move if sooner
+    const parse = () => {
+      data = data || JSON.parse(root.querySelector('script[type="application/json"]').textContent);
+    };
     const inputs = [...root.querySelectorAll('input[type="range"]')];
     const figure = root.querySelector("[data-figure]");
     const shown = {};
@@ -17,7 +20,7 @@
     for (const input of inputs) byName[input.dataset.slider] = input;
 
     const redraw = () => {
-      data = data || JSON.parse(root.querySelector('script[type="application/json"]').textContent);
+      parse();
       for (const input of inputs) {
         const limit = input.dataset.limit && byName[input.dataset.limit];
         if (limit) {
@@ -45,6 +48,8 @@
     // interaction (overrides/main.html), which may itself have moved a slider: catch up.
     const key = inputs.map((input) => input.value).join(",");
     if (key !== root.dataset.stop) redraw();
+    else if (window.requestIdleCallback) requestIdleCallback(parse, { timeout: 2000 });
+    else setTimeout(parse, 200);
     for (const input of inputs) {
       const limit = input.dataset.limit && byName[input.dataset.limit];
       if (limit) input.max = limit.value; // a head index never beyond the head count

@@ -206,7 +206,7 @@ def temperature(
         }
 
     return _grid(
-        "temperature", [Slider("T", "Temperature T", ts, ts.index(1) if 1 in ts else 0)], make
+        "temperature", [Slider("T", "Temperature", ts, ts.index(1) if 1 in ts else 0)], make
     )
 
 

@@ -177,7 +177,7 @@ def quantity_text(name: str, frame: Frame, quantity: str) -> str:
 
 READOUTS: dict[str, Readout] = {
     "temperature": (
-        ("T = ", "T", ": "),
+        ("Temperature ", "T", ": "),
         ("the largest weight is ", "max-weight", ", "),
         ("the entropy ", "entropy", " nats "),
         ("(at most ", "uniform-entropy", ", for equal weights)."),
@@ -290,7 +290,7 @@ def _bars(values: Sequence[float], labels: Sequence[str], top: float, *, width: 
 def _figure_temperature(f: Frame, _: explore.Explorable) -> str:
     labels = [f"token {j + 1}" for j in range(len(f["weights"]))]
     body = _bars(f["weights"], labels, 1.0)
-    return body.replace('aria-label="bar chart"', 'aria-label="the weights of the row at T"')
+    return body.replace('aria-label="bar chart"', 'aria-label="the weights of the row"')
 
 
 def _figure_scaling(f: Frame, ex: explore.Explorable) -> str:
