@@ -5,7 +5,8 @@ its ``attention_patterns(tokens)``, ``logits(tokens)`` and ``circuits(layer)``. 
 (``previous_token_score``, ``prefix_matching_score``, ``copying_score``,
 ``k_composition_score``) find its heads. NumPy is imported on first use of any of these, so
 ``attention_math.toy.live`` (pure Python, for the page's in-browser runtime) imports without
-it.
+it. Training from scratch is ``attention_math.toy.train.train`` (the package attribute
+``train`` is that module).
 
 Examples:
     >>> from attention_math import toy
@@ -30,14 +31,12 @@ __all__ = [
     "prefix_matching_score",
     "previous_token_score",
     "repeated_tokens",
-    "train",
 ]
 
 _HOME = {
     "Config": "model",
     "ToyModel": "model",
     "Hyper": "train",
-    "train": "train",
     "load": "cache",
     "induction_batch": "data",
     "repeated_tokens": "data",
@@ -59,7 +58,7 @@ if TYPE_CHECKING:
         prefix_matching_score,
         previous_token_score,
     )
-    from attention_math.toy.train import Hyper, train
+    from attention_math.toy.train import Hyper
 
 
 def __getattr__(name: str) -> Any:

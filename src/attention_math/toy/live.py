@@ -12,13 +12,14 @@ little-endian float64 bytes, so the numbers are the trained ones bit for bit.
 from __future__ import annotations
 
 import base64
+import json
 import math
 import sys
 from array import array
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["decode", "patterns"]
+__all__ = ["decode", "decode_weights", "page_patterns", "patterns"]
 
 Matrix = list[list[float]]
 
@@ -41,6 +42,47 @@ def decode(blob: dict[str, Any]) -> Matrix:
     if len(flat) != rows * cols:
         raise ValueError(f"array of shape {blob['shape']} holds {len(flat)} numbers")
     return [list(flat[r * cols : (r + 1) * cols]) for r in range(rows)]
+
+
+def decode_weights(text: str) -> dict[str, Any]:
+    """The page's weights file (JSON text) with every array decoded to lists of rows.
+
+    Examples:
+        >>> import json
+        >>> from attention_math.toy.live import decode_weights
+        >>> decode_weights(json.dumps({"config": {"vocab": 2}}))
+        {'config': {'vocab': 2}}
+    """
+    raw = json.loads(text)
+    return {k: v if k == "config" else decode(v) for k, v in raw.items()}
+
+
+_DECODED: dict[str, dict[str, Any]] = {}  # the page sends the same weights with every redraw
+
+
+def page_patterns(weights_text: str, tokens: Sequence[int]) -> dict[str, Any]:
+    """What the page's redraw asks for: ``{"patterns": [layer][head][query][key]}``, or
+    ``{"error": message}`` for tokens the model cannot take.
+
+    Examples:
+        >>> import json
+        >>> from attention_math.toy.live import page_patterns
+        >>> eye = {"shape": [1, 1], "f64": "AAAAAAAA8D8="}  # [[1.0]]
+        >>> w = {"config": {"vocab": 1, "n_heads": 1, "n_layers": 1, "n_ctx": 2},
+        ...      "w_e": eye, "pos": {"shape": [2, 1], "f64": "AAAAAAAAAAAAAAAAAAAAAA=="},
+        ...      "w_q.0": eye, "w_k.0": eye, "w_v.0": eye, "w_o.0": eye}
+        >>> page_patterns(json.dumps(w), [0, 0])
+        {'patterns': [[[[1.0, 0.0], [0.5, 0.5]]]]}
+        >>> page_patterns(json.dumps(w), [0, 3])
+        {'error': 'tokens must lie in 0 … 0 (the vocab), got 3'}
+    """
+    if weights_text not in _DECODED:
+        _DECODED.clear()
+        _DECODED[weights_text] = decode_weights(weights_text)
+    try:
+        return {"patterns": patterns(_DECODED[weights_text], [int(t) for t in tokens])}
+    except (TypeError, ValueError) as exc:
+        return {"error": str(exc)}
 
 
 def _matmul(x: Matrix, w: Matrix) -> Matrix:
