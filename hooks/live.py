@@ -331,14 +331,16 @@ def _loader(page_url: str) -> str:
     live = get_relative_url(f"{SCRIPTS}/live.js", page_url) + f"?v={_state['version']}"
     return (
         '<script type="module">document.addEventListener("submit",e=>{'
-        'const f=e.target.closest(".exercise-check, .own-example");if(!f)return;'
+        'const f=e.target.closest(".exercise-check, .own-example, .toy-live");if(!f)return;'
         f"e.preventDefault();import(new URL({json.dumps(live)},location.href))"
-        ".then(m=>m.submit(f))})</script>"
+        ".then(m=>m.submit(f,e.submitter))})</script>"
     )
 
 
 def on_post_page(output: str, page: Any, config: Any) -> str:
-    if BOX not in output and 'class="own-example"' not in output:
+    if BOX not in output and not any(
+        f'class="{form}"' in output for form in ("own-example", "toy-live")
+    ):
         return output
     if _state["manifest"] is None:  # say so in every box, and do not offer the button
         output = output.replace(

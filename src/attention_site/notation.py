@@ -447,6 +447,23 @@ SYMBOLS: tuple[Symbol, ...] = (
         _M,
     ),
     Symbol(
+        r"$W_E$, $W_U$",
+        ("W_E", "W_U"),
+        "a language model's token embedding (row $t$ is token $t$'s vector) and unembedding "
+        "(column $t$ gives token $t$'s logit)",
+        r"$\text{vocab} \times d_{\text{model}}$, $d_{\text{model}} \times \text{vocab}$",
+        "model.md",
+        _M,
+    ),
+    Symbol(
+        r"$\operatorname{onehot}$",
+        ("onehot",),
+        "the tokens as rows of the identity: row $i$ is 1 at token $t_i$'s column, 0 elsewhere",
+        r"$L \times \text{vocab}$",
+        "model.md",
+        _M,
+    ),
+    Symbol(
         r"$d_{\text{out}}$",
         ("d_out",),
         "width of the multi-head output",

@@ -118,7 +118,11 @@ async function checkAnswer(form) {
   }
 }
 
-export async function submit(form) {
+export async function submit(form, submitter) {
+  if (form.classList.contains("toy-live")) {
+    const toy = await import(new URL(`toy.js${version}`, import.meta.url));
+    return toy.submit(form, submitter, run);
+  }
   if (form.classList.contains("own-example")) {
     const own = await import(new URL(`own-example.js${version}`, import.meta.url));
     return own.submit(form, run, typeset);

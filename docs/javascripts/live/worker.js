@@ -30,6 +30,7 @@ async function load(progress) {
 const ops = {
   check: ["attention_math.exercises.live", "check_text"],
   example: ["attention_math.own_example", "own_example"],
+  toy: ["attention_math.toy.live", "page_patterns"],
 };
 
 self.onmessage = async ({ data: { id, op, args } }) => {

@@ -1,0 +1,137 @@
+"""Which head does what: every head scored on held-out sequences, the best found by argmax.
+
+Nothing here is chosen by hand: the previous-token head is the layer-1 head with the highest
+``previous_token_score``, the induction head the layer-2 head with the highest
+``prefix_matching_score``, both measured on repeated random sequences the model never saw
+(a seed of their own, not the training seed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from attention_math.toy.data import repeated_tokens
+from attention_math.toy.grad import cross_entropy
+from attention_math.toy.model import ToyModel
+from attention_math.toy.scores import (
+    copying_score,
+    k_composition_score,
+    prefix_matching_score,
+    previous_token_score,
+)
+
+__all__ = ["HELD_OUT_SEED", "HeadReport", "held_out", "report"]
+
+HELD_OUT_SEED = 20221011
+"""Seed of the held-out sequences (training draws from ``Hyper.seed``, a stream of its own)."""
+
+Floats = NDArray[np.floating]
+
+
+def held_out(model: ToyModel, batch: int = 64, n: int = 16) -> NDArray[np.int64]:
+    """``(batch, 2n)`` held-out sequences: ``n`` distinct random tokens, then again.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.toy.heads import held_out
+        >>> from attention_math.toy.model import Config, ToyModel, init_params
+        >>> m = ToyModel(Config(), init_params(Config(), np.random.default_rng(0)))
+        >>> held_out(m, batch=2).shape
+        (2, 32)
+    """
+    return repeated_tokens(np.random.default_rng(HELD_OUT_SEED), batch, n, model.config.vocab)
+
+
+@dataclass(frozen=True)
+class HeadReport:
+    """Every head's scores, and the heads they single out.
+
+    Attributes:
+        previous_token: ``(layers, heads)`` previous-token scores.
+        prefix_matching: ``(layers, heads)`` prefix-matching scores.
+        copying: ``(layers, heads)`` OV copying scores of ``W_E W_OV W_U``.
+        k_composition: ``(heads of layer 2, heads of layer 1)`` K-composition scores.
+        previous_head: ``(layer, head)`` of the best previous-token head of layer 1.
+        induction_head: ``(layer, head)`` of the best prefix-matching head of layer 2.
+        loss_first: mean loss on the first half of the held-out sequences.
+        loss_repeat: mean loss on the repeated half.
+    """
+
+    previous_token: Floats
+    prefix_matching: Floats
+    copying: Floats
+    k_composition: Floats
+    previous_head: tuple[int, int]
+    induction_head: tuple[int, int]
+    loss_first: float
+    loss_repeat: float
+
+
+def full_ov(model: ToyModel, layer: int) -> Floats:
+    """``W_E W_OV^h W_U`` for every head of ``layer``: ``(heads, vocab, vocab)``.
+
+    Row ``a``, column ``b``: how much attending to token ``a`` raises the logit of ``b``
+    (through this head alone, reading the token's embedding).
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.toy.heads import full_ov
+        >>> from attention_math.toy.model import Config, ToyModel, init_params
+        >>> m = ToyModel(Config(), init_params(Config(), np.random.default_rng(0)))
+        >>> full_ov(m, 1).shape
+        (2, 32, 32)
+    """
+    _, ov = model.circuits(layer)  # (h, d_model, d_model)
+    return model.params["w_e"] @ ov @ model.params["w_u"]  # (h, vocab, vocab)
+
+
+def report(model: ToyModel, tokens: NDArray[np.int64] | None = None) -> HeadReport:
+    """Score every head of a two-layer ``model`` on ``tokens`` (default ``held_out``).
+
+    Raises:
+        ValueError: the model does not have two layers.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.toy.heads import report
+        >>> from attention_math.toy.model import Config, ToyModel, init_params
+        >>> m = ToyModel(Config(), init_params(Config(), np.random.default_rng(0)))
+        >>> r = report(m)
+        >>> r.prefix_matching.shape, r.k_composition.shape
+        ((2, 2), (2, 2))
+    """
+    c = model.config
+    if c.n_layers != 2:
+        raise ValueError(f"report() reads a two-layer circuit; model has {c.n_layers} layers")
+    t = held_out(model) if tokens is None else tokens  # (batch, 2n)
+    logits, saved = model.run(t)
+    pat = np.stack([saved["att.0"], saved["att.1"]], axis=1)  # (batch, layers, heads, L, L)
+    shape = (c.n_layers, c.n_heads)
+    prev, prefix, copy = np.empty(shape), np.empty(shape), np.empty(shape)
+    for layer in range(c.n_layers):
+        circuits = full_ov(model, layer)  # (h, vocab, vocab)
+        for head in range(c.n_heads):
+            prev[layer, head] = previous_token_score(pat[:, layer, head])
+            prefix[layer, head] = prefix_matching_score(pat[:, layer, head], t)
+            copy[layer, head] = copying_score(circuits[head])
+    qk2, _ = model.circuits(1)
+    _, ov1 = model.circuits(0)
+    kcomp = np.array(
+        [[k_composition_score(qk2[i], ov1[j]) for j in range(c.n_heads)] for i in range(c.n_heads)]
+    )  # (h of layer 2, h of layer 1)
+    nll, _ = cross_entropy(logits, t)  # (batch, 2n − 1)
+    n = t.shape[-1] // 2
+    return HeadReport(
+        previous_token=prev,
+        prefix_matching=prefix,
+        copying=copy,
+        k_composition=kcomp,
+        previous_head=(0, int(prev[0].argmax())),
+        induction_head=(1, int(prefix[1].argmax())),
+        # predictions of tokens 1 … n−1 (random) and of n+1 … 2n−1 (copies)
+        loss_first=float(nll[:, : n - 1].mean()),
+        loss_repeat=float(nll[:, n:].mean()),
+    )
