@@ -237,9 +237,9 @@ def swiglu(
         as_float(n, w, min_ndim=2).astype(a.dtype, copy=False)
         for n, w in (("w_gate", w_gate), ("w_up", w_up), ("w_down", w_down))
     )
-    if w_g.shape != w_u.shape or w_g.shape[0] != a.shape[-1] or w_d.shape != w_g.shape[::-1]:
+    if w_g.shape != w_u.shape or w_g.shape[0] != a.shape[-1] or w_d.shape[0] != w_g.shape[1]:
         raise ValueError(
-            "w_gate and w_up must be (d_model, d_ff) and w_down (d_ff, d_model) with d_model "
+            "w_gate and w_up must be (d_model, d_ff) and w_down (d_ff, d_out) with d_model "
             f"= {a.shape[-1]} from x; got {w_g.shape}, {w_u.shape}, {w_d.shape}"
         )
     gate = a @ w_g  # (..., L, d_ff)
@@ -345,7 +345,7 @@ def _self_attention(
         note.extend(
             [
                 ("Q split into heads", q.shape),
-                (f"K, V: {n_kv} head(s), each read by {group} query head(s)", k.shape),
+                (f"K, V: {n_kv} head(s), each repeated for {group} query head(s)", k.shape),
                 ("scores per head", (*q.shape[:-1], k.shape[-2])),
                 ("heads", att.shape),
                 ("attention output (Concat · W_O)", out.shape),

@@ -77,26 +77,24 @@ def check_alibi_far_weight(n_heads: int, train_len: int, test_len: int) -> Cross
     ``(x^L − x^T)/(1 − x^T)``, ``x = e^(−m)`` with the exact slopes ``m = 2^(−e_k)``.
 
     Raises:
-        CrossCheckError: if a head disagrees (relative to its own weight).
+        CrossCheckError: if a head disagrees by more than 64 ε of the largest weight.
 
     Examples:
         >>> from attention_math.derivations.positions_compared import check_alibi_far_weight
         >>> check_alibi_far_weight(8, 16, 64).passed
         True
     """
-    import numpy as np
 
     from attention_math.positional import alibi_exponents, alibi_far_weight
 
-    got = alibi_far_weight(n_heads, train_len, test_len)
-    worst: CrossCheck | None = None
-    for k, e in enumerate(alibi_exponents(n_heads)):
+    got = alibi_far_weight(n_heads, train_len, test_len)  # (h,)
+    exact = []
+    for e in alibi_exponents(n_heads):
         x = sp.exp(-(sp.Integer(2) ** -sp.Rational(e.numerator, e.denominator)))
-        exact = (x**train_len - x**test_len) / (1 - x**test_len)
-        c = crosscheck(exact, np.float64(got[k]), bound_eps=64, label=f"head {k + 1}")
-        worst = c if worst is None or c.error_eps > worst.error_eps else worst
-    assert worst is not None
-    return CrossCheck("ALiBi far weight", "float64", worst.error_eps, 64.0, (n_heads,))
+        exact.append((x**train_len - x**test_len) / (1 - x**test_len))
+    # normwise, relative to the largest weight: the steep heads' weights are below 1e-300,
+    # where float64 has no relative precision left (subnormal), only absolute
+    return crosscheck(sp.Matrix([exact]), got, bound_eps=64, label="ALiBi far weight")
 
 
 def unseen_pairs_exact(d: int, *, base: int, train_len: int) -> int:
