@@ -203,8 +203,9 @@ def test_t5_bucket_equals_a_reimplementation_for_every_offset(
 
 
 @pytest.mark.parametrize(("bidirectional", "num_buckets", "max_distance"), CONFIGS)
-def test_t5_float32_bucket_equals_exact_integer_arithmetic(bidirectional, num_buckets,
-                                                           max_distance):
+def test_t5_float32_bucket_equals_exact_integer_arithmetic(
+    bidirectional, num_buckets, max_distance
+):
     from attention_math.derivations.positions_compared import exact_t5_bucket
 
     kw = dict(bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance)
