@@ -289,6 +289,8 @@ def attention(
     is_causal: bool = False,
     causal_alignment: CausalAlignment = "top-left",
     return_lse: Literal[False] = False,
+    dropout_p: float = 0.0,
+    rng: np.random.Generator | int | None = None,
 ) -> NDArray[np.floating]: ...
 @overload
 def attention(
@@ -303,6 +305,8 @@ def attention(
     is_causal: bool = False,
     causal_alignment: CausalAlignment = "top-left",
     return_lse: Literal[False] = False,
+    dropout_p: float = 0.0,
+    rng: np.random.Generator | int | None = None,
 ) -> tuple[NDArray[np.floating], NDArray[np.floating]]: ...
 @overload
 def attention(
@@ -317,6 +321,8 @@ def attention(
     is_causal: bool = False,
     causal_alignment: CausalAlignment = "top-left",
     return_lse: Literal[True],
+    dropout_p: float = 0.0,
+    rng: np.random.Generator | int | None = None,
 ) -> tuple[NDArray[np.floating], NDArray[np.floating]]: ...
 @overload
 def attention(
@@ -331,6 +337,8 @@ def attention(
     is_causal: bool = False,
     causal_alignment: CausalAlignment = "top-left",
     return_lse: Literal[True],
+    dropout_p: float = 0.0,
+    rng: np.random.Generator | int | None = None,
 ) -> tuple[NDArray[np.floating], NDArray[np.floating], NDArray[np.floating]]: ...
 @overload
 def attention(
@@ -345,6 +353,8 @@ def attention(
     is_causal: bool = False,
     causal_alignment: CausalAlignment = "top-left",
     return_lse: bool = False,
+    dropout_p: float = 0.0,
+    rng: np.random.Generator | int | None = None,
 ) -> NDArray[np.floating] | tuple[NDArray[np.floating], ...]: ...
 def attention(
     q: ArrayLike,
@@ -358,6 +368,8 @@ def attention(
     is_causal: bool = False,
     causal_alignment: CausalAlignment = "top-left",
     return_lse: bool = False,
+    dropout_p: float = 0.0,
+    rng: np.random.Generator | int | None = None,
 ) -> Any:
     """Scaled dot-product attention ``softmax(q kᵀ · scale + mask) v``.
 
@@ -398,6 +410,14 @@ def attention(
             FlashAttention saves for its backward pass (``P = exp(S − lse)``). A fully
             masked row has ``lse = -inf`` (the log of an empty sum). Computed in both the
             untiled and the tiled path.
+        dropout_p: PyTorch's ``dropout_p``: each weight is dropped (set to 0) with this
+            probability, independently, after the softmax, and the kept ones are divided by
+            ``1 − dropout_p`` (inverted dropout), so that the expected output is the undropped
+            one. In ``[0, 1)``; 0 (default) is no dropout. Needs the untiled path
+            (``block_size=None``).
+        rng: the random source of the dropout masks: a ``numpy.random.Generator`` or a seed
+            (``None``: fresh entropy). A weight is kept where ``rng.random() >= dropout_p``,
+            drawn for the whole ``(..., L_q, L_k)`` array at once.
 
     Returns:
         The output ``(..., L_q, d_v)``, followed by the weights if ``return_weights`` and
@@ -411,6 +431,9 @@ def attention(
             a few ε normwise per row for scores of order one, growing in proportion to the
             size of the scores (rounding a score s moves its weight by about ε·|s|, in either
             path).
+
+            With ``dropout_p > 0`` the weights returned are those that multiplied ``v``: the
+            dropped ones 0, the kept ones divided by ``1 − dropout_p``.
 
     Examples:
         >>> import numpy as np
@@ -434,6 +457,10 @@ def attention(
         array([[1., 2.]])
         >>> attention(q[1:], k, v, is_causal=True, causal_alignment="bottom-right").round(4)
         array([[2.3395, 3.3395]])
+        >>> out, w = attention(q, k, v, return_weights=True, dropout_p=0.5, rng=1)
+        >>> (w * 0.5).round(4)   # kept weights were doubled, dropped ones are 0
+        array([[0.6698, 0.3302],
+               [0.    , 0.6698]])
     """
     q, k, v, batch = check_qkv(q, k, v)
     dtype, work = work_dtype(q, k, v)
@@ -443,18 +470,24 @@ def attention(
     is_causal = check_flag("is_causal", is_causal)
     return_weights = check_flag("return_weights", return_weights)
     return_lse = check_flag("return_lse", return_lse)
+    drop = _check_dropout(dropout_p)
     n_q, n_k = q.shape[-2], k.shape[-2]
     offset = causal_offset(n_q, n_k, causal_alignment)  # checks the name even if not causal
     scores_shape = (*batch, n_q, n_k)
     m, full = (None, scores_shape) if mask is None else check_mask(mask, scores_shape)
     if block_size is not None:
         block = tiled.block_sizes(block_size)
+        if drop:
+            raise ValueError(
+                f"dropout_p = {dropout_p} needs the weights, which the tiled path never forms: "
+                f"use block_size=None (got block_size={block_size!r})"
+            )
         if return_weights:
             raise ValueError(
                 "return_weights=True needs the L_q × L_k weights, which the tiled path "
                 f"never forms: use block_size=None (got block_size={block_size!r})"
             )
-    elif not return_weights and tiled.tiles_pay(full, work, _untiled_reference):
+    elif not return_weights and not drop and tiled.tiles_pay(full, work, _untiled_reference):
         block = tiled.default_block(work)  # faster here, or the scores would not fit
     else:
         block = None
@@ -481,6 +514,8 @@ def attention(
     else:
         att, lse = _scores(q, k, s, m, full, offset if is_causal else None, return_lse)
         _softmax_inplace(att, axis=-1)
+        if drop:
+            _dropout_inplace(att, drop, rng)
         out = att @ v  # (..., L_q, d_v)
 
     results = [out.astype(dtype, copy=False)]
@@ -491,6 +526,25 @@ def attention(
         assert lse is not None
         results.append(lse.astype(dtype, copy=False))
     return results[0] if len(results) == 1 else tuple(results)
+
+
+def _check_dropout(dropout_p: object) -> float:
+    if isinstance(dropout_p, bool) or not isinstance(dropout_p, int | float | np.floating):
+        raise TypeError(f"dropout_p must be a number in [0, 1), got {dropout_p!r}")
+    if not 0 <= dropout_p < 1:
+        raise ValueError(f"dropout_p must be in [0, 1), got {dropout_p!r}")
+    return float(dropout_p)
+
+
+def _dropout_inplace(
+    att: NDArray[np.floating], p: float, rng: np.random.Generator | int | None
+) -> None:
+    """Inverted dropout on the weights ``att`` ``(..., L_q, L_k)``, in place: each weight kept
+    with probability ``1 − p`` and divided by it, so that its expectation is unchanged."""
+    gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    keep = gen.random(att.shape) >= p  # (..., L_q, L_k): True with probability 1 − p
+    att *= keep
+    att /= att.dtype.type(1 - p)
 
 
 def _scores(

@@ -614,6 +614,70 @@ SYMBOLS: tuple[Symbol, ...] = (
         _P,
     ),
     Symbol(
+        r"$f$; $L_{\text{train}}$, $L_{\text{test}}$",
+        ("f", "L_text:train", "L_text:test"),
+        r"context extension: the factor $L_{\text{test}}/L_{\text{train}}$ by which a model "
+        r"trained on $L_{\text{train}}$ tokens is stretched (`factor` of a `rope_scaling` "
+        "dictionary)",
+        page="positions/long-context.md",
+        group=_P,
+    ),
+    Symbol(
+        r"$\theta'_i$; $\gamma_i$; $\beta_{\text{fast}}$, $\beta_{\text{slow}}$",
+        (r"\gamma_i", r"\beta_text:fast", r"\beta_text:slow"),
+        r"a scaled frequency; YaRN's ramp ($0$: pair $i$ kept, $1$: divided by $f$), which "
+        r"runs between the pairs that turn $\beta_{\text{fast}}$ and $\beta_{\text{slow}}$ "
+        "times over the original context",
+        page="positions/long-context.md",
+        group=_P,
+    ),
+    Symbol(
+        r"$r$; $\eta_k$; $S_j(r)$; $\operatorname{Re}$",
+        ("r", r"\eta", "S_j", "Re"),
+        r"RoFormer's long-term decay: a relative distance; pair $k$ of a query times the "
+        r"conjugate of pair $k$ of a key, as complex numbers; the partial sum "
+        r"$\sum_{k<j} e^{i r \theta_k}$; the real part",
+        page="positions/long-context.md",
+        group=_P,
+        any_subscript=True,
+    ),
+    Symbol(
+        r"$p_{\text{drop}}$; $\xi$",
+        ("p_text:drop", r"\xi"),
+        r"dropout: the probability that a weight is dropped; the mask, $\xi_{ij} = 1$ "
+        r"(kept) with probability $1 - p_{\text{drop}}$, else $0$",
+        r"$\xi$: $L_q \times L_k$",
+        "forward/dropout.md",
+        _F,
+        any_subscript=True,
+    ),
+    Symbol(
+        r"$\operatorname{RMSNorm}$; $\operatorname{rms}$",
+        ("RMSNorm", "rms"),
+        r"RMSNorm: a token divided by the root mean square of its coordinates, "
+        r"$\operatorname{rms}(x) = \sqrt{\sum_i x_i^2 / d}$, times a gain $\gamma$ (LayerNorm "
+        r"without subtracting the mean)",
+        page="positions/modern-block.md",
+        group=_P,
+    ),
+    Symbol(
+        r"$\operatorname{SwiGLU}$; $\operatorname{SiLU}$",
+        ("SwiGLU", "SiLU"),
+        r"the gated feed-forward network $(\operatorname{SiLU}(x W_{\text{gate}}) \odot "
+        r"x W_{\text{up}}) W_{\text{down}}$; $\operatorname{SiLU}(z) = z\,\sigma(z)$",
+        page="positions/modern-block.md",
+        group=_P,
+    ),
+    Symbol(
+        r"$\gamma_q$, $\gamma_k$; $\hat q$, $\hat k$",
+        (r"\gamma_q", r"\gamma_k"),
+        "QK-norm: the RMSNorm gains of each head's queries and keys; a query and a key after "
+        "that norm",
+        r"$d$",
+        "positions/modern-block.md",
+        _P,
+    ),
+    Symbol(
         r"$h_{kv}$",
         ("h_kv",),
         "the number of key/value heads in grouped-query attention ($1$: multi-query "
@@ -1157,6 +1221,10 @@ _TITLES = {
     "positions/gqa.md": "Grouped-query attention",
     "positions/sinks.md": "Attention sinks",
     "positions/block.md": "The transformer block",
+    "positions/modern-block.md": "The modern block",
+    "positions/long-context.md": "RoPE for long contexts",
+    "positions/compared.md": "Positions side by side",
+    "forward/dropout.md": "Dropout on the weights",
 }
 
 

@@ -14,6 +14,7 @@ from attention_math.exercises.chapters import (
     forward,
     gradients,
     masks,
+    modern,
     multihead,
     positions,
     scaling,
@@ -26,7 +27,18 @@ __all__ = ["by_chapter", "catalogue"]
 
 _CHAPTERS = {
     c.__name__.rsplit(".", 1)[1]: c
-    for c in (forward, examples, scaling, softmax, masks, multihead, positions, gradients, views)
+    for c in (
+        forward,
+        examples,
+        scaling,
+        softmax,
+        masks,
+        multihead,
+        positions,
+        modern,
+        gradients,
+        views,
+    )
 }
 
 

@@ -21,6 +21,7 @@ CHAPTERS: dict[str, str] = {
     "masks": "Masks",
     "multihead": "Multi-head attention",
     "positions": "Positions and decoding",
+    "modern": "Long contexts and the modern block",
     "gradients": "Gradients",
     "views": "Other views: kernels, linear attention, FlashAttention",
 }
@@ -60,6 +61,46 @@ DIAGNOSES: dict[str, str] = {
     "softmax_one": "softmax₁ adds 1 (e⁰, the extra zero logit) to the denominator",
     "missing_mask": "the mask is missing: a blocked key must get weight 0",
     "wrong_factor": "off by a constant factor: check the ½ in the formula",
+    "pi_direction": (
+        "position interpolation divides every frequency by the factor (positions are squeezed "
+        "into the trained range), it does not multiply them"
+    ),
+    "ramp_complement": (
+        "that is 1 − γ, the share kept as is; the ramp γ is the share interpolated (0 for the "
+        "fast pairs, 1 for the slow ones)"
+    ),
+    "ntk_exponent": (
+        "multiplying the base by f divides the slowest pair by only f^((d−2)/d): the base "
+        "must be multiplied by f^(d/(d−2))"
+    ),
+    "inverse_permutation": (
+        "that is the inverse permutation: it says where each old column goes, not which old "
+        "column each new one takes"
+    ),
+    "layernorm_not_rms": "that is LayerNorm: RMSNorm does not subtract the mean",
+    "rms_vs_norm": (
+        "you divided by the Euclidean norm; RMSNorm divides by the root MEAN square, √(Σ x_i² / d)"
+    ),
+    "rms_projection": (
+        "the term −y yᵀ/d is missing: scaling x does not change y, so the gradient has no "
+        "component along y"
+    ),
+    "gate_activation": "the gate is SiLU(z) = z·σ(z), not z itself",
+    "bound_scale": "the score is divided by √d: the bound is √d·g², not d·g²",
+    "bucket_direction": (
+        "keys after the query use the upper half of the buckets; this key is before the query"
+    ),
+    "max_distance_bucket": (
+        "max_distance is where the logarithmic bins would reach the next bucket, not where the "
+        "last bucket starts: the last one begins earlier"
+    ),
+    "dropout_scaling": (
+        "the kept weights are divided by 1 − p (inverted dropout), which is what keeps the "
+        "expectation unchanged"
+    ),
+    "missing_sinks": (
+        "a plain sliding window: StreamingLLM also keeps the first s tokens, the attention sinks"
+    ),
     "sum_axis": (
         "the sum runs over the wrong axis: in dS = P ∘ (dP − rowsum(P ∘ dP)) it runs over the "
         "keys of each query (a row), not over a column"
