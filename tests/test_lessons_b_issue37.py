@@ -93,7 +93,7 @@ def test_sliding_window_edge_differs_by_one_key():
     with pytest.raises(ValueError, match="window"):
         edge_conventions(4, 0)
     text = source("positions/sliding-window.md")
-    assert "window_size=(W - 1, 0)" in text and "between $i - W$ and $i$" in text
+    assert "window_size=(w - 1, 0)" in text and "between $i - w$ and $i$" in text
 
 
 def test_sinks_first_token_and_positions_within_the_cache():

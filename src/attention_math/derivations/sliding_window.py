@@ -117,13 +117,13 @@ def band_entries_formula() -> sp.Expr:
 
 def edge_conventions(length: int, window: int) -> dict[str, NDArray[np.bool_]]:
     """The sliding-window mask as each source words it, written from its own rule
-    (True = may attend; query ``i``, key ``j``, window ``W``, positions from 0):
+    (True = may attend; query ``i``, key ``j``, window ``w``, positions from 0):
 
     * this package's ``sliding_window_mask`` and Hugging Face's eager mask
-      (``kv_idx > q_idx − sliding_window`` on top of causal): ``i − W < j ≤ i``, ``W`` keys;
-    * the Mistral 7B paper ("positions between ``i − W`` and ``i``") read inclusively, and
-      FlashAttention's ``window_size=(W, 0)`` ("keys between ``[i − window_size[0], i]``
-      inclusive"): ``i − W ≤ j ≤ i``, ``W + 1`` keys.
+      (``kv_idx > q_idx − sliding_window`` on top of causal): ``i − w < j ≤ i``, ``w`` keys;
+    * the Mistral 7B paper ("positions between ``i − W`` and ``i``", its ``W`` our ``w``), and
+      FlashAttention's ``window_size=(w, 0)`` ("keys between ``[i − window_size[0], i]``
+      inclusive"): ``i − w ≤ j ≤ i``, ``w + 1`` keys.
 
     Examples:
         >>> from attention_math.derivations.sliding_window import edge_conventions
@@ -140,6 +140,6 @@ def edge_conventions(length: int, window: int) -> dict[str, NDArray[np.bool_]]:
     if not (hf_eager == ours).all():
         raise AssertionError("sliding_window_mask is not i − W < j ≤ i")
     return {
-        "i − W < j ≤ i: `sliding_window_mask`, Hugging Face's eager mask": hf_eager,
-        "i − W ≤ j ≤ i: Mistral 7B's wording, FlashAttention `window_size=(W, 0)`": inclusive,
+        "i − w < j ≤ i: `sliding_window_mask`, Hugging Face's eager mask": hf_eager,
+        "i − w ≤ j ≤ i: Mistral 7B's wording, FlashAttention `window_size=(w, 0)`": inclusive,
     }
