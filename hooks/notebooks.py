@@ -5,7 +5,7 @@ prose between them becomes Markdown cells, with admonitions and tabs turned into
 headings (Jupyter does not know them) and links to other pages made absolute. The notebook
 (``<page>.ipynb``, beside the page's HTML, built with ``nbformat``) runs top to bottom in
 Jupyter with ``attention_math`` installed; ``tests/test_notebooks.py`` executes every one.
-The page gets a "Download notebook" link under its title.
+The page gets a "Download notebook" link under its title (the home page, at its end).
 """
 
 from __future__ import annotations
@@ -190,6 +190,8 @@ def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
         f'<p class="{LINK_CLASS}"><a href="{name}" download>Download notebook</a>'
         " (this page's code as cells, to run in Jupyter)</p>"
     )
+    if getattr(page, "is_homepage", False):  # the home page opens with its idea, not a download
+        return html + link
     head = re.search(r"</h1>", html)
     return html[: head.end()] + link + html[head.end() :] if head else link + html
 

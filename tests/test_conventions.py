@@ -119,3 +119,22 @@ def test_table_escapes_pipes_and_has_one_line_per_row(monkeypatch):
     monkeypatch.setattr(conventions, "ROWS", (lambda torch: Row("a|b", "x", "y", "z"),) * 2)
     lines = table(torch=False).splitlines()
     assert len(lines) == 4 and lines[2] == "| a\\|b | x | y | z |"
+
+
+def test_without_pytorch_the_table_shows_the_recorded_side_labelled():
+    """Issue 37: a build without PyTorch showed "the package's side only" in every row; it now
+    shows PyTorch's side as recorded by the oracle run, with the version and date."""
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks/results/conventions_torch.json"
+    rec = json.loads(path.read_text(encoding="utf-8"))
+    assert rec["torch"] and rec["recorded_utc"][:4].isdigit()
+    assert {r["topic"] for r in rec["rows"]} == {r.topic for r in rows(torch=False)}
+    body = table(torch=False, recorded=rec).splitlines()[2:]
+    label = f"**Recorded** (PyTorch {rec['torch']}, {rec['recorded_utc'][:10]})"
+    torch_rows = [line for line in body if "PyTorch is not installed" in line or label in line]
+    assert torch_rows and all(label in line for line in torch_rows)
+    assert not any("the package's side only" in line for line in body)
+    page = Path(__file__).resolve().parents[1] / "docs/reference/coming-from-pytorch.md"
+    assert "conventions_torch.json" in page.read_text(encoding="utf-8")

@@ -290,3 +290,25 @@ def test_the_rows_claims_about_torch_hold(torch):
     with pytest.raises(RuntimeError, match="is_causal"):
         F.scaled_dot_product_attention(q, q, q, attn_mask=torch.zeros(2, 2), is_causal=True)
     assert torch.nn.MultiheadAttention(4, 2).batch_first is False
+
+
+def test_recorded_pytorch_side_matches_a_fresh_run(torch):
+    """benchmarks/results/conventions_torch.json is what a build without PyTorch shows as
+    PyTorch's side: under CI (where PyTorch is installed) it must still be what PyTorch finds;
+    rerun benchmarks/conventions_oracle.py when this fails."""
+    import json
+    import re
+    from pathlib import Path
+
+    from attention_site.pages.conventions import record
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks/results/conventions_torch.json"
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    fresh = record(torch)
+
+    def shape(found: str) -> str:  # rounding-level numbers may move between machines
+        return re.sub(r"\d\.\de[-+]\d\d", "N", found)
+
+    assert [r["topic"] for r in saved["rows"]] == [r["topic"] for r in fresh["rows"]]
+    for old, new in zip(saved["rows"], fresh["rows"], strict=True):
+        assert shape(old["found"]) == shape(new["found"]), old["topic"]

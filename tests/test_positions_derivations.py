@@ -158,3 +158,24 @@ def test_layer_norm_fixes_the_norm_and_the_score_scale():
     x = np.array([[1.0, 0.0, 2.0], [0.0, 1.0, 1.0]])
     y = layer_norm(x, np.ones(3), np.zeros(3), eps=0.0)
     crosscheck(r["scores after LayerNorm"], y @ y.T / np.sqrt(3))
+
+
+def test_rope_frequencies_correctly_rounded_only_for_powers_of_two():
+    """The RoPE page once said rope_frequencies rounds every θ_i once, correctly: true when d
+    is a power of two (the exponent −2i/d is then exact), not for d = 80 (23 of 40 differ)."""
+    from attention_math.derivations.positional import theta_rounding
+
+    for d in (2, 8, 64, 128, 256):
+        assert theta_rounding(d)["differ"] == 0
+    assert theta_rounding(80) == {"pairs": 40, "differ": 23}
+    assert theta_rounding(96)["differ"] > 0
+
+
+def test_float32_path_gap_grows_with_position():
+    from attention_math.derivations.positional import float32_path_gap
+
+    near, far = float32_path_gap(64, 128), float32_path_gap(64, 8192)
+    assert far["between"] > 20 * near["between"]
+    assert far["ours_exact"] <= 0.5 and near["ours_exact"] <= 0.5
+    with pytest.raises(ValueError, match="p_max"):
+        float32_path_gap(64, 0)

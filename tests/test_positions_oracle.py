@@ -106,3 +106,46 @@ def test_incremental_matches_sdpa_is_causal(torch):
         *(torch.from_numpy(a) for a in (q, k, v)), is_causal=True
     ).numpy()
     np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-13)
+
+
+def _hf_rope_float32(torch, x, positions, base=10000.0):
+    """Hugging Face's LLaMA rotary embedding as its code runs it: every step in float32."""
+    d = x.shape[-1]
+    inv_freq = 1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d))  # (d/2,)
+    freqs = (inv_freq[:, None] @ positions[None, :].float()).T  # (L, d/2), float32
+    emb = torch.cat((freqs, freqs), dim=-1)  # (L, d)
+    x1, x2 = x[..., : d // 2], x[..., d // 2 :]
+    return x * emb.cos() + torch.cat((-x2, x1), dim=-1) * emb.sin()
+
+
+def test_rope_float32_path_is_hugging_faces(torch):
+    """The NumPy float32 path the RoPE page compares with is Hugging Face's: same θ, same
+    float32 angles, outputs within a few float32 ε (the cosines are libm's vs NumPy's)."""
+    from attention_math.derivations.positional import rope_float32_path
+
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 128, 64)).astype(np.float32)  # (h, L, d)
+    pos = np.sort(rng.integers(0, 8192, size=128))  # (L,)
+    theirs = _hf_rope_float32(torch, torch.from_numpy(x), torch.from_numpy(pos)).numpy()
+    ours = rope_float32_path(x, pos)
+    assert ours.dtype == np.float32
+    eps = np.finfo(np.float32).eps
+    assert np.abs(ours - theirs).max() / np.abs(theirs).max() < 8 * eps
+
+
+def test_rope_is_not_bit_for_bit_hugging_faces_float32_path(torch):
+    """The RoPE page once said `rope` and Hugging Face agree bit for bit in float32, having
+    compared with float64 angles; with Hugging Face's own float32 angles they differ by
+    hundreds of ε at positions in the thousands, and `rope` is the one near the exact rotation."""
+    from attention_math.derivations.positional import float32_path_gap
+    from attention_math.positional import rope
+
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((1, 256, 64)).astype(np.float32)  # (h, L, d)
+    pos = np.sort(rng.integers(4096, 8192, size=256))  # (L,)
+    theirs = _hf_rope_float32(torch, torch.from_numpy(x), torch.from_numpy(pos)).numpy()
+    eps = np.finfo(np.float32).eps
+    gap = np.abs(rope(x, pos) - theirs).max() / np.abs(theirs).max() / eps
+    assert gap > 100
+    g = float32_path_gap(64, 8192)
+    assert g["ours_exact"] <= 0.5 and g["float32_exact"] > 1000

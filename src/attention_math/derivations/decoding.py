@@ -36,6 +36,7 @@ __all__ = [
     "generation_flops",
     "softmax_one",
     "softmax_one_is_padded_softmax",
+    "streaming_positions",
     "symbols",
     "tex",
 ]
@@ -301,3 +302,24 @@ def evicted_weights(z: Sequence[object], evict: Sequence[int]) -> tuple[sp.Matri
         if not is_zero(after[0, col] - factor * p[0, j]):
             raise AssertionError("evicted weights are not the renormalised weights")
     return after.applyfunc(sp.simplify), factor
+
+
+def streaming_positions(n_tokens: int, n_sink: int, window: int) -> list[tuple[int, int]]:
+    """StreamingLLM's cache after ``n_tokens`` tokens: the first ``n_sink`` tokens (the sinks)
+    and the last ``window`` ones, each as ``(position in the text, position used for the
+    positional encoding)``. StreamingLLM numbers positions *within the cache*, ``0, 1, …``,
+    not by where a token stood in the text, so the offsets the model sees never exceed the
+    cache's size.
+
+    Positions count from 0.
+
+    Examples:
+        >>> from attention_math.derivations.decoding import streaming_positions
+        >>> streaming_positions(10, 2, 3)
+        [(0, 0), (1, 1), (7, 2), (8, 3), (9, 4)]
+    """
+    for name, value in (("n_tokens", n_tokens), ("n_sink", n_sink), ("window", window)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    kept = sorted({*range(min(n_sink, n_tokens)), *range(max(0, n_tokens - window), n_tokens)})
+    return [(text, cache) for cache, text in enumerate(kept)]

@@ -27,7 +27,9 @@ __all__ = [
     "crossover_length",
     "linear_flops",
     "monte_carlo_errors",
+    "performer_crossover",
     "performer_expectation",
+    "performer_flops",
     "softmax_flops",
 ]
 
@@ -120,6 +122,50 @@ def crossover_length() -> sp.Expr:
         2*d*(d + 2)/(2*d + 3)
     """
     (root,) = [r for r in sp.solve(sp.Eq(softmax_flops(), linear_flops()), L) if r != 0]
+    return sp.factor(root)
+
+
+n_features = sp.Symbol("m", positive=True)  # Performer's number of random features
+
+
+def performer_flops() -> sp.Expr:
+    """FLOPs of linear attention with Performer's ``m`` positive random features, same
+    conventions as :func:`linear_flops`: the features ``φ_W(x) = exp(Wx − ‖x‖²/2)/√m`` of Q and
+    K (the product ``Wx``, ``2 L m d`` each; the squared norm, ``2 L d``; subtract, exp and
+    scale, ``3 L m``), then ``U = φ(K)ᵀ V`` and ``φ(Q) U`` (``2 L m d`` each), ``φ(K)ᵀ 1`` and
+    ``φ(Q) z`` (``L m`` and ``2 L m``), the division (``L d``).
+
+    Examples:
+        >>> from attention_math.derivations.linear import performer_flops
+        >>> performer_flops()
+        8*L*d*m + 5*L*d + 9*L*m
+    """
+    m = n_features
+    feature_map = 2 * L * m * d + 2 * L * d + 3 * L * m  # φ_W of one of Q, K
+    steps = [
+        feature_map,  # φ(Q)
+        feature_map,  # φ(K)
+        2 * L * m * d,  # U = φ(K)ᵀ V
+        L * m,  # z = φ(K)ᵀ 1
+        2 * L * m * d,  # φ(Q) U
+        2 * L * m,  # φ(Q) z
+        L * d,  # divide
+    ]
+    return sp.expand(sp.Add(*steps))
+
+
+def performer_crossover() -> sp.Expr:
+    """The length above which Performer costs fewer FLOPs than softmax attention, in terms of
+    ``d`` and ``m``: about ``2m`` when ``m`` and ``d`` are large, so near ``m``, not ``d``.
+
+    Examples:
+        >>> from attention_math.derivations.linear import d, n_features, performer_crossover
+        >>> performer_crossover()
+        (8*d*m + 5*d + 9*m)/(2*(2*d + 3))
+        >>> round(float(performer_crossover().subs({d: 64, n_features: 256})), 1)
+        510.3
+    """
+    (root,) = [r for r in sp.solve(sp.Eq(softmax_flops(), performer_flops()), L) if r != 0]
     return sp.factor(root)
 
 

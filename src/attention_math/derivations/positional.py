@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import mpmath
 import numpy as np
 import sympy as sp
 from numpy.typing import NDArray
@@ -29,9 +30,11 @@ __all__ = [
     "alibi_slopes_exact",
     "alibi_toeplitz",
     "conventions_conjugate",
+    "float32_path_gap",
     "layout_mismatch",
     "layout_permutation",
     "pe_vector",
+    "rope_float32_path",
     "rope_keeps_norms",
     "rope_matrix",
     "rope_relative_holds",
@@ -39,6 +42,7 @@ __all__ = [
     "shift_matrix",
     "sinusoidal_exact",
     "sinusoidal_shift_holds",
+    "theta_rounding",
 ]
 
 
@@ -233,6 +237,92 @@ def layout_mismatch(d: int = 8, length: int = 6, seed: int = 0) -> dict[str, flo
     return {
         "wrong layout": float(np.abs(wrong - right).max()),
         "permuted weights": float(np.abs(fixed - right).max()),
+    }
+
+
+def theta_rounding(d: int, base: int = 10000) -> dict[str, int]:
+    """How many of ``rope_frequencies(d)`` are not ``base^(−2i/d)`` correctly rounded.
+
+    ``rope_frequencies`` computes ``math.pow(base, −2i/d)``: one correctly rounded power, but of
+    the exponent ``−2i/d`` *as a float64*, which is exact only when ``d`` is a power of two.
+    Otherwise the exponent is rounded first and some ``θ_i`` land one unit in the last place
+    away from the correctly rounded value (computed here with 50 digits by mpmath).
+
+    Returns:
+        ``{"pairs": d/2, "differ": how many θ_i differ from the correctly rounded value}``.
+
+    Examples:
+        >>> from attention_math.derivations.positional import theta_rounding
+        >>> theta_rounding(64)
+        {'pairs': 32, 'differ': 0}
+        >>> theta_rounding(80)["differ"] > 0
+        True
+    """
+    ours = positional.rope_frequencies(d, base=float(base))  # (d/2,); checks d
+    with mpmath.workdps(50):
+        exact = [float(mpmath.power(base, mpmath.mpf(-2 * i) / d)) for i in range(d // 2)]
+    return {"pairs": d // 2, "differ": int(np.sum(ours != np.array(exact)))}
+
+
+def rope_float32_path(
+    x: NDArray[np.float32], positions: NDArray[np.int64], base: float = 10000.0
+) -> NDArray[np.float32]:
+    """RoPE as Hugging Face's LLaMA code computes it, every step in float32, in NumPy.
+
+    ``inv_freq = 1 / base ** (arange(0, d, 2) / d)`` in float32, the angles ``p · inv_freq``
+    as a float32 product, their cosines and sines in float32, then
+    ``x · cos + rotate_half(x) · sin`` (Meta's code forms the same float32 angles and turns
+    them into complex64 numbers). ``positional.rope`` forms the angles in float64 instead.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.derivations.positional import rope_float32_path
+        >>> x = np.array([[1.0, 0.0]], dtype=np.float32)   # one token, one pair
+        >>> rope_float32_path(x, np.array([1])).round(4)   # turned by 1 radian
+        array([[0.5403, 0.8415]], dtype=float32)
+    """
+    a = np.asarray(x, dtype=np.float32)  # (..., L, d)
+    d = a.shape[-1]
+    f32 = np.float32
+    inv_freq = f32(1.0) / f32(base) ** (np.arange(0, d, 2).astype(f32) / f32(d))  # (d/2,)
+    angle = np.asarray(positions).astype(f32)[:, None] * inv_freq[None, :]  # (L, d/2), float32
+    emb = np.concatenate([angle, angle], axis=-1)  # (L, d)
+    x1, x2 = a[..., : d // 2], a[..., d // 2 :]  # (..., L, d/2) each
+    rotated = np.concatenate([-x2, x1], axis=-1)  # (..., L, d)
+    out: NDArray[np.float32] = a * np.cos(emb) + rotated * np.sin(emb)  # (..., L, d)
+    return out
+
+
+def float32_path_gap(d: int = 128, p_max: int = 8192) -> dict[str, float]:
+    """The cosines and sines of RoPE for positions ``0 … p_max − 1``, two ways, in units of
+    float32's ε: ``positional.rope``'s (angles in float64, rounded to float32 at the end) and
+    the float32 path of :func:`rope_float32_path`; each against float64 angles, whose own
+    error (about ``p_max`` times float64's ε) is far below float32's ε.
+
+    Returns:
+        ``{"between": largest |ours − float32 path|, "ours_exact": largest |ours − float64|,
+        "float32_exact": largest |float32 path − float64|}``, all in ε₃₂.
+
+    Examples:
+        >>> from attention_math.derivations.positional import float32_path_gap
+        >>> g = float32_path_gap(64, 8192)
+        >>> g["ours_exact"] <= 0.5 < 100 < g["between"]
+        True
+    """
+    theta = positional.rope_frequencies(d)  # (d/2,), float64; checks d
+    p = np.arange(positional._positive_int("p_max", p_max))  # (p_max,)
+    angle64 = p[:, None] * theta[None, :]  # (p_max, d/2)
+    f32 = np.float32
+    inv_freq = f32(1.0) / f32(10000.0) ** (np.arange(0, d, 2).astype(f32) / f32(d))  # (d/2,)
+    angle32 = p.astype(f32)[:, None] * inv_freq[None, :]  # (p_max, d/2), float32
+    eps = float(np.finfo(f32).eps)
+    exact = np.concatenate([np.cos(angle64), np.sin(angle64)])  # (2 p_max, d/2), float64
+    ours = exact.astype(f32).astype(np.float64)  # what rope uses in float32
+    theirs = np.concatenate([np.cos(angle32), np.sin(angle32)]).astype(np.float64)
+    return {
+        "between": float(np.abs(ours - theirs).max() / eps),
+        "ours_exact": float(np.abs(ours - exact).max() / eps),
+        "float32_exact": float(np.abs(theirs - exact).max() / eps),
     }
 
 

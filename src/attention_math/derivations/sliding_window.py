@@ -10,13 +10,16 @@ when there is a path ``j → … → i`` through ``n_layers`` allowed steps, i.e
 
 from __future__ import annotations
 
+import numpy as np
 import sympy as sp
+from numpy.typing import NDArray
 
 from attention_math.numeric import sliding_window_mask
 
 __all__ = [
     "band_entries",
     "band_entries_formula",
+    "edge_conventions",
     "reach",
     "receptive_field",
     "receptive_field_formula",
@@ -110,3 +113,33 @@ def band_entries_formula() -> sp.Expr:
     ramp = sp.summation(i, (i, 1, w))  # rows 1 … w see 1 … w keys
     flat = sp.summation(w, (i, w + 1, L))  # the rest see w keys each
     return sp.expand(ramp + flat)
+
+
+def edge_conventions(length: int, window: int) -> dict[str, NDArray[np.bool_]]:
+    """The sliding-window mask as each source words it, written from its own rule
+    (True = may attend; query ``i``, key ``j``, window ``w``, positions from 0):
+
+    * this package's ``sliding_window_mask`` and Hugging Face's eager mask
+      (``kv_idx > q_idx − sliding_window`` on top of causal): ``i − w < j ≤ i``, ``w`` keys;
+    * the Mistral 7B paper ("positions between ``i − W`` and ``i``", its ``W`` our ``w``), and
+      FlashAttention's ``window_size=(w, 0)`` ("keys between ``[i − window_size[0], i]``
+      inclusive"): ``i − w ≤ j ≤ i``, ``w + 1`` keys.
+
+    Examples:
+        >>> from attention_math.derivations.sliding_window import edge_conventions
+        >>> masks = edge_conventions(5, 2)
+        >>> [int(m[4].sum()) for m in masks.values()]
+        [2, 3]
+    """
+    if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+        raise ValueError(f"window must be a positive integer, got {window!r}")
+    ours = sliding_window_mask(length, window=window)  # (L, L); checks length
+    i, j = np.indices(ours.shape)  # (L, L) each: query and key positions
+    hf_eager: NDArray[np.bool_] = np.asarray((j <= i) & (j > i - window))  # (L, L)
+    inclusive: NDArray[np.bool_] = np.asarray((j <= i) & (j >= i - window))  # (L, L)
+    if not (hf_eager == ours).all():
+        raise AssertionError("sliding_window_mask is not i − W < j ≤ i")
+    return {
+        "i − w < j ≤ i: `sliding_window_mask`, Hugging Face's eager mask": hf_eager,
+        "i − w ≤ j ≤ i: Mistral 7B's wording, FlashAttention `window_size=(w, 0)`": inclusive,
+    }

@@ -93,12 +93,16 @@ def pipeline(
     s: ArrayLike,
     p: ArrayLike,
     o: ArrayLike,
+    *,
+    narrow: bool = False,
 ) -> str:
     """The forward pass as a picture: every matrix, with its shape, and what feeds what.
 
     Top row: the input ``x`` and its three projections; bottom row: the scaled scores
     ``raw``, the masked scores ``s``, the weights ``p`` and the output ``o``. Arrows follow
     the data: ``X`` feeds ``Q, K, V``; ``Q`` and ``K`` the scores; ``P`` and ``V`` the output.
+    ``narrow=True`` stacks the same panels three to a row at most, top to bottom, for a phone
+    (the wide figure shrunk to a phone has labels a few pixels tall).
 
     Examples:
         >>> import numpy as np
@@ -129,6 +133,8 @@ def pipeline(
     # (column, row) of each panel: X feeds Q, K, V (column 1); Q and K the scores, which
     # run right to S and P; P and V (the bottom row) meet in O.
     where = ((0, 1), (1, 0), (1, 1), (1, 2), (2, 0.5), (3, 0.5), (4, 0.5), (4, 2))
+    if narrow:
+        return _pipeline_narrow(mats, titles, labels)
     with style():
         fig = plt.figure(figsize=(10.0, 6.0))
         flat = []
@@ -148,19 +154,50 @@ def pipeline(
         return svg(fig)
 
 
-def running_pipeline(is_causal: bool = True) -> str:
+def _pipeline_narrow(
+    mats: list[NDArray[np.float64]], titles: tuple[str, ...], labels: list[tuple[str, str]]
+) -> str:
+    """`pipeline` three panels to a row at most: X / Q, K, V / scores, S / P, O."""
+    # (column, row) of X, Q, K, V, raw, S, P, O in thirds of the width; the data run down
+    where = ((1, 0), (0, 1), (1, 1), (2, 1), (0, 2), (1, 2), (1, 3), (2, 3))
+    rows = 4
+    with style():
+        fig = plt.figure(figsize=(3.9, 8.8))
+        flat = []
+        # the two long titles on two lines: a third of a phone's width is narrow
+        titles = tuple(
+            t.replace(" = softmax", " =\nsoftmax").replace("s $S", "s\n$S") for t in titles
+        )
+        for (col, row), title, (xl, yl), m in zip(where, titles, labels, mats, strict=True):
+            ax = fig.add_axes((col / 3 + 0.06, 1 - (row + 1) / rows + 0.05, 0.26, 0.105))
+            _panel(ax, m, f"{title}\n{m.shape[0]}×{m.shape[1]}", xl, yl)
+            flat.append(ax)
+        right, left, top, bottom = (1.03, 0.5), (-0.2, 0.5), (0.5, 1.5), (0.5, -0.28)
+        for n in (1, 2, 3):
+            _arrow(fig, flat[0], flat[n], bottom, top)  # X → Q, K, V
+        _arrow(fig, flat[1], flat[4], bottom, (0.5, 1.9))  # Q → scores, above its title
+        _arrow(fig, flat[2], flat[4], bottom, (0.85, 1.9))  # K → scores
+        _arrow(fig, flat[4], flat[5], right, left)  # scores → S
+        _arrow(fig, flat[5], flat[6], bottom, (0.5, 1.9))  # S → P
+        _arrow(fig, flat[6], flat[7], right, left)  # P → O
+        _arrow(fig, flat[3], flat[7], bottom, top)  # V → O, straight down
+        return svg(fig)
+
+
+def running_pipeline(is_causal: bool = True, *, narrow: bool = False) -> str:
     """`pipeline` for the running example (`attention_math.running`), causal by
     default, every matrix cross-checked against the exact result first; as wide as its box.
 
     Examples:
         >>> from attention_site.figures.panels import running_pipeline
-        >>> "3×4" in running_pipeline()
+        >>> "3×4" in running_pipeline() and "3×4" in running_pipeline(narrow=True)
         True
     """
     from attention_math.running import numeric_forward
 
     f = numeric_forward(is_causal)
-    return fluid(pipeline(*(f[n] for n in ("X", "Q", "K", "V", "raw", "S", "P", "O"))))
+    mats = (f[n] for n in ("X", "Q", "K", "V", "raw", "S", "P", "O"))
+    return fluid(pipeline(*mats, narrow=narrow))
 
 
 HEADS_W_O = ((1, 1), (1, -1))

@@ -3,8 +3,10 @@
 Each row of the table on the page "Coming from PyTorch, d2l or Hugging Face" is one
 function here: it runs the same small problem in both conventions and reports what it
 found. PyTorch is optional: where it is not installed when the site is built, the row runs
-the package's side only and says so. d2l's ``masked_softmax`` and the Hugging Face fill
-value are rules of a few lines, run in NumPy (neither library is a dependency).
+the package's side and shows PyTorch's side as an oracle run recorded it (:func:`record`,
+written with PyTorch's version and the date), labelled as recorded. d2l's ``masked_softmax``
+and the Hugging Face fill value are rules of a few lines, run in NumPy (neither library is a
+dependency).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from attention_math.numeric import (
     softmax,
 )
 
-__all__ = ["ConventionMismatch", "Row", "rows", "table", "torch_or_none"]
+__all__ = ["ConventionMismatch", "Row", "record", "rows", "table", "torch_or_none"]
 
 Floats = NDArray[np.float64]
 
@@ -707,19 +709,61 @@ def rows(torch: ModuleType | bool | None = True) -> list[Row]:
     return [row(t) for row in ROWS]
 
 
-def table(torch: ModuleType | bool | None = True) -> str:
+def record(torch: ModuleType) -> dict[str, Any]:
+    """PyTorch's side of every row, for builds without PyTorch: what an oracle run records.
+
+    ``benchmarks/conventions_oracle.py`` writes it, with the date, to
+    ``benchmarks/results/conventions_torch.json``; :func:`table` shows it, labelled as
+    recorded, where PyTorch is not installed.
+
+    Examples:
+        >>> from attention_math.conventions import record, torch_or_none
+        >>> torch = torch_or_none()
+        >>> torch is None or record(torch)["rows"][0]["topic"] == "boolean mask"
+        True
+    """
+    return {
+        "torch": str(torch.__version__),
+        "numpy": np.__version__,
+        "rows": [{"topic": r.topic, "found": r.found} for r in rows(torch)],
+    }
+
+
+def _with_recorded(row: Row, recorded: dict[str, Any]) -> Row:
+    """The row run now on the package's side, beside PyTorch's side as recorded."""
+    theirs = {r["topic"]: r["found"] for r in recorded["rows"]}
+    if row.topic not in theirs:
+        return row  # a row added since the recording: the package's side only, as it says
+    ours = row.found.removeprefix(_NO_TORCH)
+    when = f"PyTorch {recorded['torch']}, {recorded['recorded_utc'][:10]}"
+    found = f"run now, the package's side: {ours}. **Recorded** ({when}): {theirs[row.topic]}"
+    return Row(row.topic, row.theirs, row.ours, found)
+
+
+def table(torch: ModuleType | bool | None = True, recorded: dict[str, Any] | None = None) -> str:
     """The rows as a Markdown table (the page prints it at build time).
+
+    Without PyTorch, ``recorded`` (from :func:`record`, with ``recorded_utc`` added) supplies
+    PyTorch's side of each row, labelled as recorded with its version and date.
 
     Examples:
         >>> from attention_site.pages.conventions import table
         >>> table(torch=False).splitlines()[0]
         '| Topic | PyTorch, d2l, Hugging Face | attention-math | run at build time |'
+        >>> rec = {"torch": "2.13.0", "recorded_utc": "2026-11-27T06:00:00+00:00",
+        ...        "rows": [{"topic": "boolean mask", "found": "agree (max abs difference 0)"}]}
+        >>> line = table(torch=False, recorded=rec).splitlines()[2]
+        >>> "**Recorded** (PyTorch 2.13.0, 2026-11-27): agree" in line
+        True
     """
+    last = "run at build time" if recorded is None else "run at build time, or recorded"
     lines = [
-        "| Topic | PyTorch, d2l, Hugging Face | attention-math | run at build time |",
+        f"| Topic | PyTorch, d2l, Hugging Face | attention-math | {last} |",
         "|---|---|---|---|",
     ]
     for r in rows(torch):
+        if recorded is not None and r.found.startswith(_NO_TORCH):
+            r = _with_recorded(r, recorded)
         cells = (r.topic, r.theirs, r.ours, r.found)
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines)
