@@ -129,6 +129,8 @@ OVERFLOW = "the scores q kᵀ · scale overflow the {} range (NaN or +inf); resc
 rescale Y"."""
 
 CausalAlignment = Literal["top-left", "bottom-right"]
+"""Where the causal diagonal sits when ``L_q ≠ L_k``: ``"top-left"`` (query ``i`` sees keys
+``0..i``) or ``"bottom-right"`` (the queries are the last ``L_q`` positions)."""
 
 
 def causal_offset(n_q: int, n_k: int, causal_alignment: object) -> int:
