@@ -69,7 +69,7 @@ def test_mask_frames_are_the_causal_mask_and_its_weights():
     assert len(ex.frames) == 2 * 5 * 5
     for (a, i, j), f in ex.frames.items():
         alignment = ("top-left", "bottom-right")[a]
-        m = causal_mask(i + 1, j + 1, alignment=alignment)
+        m = causal_mask(i + 1, j + 1, causal_alignment=alignment)
         np.testing.assert_array_equal(f["mask"], m.astype(int))
         p = np.array(f["weights"])
         assert (p[~m] == 0).all()

@@ -303,7 +303,7 @@ def mask(max_len: int = 6, *, d_k: int = 4, seed: int = 0) -> Explorable:
     lengths = tuple(range(1, n + 1))
 
     def make(alignment: CausalAlignment, lq: int, lk: int) -> Frame:
-        m = causal_mask(lq, lk, alignment=alignment)  # (L_q, L_k)
+        m = causal_mask(lq, lk, causal_alignment=alignment)  # (L_q, L_k)
         _, p = attention(q[:lq], k[:lk], v[:lk], m, return_weights=True)  # _, (L_q, L_k)
         return {
             "alignment": alignment,

@@ -106,9 +106,9 @@ def yarn_ramp(
         >>> yarn_ramp(16, base=10000.0, original_max_position_embeddings=2048)
         array([0.  , 0.  , 0.  , 0.25, 0.5 , 0.75, 1.  , 1.  ])
     """
-    d = _even_width("d", _positive_int("d", d))
+    d = _even_width("d", check_count("d", d))
     b = _check_base(base)
-    n = _positive_int("original_max_position_embeddings", original_max_position_embeddings)
+    n = check_count("original_max_position_embeddings", original_max_position_embeddings)
 
     def pair(turns: float) -> float:  # the (fractional) pair index that turns `turns` times
         return d * math.log(n / (turns * 2 * math.pi)) / (2 * math.log(b))
@@ -213,8 +213,8 @@ def rope_frequencies(
         factor = _number(scaling, "factor")
         if max_position_embeddings is None:
             raise ValueError("rope_type 'dynamic' needs max_position_embeddings")
-        big_n = _positive_int("max_position_embeddings", max_position_embeddings)
-        n = big_n if seq_len is None else max(_positive_int("seq_len", seq_len), big_n)
+        big_n = check_count("max_position_embeddings", max_position_embeddings)
+        n = big_n if seq_len is None else max(check_count("seq_len", seq_len), big_n)
         if d == 2:
             raise ValueError("rope_type 'dynamic' needs d > 2 (its exponent is d/(d − 2))")
         new_base = b * ((factor * n / big_n) - (factor - 1)) ** (d / (d - 2))
@@ -430,7 +430,7 @@ def rope_decay_bound(distances: ArrayLike, *, d: int, base: float = 10000.0) -> 
         >>> rope_decay_bound([0, 10, 100], d=8, base=100.0).round(3)
         array([2.5  , 1.234, 1.26 ])
     """
-    d = _even_width("d", _positive_int("d", d))
+    d = _even_width("d", check_count("d", d))
     r = np.asarray(distances, dtype=np.float64)  # (n,)
     theta = rope_frequencies(d, base=base)  # (d/2,)
     z = np.exp(1j * r[..., None] * theta)  # (n, d/2): e^{i r θ_k}
@@ -472,8 +472,8 @@ def t5_relative_bucket(
         raise TypeError(f"relative_position must be integers, got dtype {rel.dtype}")
     if not isinstance(bidirectional, bool | np.bool_):
         raise TypeError(f"bidirectional must be True or False, got {bidirectional!r}")
-    n = _positive_int("num_buckets", num_buckets)
-    far = _positive_int("max_distance", max_distance)
+    n = check_count("num_buckets", num_buckets)
+    far = check_count("max_distance", max_distance)
     rel = rel.astype(np.int64)
     out = np.zeros(rel.shape, dtype=np.int64)
     if bidirectional:
@@ -569,8 +569,8 @@ def alibi_far_weight(n_heads: int, train_len: int, test_len: int) -> NDArray[np.
         >>> alibi_far_weight(8, 512, 2048)[[0, 7]].round(4)
         array([0.   , 0.135])
     """
-    big_l = _positive_int("train_len", train_len)
-    big_t = _positive_int("test_len", test_len)
+    big_l = check_count("train_len", train_len)
+    big_t = check_count("test_len", test_len)
     if big_t <= big_l:
         raise ValueError(f"test_len = {big_t} must exceed train_len = {big_l}")
     m = alibi_slopes(n_heads)  # (h,)
@@ -603,8 +603,8 @@ def unseen_angle_pairs(
         ...                    scaling={"rope_type": "linear", "factor": 4.0}).sum()
         np.int64(0)
     """
-    big_l = _positive_int("train_len", train_len)
-    big_t = _positive_int("test_len", test_len)
+    big_l = check_count("train_len", train_len)
+    big_t = check_count("test_len", test_len)
     theta = rope_frequencies(d, base=base)  # (d/2,): the trained frequencies
     if scaling is None:
         new = theta

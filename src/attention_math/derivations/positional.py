@@ -22,6 +22,7 @@ import sympy as sp
 from numpy.typing import NDArray
 
 from attention_math import positional
+from attention_math._checks import check_count
 from attention_math.crosscheck import crosscheck
 
 __all__ = [
@@ -310,7 +311,7 @@ def float32_path_gap(d: int = 128, p_max: int = 8192) -> dict[str, float]:
         True
     """
     theta = positional.rope_frequencies(d)  # (d/2,), float64; checks d
-    p = np.arange(positional._positive_int("p_max", p_max))  # (p_max,)
+    p = np.arange(check_count("p_max", p_max))  # (p_max,)
     angle64 = p[:, None] * theta[None, :]  # (p_max, d/2)
     f32 = np.float32
     inv_freq = f32(1.0) / f32(10000.0) ** (np.arange(0, d, 2).astype(f32) / f32(d))  # (d/2,)
