@@ -183,7 +183,7 @@ def exercises() -> list[Exercise]:
                 "A checkpoint was trained with the interleaved RoPE layout (pair $i$ is "
                 "$(x_{2i}, x_{2i+1})$); your code uses `rotate_half` (pair $i$ is "
                 "$(x_i, x_{i+d/2})$). With $d = 6$, you reorder the output columns of $W_Q$ and "
-                "$W_K$ so that new column $c$ is old column $\\pi_c$. Give $\\pi$ as a "
+                "$W_K$ so that new column $c$ is old column $j_c$. Give $(j_0, \\ldots, j_5)$ as a "
                 "$1 \\times 6$ row of indices (counting from 0)."
             ),
             answer=perm,
