@@ -126,8 +126,8 @@ def exercises() -> list[Exercise]:
             title="A position-interpolation frequency",
             statement=(
                 "RoPE with $d = 4$ and base $100$ has $\\theta_0 = 1$ and $\\theta_1 = 1/10$. "
-                "Position interpolation stretches a model to $4$ times its training length "
-                '(`rope_scaling = {"rope_type": "linear", "factor": 4.0}`). What does '
+                "Position interpolation stretches a model to $3$ times its training length "
+                '(`rope_scaling = {"rope_type": "linear", "factor": 3.0}`). What does '
                 "$\\theta_1$ become?"
             ),
             answer=theta[1] / 3,
@@ -224,7 +224,7 @@ def exercises() -> list[Exercise]:
             chapter="modern",
             title="RMSNorm of a token",
             statement=(
-                "Apply RMSNorm (gain $1$, no $\\varepsilon$) to the token $x = (3, 4)$: divide "
+                "Apply RMSNorm (gain $1$, no `eps`) to the token $x = (3, 4)$: divide "
                 "it by $\\operatorname{rms}(x) = \\sqrt{(3^2 + 4^2)/2}$. Answer as a "
                 "$1 \\times 2$ row."
             ),
