@@ -614,6 +614,13 @@ SYMBOLS: tuple[Symbol, ...] = (
         _P,
     ),
     Symbol(
+        r"$\pi$",
+        (r"\pi",),
+        r"the circle constant: a full turn is $2\pi$ radians",
+        page="positions/long-context.md",
+        group=_P,
+    ),
+    Symbol(
         r"$f$; $L_{\text{train}}$, $L_{\text{test}}$",
         ("f", "L_text:train", "L_text:test"),
         r"context extension: the factor $L_{\text{test}}/L_{\text{train}}$ by which a model "
@@ -643,7 +650,7 @@ SYMBOLS: tuple[Symbol, ...] = (
     ),
     Symbol(
         r"$p_{\text{drop}}$; $\xi$",
-        ("p_text:drop", r"\xi"),
+        ("p_text:drop", "p_drop", r"\xi"),
         r"dropout: the probability that a weight is dropped; the mask, $\xi_{ij} = 1$ "
         r"(kept) with probability $1 - p_{\text{drop}}$, else $0$",
         r"$\xi$: $L_q \times L_k$",

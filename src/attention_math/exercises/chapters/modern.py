@@ -126,8 +126,8 @@ def exercises() -> list[Exercise]:
             title="A position-interpolation frequency",
             statement=(
                 "RoPE with $d = 4$ and base $100$ has $\\theta_0 = 1$ and $\\theta_1 = 1/10$. "
-                "Position interpolation stretches a model to $4$ times its training length "
-                '(`rope_scaling = {"rope_type": "linear", "factor": 4.0}`). What does '
+                "Position interpolation stretches a model to $3$ times its training length "
+                '(`rope_scaling = {"rope_type": "linear", "factor": 3.0}`). What does '
                 "$\\theta_1$ become?"
             ),
             answer=theta[1] / 3,
@@ -183,7 +183,7 @@ def exercises() -> list[Exercise]:
                 "A checkpoint was trained with the interleaved RoPE layout (pair $i$ is "
                 "$(x_{2i}, x_{2i+1})$); your code uses `rotate_half` (pair $i$ is "
                 "$(x_i, x_{i+d/2})$). With $d = 6$, you reorder the output columns of $W_Q$ and "
-                "$W_K$ so that new column $c$ is old column $\\pi_c$. Give $\\pi$ as a "
+                "$W_K$ so that new column $c$ is old column $j_c$. Give $(j_0, \\ldots, j_5)$ as a "
                 "$1 \\times 6$ row of indices (counting from 0)."
             ),
             answer=perm,
@@ -224,7 +224,7 @@ def exercises() -> list[Exercise]:
             chapter="modern",
             title="RMSNorm of a token",
             statement=(
-                "Apply RMSNorm (gain $1$, no $\\varepsilon$) to the token $x = (3, 4)$: divide "
+                "Apply RMSNorm (gain $1$, no `eps`) to the token $x = (3, 4)$: divide "
                 "it by $\\operatorname{rms}(x) = \\sqrt{(3^2 + 4^2)/2}$. Answer as a "
                 "$1 \\times 2$ row."
             ),
