@@ -31,6 +31,7 @@ SCRIPT_USERS = {
     THEME_SCRIPT: "body",  # the theme: navigation, search, copy buttons
     "/javascripts/mathjax-config.js": ".arithmatex",
     "/assets/mathjax/tex-svg.js": ".arithmatex",
+    "/javascripts/explorables.js": "[data-explorable]",  # hooks/explorables.py keeps it there
 }
 
 Seen = dict[str, dict[str, Any]]
