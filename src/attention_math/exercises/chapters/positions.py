@@ -129,8 +129,10 @@ def exercises() -> list[Exercise]:
             title="A rotated score",
             statement=(
                 "With $d = 2$ and $\\theta = 1$, the query $q = (1, 0)$ sits at position "
-                f"$m = {m}$ and the key $k = (1, 0)$ at position $n = {n}$. What is the score "
-                "$\\langle R(m\\theta) q, R(n\\theta) k \\rangle$ (no $1/\\sqrt{d}$)?"
+                f"$i = {m}$ and the key $k = (1, 0)$ at position $j = {n}$. What is the score "
+                "$\\langle \\operatorname{rot}(i\\theta) q, "
+                "\\operatorname{rot}(j\\theta) k \\rangle$ (no $1/\\sqrt{d}$; "
+                "$\\operatorname{rot}(\\alpha)$ turns a pair by the angle $\\alpha$)?"
             ),
             answer=sp.simplify(sp.expand_trig(score)),
             mistakes=(Mistake("absolute_position", sp.cos(m + n)),),
