@@ -96,3 +96,18 @@ def test_no_lower_case_projection_names_in_the_maths(built_site):
         if re.search(r"\b[Ww]_\{?[qkv]\b", tex)
     ]
     assert not bad, bad
+
+
+def test_a_row_of_scores_is_s_on_the_forward_and_why_pages(built_site):
+    """z and s both named a row of scores; the lessons of the forward pass, Why it works, the
+    worked examples and "Attention as …" write s (z remains the logits of the gradients
+    chapter and the exercises, and z_t linear attention's normaliser)."""
+    lessons = ("docs/forward/", "docs/why/", "docs/examples/", "docs/attention-as.md")
+    bad = [
+        f"{source_of(page)}: {tex[:60]}"
+        for page, texs in page_math(built_site).items()
+        if source_of(page).startswith(lessons)
+        for tex in texs
+        if any(n.partition("_")[0] in ("z", "Z") for n in symbols_in_tex(tex))
+    ]
+    assert not bad, bad

@@ -163,7 +163,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         ("s",),
         "one row of scores (the scores of one query)",
         r"$L_k$",
-        "why/scaling.md",
+        "forward/softmax.md",
     ),
     Symbol(
         r"$M$",
@@ -221,7 +221,8 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$z$, $Z$",
         ("z", "Z"),
-        "a vector (a matrix) of logits: scores before the softmax, in exercises and proofs; "
+        "a vector (a matrix) of logits in the gradients chapter and the exercises (the lessons "
+        "write a row of scores $s$); "
         r"$z_t$: the running normaliser $\sum_{j \le t} \varphi(k_j)$ of causal linear attention",
         page="forward/softmax.md",
         group=_N,
@@ -263,7 +264,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"$t$",
         ("t",),
         "a score that varies (on Masking, a key's score sent to $-\\infty$), a shifted score "
-        "$t_j = z_j - m \\le 0$, or a threshold",
+        "$t_j = s_j - m \\le 0$, or a threshold",
         page="forward/masking.md",
         group=_N,
     ),
