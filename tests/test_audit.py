@@ -28,7 +28,7 @@ A, S, W = "agrees", "rounding slip", "wrong"
 _W = "from the published (rounded) weights"
 _1M = "one minus the other published weight(s) of the row"
 _T = "truncated instead of rounded"
-_NONE = "no tested hypothesis reproduces it"
+_NONE = "no candidate slip we tried reproduces it"
 
 # Every claim of every seed, pinned independently of the registry in the package.
 PINS = {

@@ -65,7 +65,7 @@ ROUNDED_WEIGHTS = "from the published (rounded) weights"
 ONE_MINUS = "one minus the other published weight(s) of the row"
 """A diagnosis: a row's last weight was printed as one minus its other published weights."""
 OFF_BY_ONE = "last digit off by one"
-UNEXPLAINED = "no tested hypothesis reproduces it"
+UNEXPLAINED = "no candidate slip we tried reproduces it"
 _ROUNDING_KINDS = (TRUNCATED, ROUNDED_WEIGHTS, ONE_MINUS)
 
 

@@ -314,7 +314,7 @@ its published claims."""
 # --- source 001: "Smart robots perform complex tasks" -------------------------------------
 
 _EXP0 = "exp(0) treated as 0"
-_UNEXPLAINED = "no tested hypothesis reproduces it"
+_UNEXPLAINED = "no candidate slip we tried reproduces it"
 _TRUNC = "truncated instead of rounded"
 
 FIVE_WORDS = Example(

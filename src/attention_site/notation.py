@@ -40,6 +40,9 @@ __all__ = [
     "Symbol",
     "Term",
     "defined_names",
+    "introduced_late",
+    "meanings",
+    "symbol_for",
     "symbols_in_tex",
     "symbols_table",
     "terms_list",
@@ -115,7 +118,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         ("x",),
         "an input: one token (a row of $X$), the residual stream of a block, or in a general "
         "statement a vector or a variable",
-        page="attention-as.md",
+        page="forward/qkv.md",
     ),
     Symbol(
         r"$W_Q, W_K, W_V$",
@@ -160,7 +163,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         ("s",),
         "one row of scores (the scores of one query)",
         r"$L_k$",
-        "why/scaling.md",
+        "forward/softmax.md",
     ),
     Symbol(
         r"$M$",
@@ -174,7 +177,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         ("softmax",),
         r"$\operatorname{softmax}(s)_j = e^{s_j} / \sum_l e^{s_l}$, applied to each row",
         "keeps the shape",
-        "forward/softmax.md",
+        "forward/index.md",
     ),
     Symbol(
         r"$P$",
@@ -188,8 +191,7 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$p$",
         ("p",),
-        "one row of weights, or the softmax of a vector; on Cost, with $m$ and $n$, the sizes "
-        "of a matrix product",
+        "one row of weights, or the softmax of a vector",
         r"$L_k$",
         "why/scaling.md",
     ),
@@ -198,7 +200,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         ("O",),
         "the output, $O = PV$: each row a weighted average of the value rows",
         r"$L_q \times d_v$",
-        "forward/weighted-sum.md",
+        "forward/index.md",
     ),
     Symbol(
         r"$\operatorname{attention}$",
@@ -219,7 +221,8 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$z$, $Z$",
         ("z", "Z"),
-        "a vector (a matrix) of logits: scores before the softmax, in exercises and proofs; "
+        "a vector (a matrix) of logits in the gradients chapter and the exercises (the lessons "
+        "write a row of scores $s$); "
         r"$z_t$: the running normaliser $\sum_{j \le t} \varphi(k_j)$ of causal linear attention",
         page="forward/softmax.md",
         group=_N,
@@ -242,9 +245,9 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$n$",
         ("n",),
-        "the length of a vector in a general statement; on Why it works: scaling, the number "
-        "of sampled $(q, k)$ pairs; on Cost, with $m$ and $p$, the sizes of a matrix product "
-        "($m \\times n$ times $n \\times p$)",
+        "a count: the length of a vector in a general statement, the number of sampled "
+        "$(q, k)$ pairs (Why it works: scaling); $n_1, n_2, n_3$: the sizes of a matrix product "
+        "($n_1 \\times n_2$ times $n_2 \\times n_3$, on Cost)",
         page="why/scaling.md",
         group=_N,
     ),
@@ -252,8 +255,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"$m$",
         ("m",),
         "the largest score of a row, subtracted before exponentiating; in the online softmax "
-        "the running maximum (subscript: the keys it covers); on Cost, with $n$ and $p$, the "
-        "sizes of a matrix product",
+        "the running maximum (subscript: the keys it covers). Only ever a maximum",
         page="why/softmax.md",
         group=_N,
         any_subscript=True,
@@ -262,7 +264,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"$t$",
         ("t",),
         "a score that varies (on Masking, a key's score sent to $-\\infty$), a shifted score "
-        "$t_j = z_j - m \\le 0$, or a threshold",
+        "$t_j = s_j - m \\le 0$, or a threshold",
         page="forward/masking.md",
         group=_N,
     ),
@@ -383,7 +385,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"$\operatorname{diag}$",
         ("diag",),
         "the diagonal matrix of a vector",
-        page="gradients/index.md",
+        page="why/scaling.md",
         group=_G,
     ),
     Symbol(
@@ -410,14 +412,15 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$\Delta$",
         (r"\Delta",),
-        "the step of a finite difference (never $h$, which counts heads)",
-        page="gradients/gradient-checking.md",
+        "an increment: a shift of position, $p \\mapsto p + \\Delta$ (sinusoidal encoding); the "
+        "step of a finite difference (never $h$, which counts heads)",
+        page="positions/sinusoidal.md",
         group=_G,
     ),
     Symbol(
-        r"$C$, $R$",
-        ("C", "R"),
-        "the constants of the truncation error $C\\Delta^2$ and the rounding error $R/\\Delta$",
+        r"$C_1$, $C_2$",
+        ("C",),
+        "the constants of the truncation error $C_1\\Delta^2$ and the rounding error $C_2/\\Delta$",
         page="gradients/gradient-checking.md",
         group=_G,
     ),
@@ -548,8 +551,8 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$G(\delta)$",
         ("G",),
-        r"the block-diagonal rotation that shifts a sinusoidal encoding by $\delta$ positions: "
-        r"$PE(p + \delta) = G(\delta)\,PE(p)$",
+        r"the block-diagonal rotation that shifts a sinusoidal encoding by $\Delta$ positions: "
+        r"$PE(p + \Delta) = G(\Delta)\,PE(p)$",
         r"$d_{\text{model}} \times d_{\text{model}}$",
         "positions/sinusoidal.md",
         _P,
@@ -567,8 +570,8 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$d$",
         ("d",),
-        r"the width of the vectors an encoding or a rotation acts on ($d_{\text{model}}$ or "
-        r"$d_k$), even",
+        r"a width: of the vectors an encoding or a rotation acts on ($d_{\text{model}}$ or "
+        r"$d_k$, even), or of one head when $d_k = d_v = d$ (in cost statements)",
         page="positions/rope.md",
         group=_P,
     ),
@@ -580,26 +583,26 @@ SYMBOLS: tuple[Symbol, ...] = (
         group=_P,
     ),
     Symbol(
-        r"$m$, $n$; $R(p)$",
-        ("m", "n", "R"),
-        r"with RoPE: the positions of a query and a key; the block-diagonal rotation by the "
-        r"angles $p\,\theta_i$ ($R(\alpha)$: one $2 \times 2$ rotation by the angle $\alpha$)",
+        r"$R(i)$",
+        ("R",),
+        r"RoPE's block-diagonal rotation of the token at position $i$ (positions count from "
+        r"$0$), by the angles $i\,\theta_l$: $q_i \mapsto R(i)\,q_i$, $k_j \mapsto R(j)\,k_j$",
         r"$d \times d$",
         "positions/rope.md",
         _P,
     ),
     Symbol(
-        r"$\delta$",
-        (r"\delta",),
-        r"a shift of position, $p \mapsto p + \delta$ (for $\alpha$ as a rotation angle, see "
-        r"$\alpha$ under Gradients)",
-        page="positions/sinusoidal.md",
-        group=_P,
+        r"$\operatorname{rot}(\alpha)$",
+        ("rot",),
+        r"one $2 \times 2$ rotation by the angle $\alpha$",
+        r"$2 \times 2$",
+        "exercises/positions.md",
+        _P,
     ),
     Symbol(
-        r"$m_k$",
-        ("m_k",),
-        r"the ALiBi slope of head $k$: its scores get the bias $-m_k \lvert i - j \rvert$",
+        r"$\beta_k$",
+        (r"\beta",),
+        r"the ALiBi slope of head $k$: its scores get the bias $-\beta_k \lvert i - j \rvert$",
         "scalar",
         "positions/alibi.md",
         _P,
@@ -689,7 +692,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         ("h_kv",),
         "the number of key/value heads in grouped-query attention ($1$: multi-query "
         "attention; $h$: multi-head attention)",
-        page="positions/gqa.md",
+        page="positions/kv-cache.md",
         group=_P,
     ),
     Symbol(
@@ -763,7 +766,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"the softmax's denominator, the row sum $\lambda = \sum_j e^{s_j - m}$; in the online "
         r"softmax the running one, $\lambda_T = \sum_{j\in T} e^{s_j - m_T}$ "
         r"(never $\ell$, the loss)",
-        page="long/online-softmax.md",
+        page="why/cost.md",
         group=_L,
         any_subscript=True,
     ),
@@ -786,12 +789,12 @@ SYMBOLS: tuple[Symbol, ...] = (
     ),
     # other views of attention: kernels, scoring functions, circuits, linear attention
     Symbol(
-        r"$W_q, W_k, w_v$",
-        ("W_q", "W_k", "w_v"),
-        r"the weights of Bahdanau's additive score $w_v^\top \tanh(W_q q + W_k k)$, a "
-        "network with one hidden layer",
+        r"$W_a, U_a, w_a$",
+        ("W_a", "U_a", "w_a"),
+        r"the weights of Bahdanau's additive score $w_a^\top \tanh(W_a q + U_a k)$, a "
+        "network with one hidden layer (the paper's names)",
         "hidden width × query width, hidden width × key width; hidden width",
-        "attention-as.md",
+        "forward/scores.md",
         _F,
     ),
     Symbol(
@@ -801,17 +804,17 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"$W = W_Q W_K^\top$ on the inputs $x$, times $1/\sqrt{d_k}$ once scaled (or "
         r"$I/\sqrt{d_k}$ on $q$ and $k$ themselves)",
         "query width × key width",
-        "attention-as.md",
+        "forward/scores.md",
         _F,
     ),
     Symbol(
-        r"$A$",
-        ("A",),
-        r"an invertible matrix: $W_Q \to W_Q A$, $W_K \to W_K A^{-\top}$ leaves every score "
+        r"$F$",
+        ("F",),
+        r"an invertible matrix: $W_Q \to W_Q F$, $W_K \to W_K F^{-\top}$ leaves every score "
         "unchanged",
         r"$d_k \times d_k$",
-        "attention-as.md",
-        _M,
+        "forward/qkv.md",
+        _F,
     ),
     Symbol(
         r"$P^{(i)}$",
@@ -842,7 +845,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"the bandwidth of the kernel (never $h$, which counts heads); $1/\tau^2$ plays the "
         r"part of $1/\sqrt{d_k}$",
         "scalar",
-        "attention-as.md",
+        "forward/scores.md",
         _W,
     ),
     Symbol(
@@ -869,28 +872,28 @@ SYMBOLS: tuple[Symbol, ...] = (
         group=_W,
     ),
     Symbol(
-        r"$d$",
-        ("d",),
-        "the width of one head when $d_k = d_v = d$ (in cost and benchmark statements)",
-        page="long/linear-attention.md",
-        group=_L,
-    ),
-    Symbol(
         r"$\varphi$, $\varphi_w$, $\varphi_W$",
         (r"\varphi",),
         r"a feature map, linear attention's replacement for $e^{q\cdot k}$ by "
         r"$\varphi(q)\cdot\varphi(k)$; $\varphi_w$, $\varphi_W$: Performer's random features "
-        r"for one direction $w$, for the $m$ rows of $W$",
-        r"$m$ features per row",
+        r"for one direction $w$, for the $r$ rows of $W$",
+        r"$r$ features per row",
         "long/linear-attention.md",
         _L,
         any_subscript=True,
     ),
     Symbol(
-        r"$U_t$",
-        ("U",),
+        r"$r$",
+        ("r",),
+        "the number of random features of Performer's estimate (the rows of $W$)",
+        page="long/linear-attention.md",
+        group=_L,
+    ),
+    Symbol(
+        r"$\mathcal{S}_t$",
+        (r"\mathcal{S}",),
         r"the running state $\sum_{j \le t} \varphi(k_j) v_j^\top$ of causal linear attention",
-        r"$m \times d_v$",
+        r"$r \times d_v$ ($r$ features)",
         "long/linear-attention.md",
         _L,
     ),
@@ -1194,6 +1197,75 @@ def undefined(used: Iterable[str]) -> list[str]:
         if name not in missing:
             missing.append(name)
     return missing
+
+
+def symbol_for(name: str) -> Symbol | None:
+    """The one entry that defines ``name`` (from
+    [`symbols_in_tex`][attention_math.notation.symbols_in_tex]), by the rule of
+    [`undefined`][attention_math.notation.undefined]; ``None`` if none does.
+
+    Examples:
+        >>> from attention_math.notation import symbol_for
+        >>> symbol_for("P_ij").page, symbol_for("m_T").page, symbol_for("Y") is None
+        ('forward/index.md', 'why/softmax.md', True)
+    """
+    exact = [s for s in SYMBOLS if name in s.names]
+    if exact:
+        return exact[0]
+    base, _, sub = name.partition("_")
+    if sub.startswith("text:"):
+        labelled = [s for s in SYMBOLS if f"{base}_{sub[5:]}" in s.names]
+        if labelled:
+            return labelled[0]
+    if sub:
+        for s in SYMBOLS:
+            if base in s.names and (
+                s.any_subscript or _INDEX.match(sub) or sub.startswith("text:")
+            ):
+                return s
+    return None
+
+
+def meanings() -> dict[str, list[Symbol]]:
+    """Each symbol name with every entry that defines it: one entry each, or a name has
+    two meanings.
+
+    Examples:
+        >>> from attention_math.notation import meanings
+        >>> [s.page for s in meanings()["m"]]
+        ['why/softmax.md']
+    """
+    out: dict[str, list[Symbol]] = {}
+    for s in SYMBOLS:
+        for n in s.names:
+            out.setdefault(n, []).append(s)
+    return out
+
+
+def introduced_late(pages: Iterable[tuple[str, Iterable[str]]]) -> list[str]:
+    """``"page: symbol (introduced on later page)"`` for each symbol a page uses before the page
+    that introduces it. ``pages`` are (page, symbols used) in reading order (the nav); an entry
+    whose page is not among them (an exercise, a reference page) is not checked.
+
+    Examples:
+        >>> from attention_math.notation import introduced_late
+        >>> introduced_late([("forward/index.md", ["P_ij"]), ("forward/qkv.md", ["W_Q"])])
+        []
+        >>> introduced_late([("forward/notation.md", ["W_Q"]), ("forward/qkv.md", [])])
+        ['forward/notation.md: W_Q (introduced on forward/qkv.md)']
+    """
+    listed = list(pages)
+    order = {page: i for i, (page, _) in enumerate(listed)}
+    late: list[str] = []
+    for page, used in listed:
+        for name in used:
+            s = symbol_for(name)
+            if s is None or s.page not in order or order[s.page] <= order[page]:
+                continue
+            msg = f"{page}: {name} (introduced on {s.page})"
+            if msg not in late:
+                late.append(msg)
+    return late
 
 
 _TITLES = {

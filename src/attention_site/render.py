@@ -28,6 +28,7 @@ __all__ = [
     "display",
     "display_row",
     "exact_beside_decimal",
+    "exact_digits",
     "fmt",
     "folded",
     "number_tex",
@@ -64,6 +65,41 @@ def decimal_text(x: float, digits: int = 4) -> str:
     if not shows_exactly(text, x):  # rounded: keep the zeros that say how far
         text = f"{x:#.{digits}g}".replace(".e", "e").rstrip(".")
     return text
+
+
+def exact_digits(x: sp.Expr, digits: int) -> str:
+    """An exact real number to ``digits`` significant digits, correctly rounded (half to even).
+
+    SymPy's ``N(x, digits)`` evaluates to ``digits`` digits and can be one unit off in the last
+    one (``N(log(2 - 2**-7) + 127*log(2), 12)`` gives ``88.7189252123``; the value is
+    ``88.71892521235…``). This evaluates with 30 guard digits, then rounds the decimal.
+
+    Raises:
+        ValueError: if ``digits`` is not positive, or ``x`` is not a finite real number.
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.render import exact_digits
+        >>> exact_digits(sp.log(2 - sp.Integer(2) ** -7) + 127 * sp.log(2), 12)
+        '88.7189252124'
+        >>> exact_digits(sp.Rational(1, 3), 4), exact_digits(sp.Integer(2), 3)
+        ('0.3333', '2.00')
+    """
+    from decimal import ROUND_HALF_EVEN, Decimal
+
+    if digits < 1:
+        raise ValueError(f"digits must be positive, got {digits}")
+    value = sp.N(x, digits + 30)
+    if not (value.is_real and value.is_finite):
+        raise ValueError(f"x must be a finite real number, got {x}")
+    d = Decimal(str(value))
+    if d == 0:
+        return "0"
+    quantum = Decimal(1).scaleb(d.adjusted() - digits + 1)
+    r = d.quantize(quantum, rounding=ROUND_HALF_EVEN)
+    if r.adjusted() != d.adjusted():  # 9.99… rounded up to 10.0…: one digit fewer after the point
+        r = d.quantize(quantum.scaleb(1), rounding=ROUND_HALF_EVEN)
+    return f"{r:f}"
 
 
 def shows_exactly(text: str, x: float) -> bool:

@@ -140,16 +140,19 @@ def exercises() -> list[Exercise]:
             title="A rotated score",
             statement=(
                 "With $d = 2$ and $\\theta = 1$, the query $q = (1, 0)$ sits at position "
-                f"$m = {m}$ and the key $k = (1, 0)$ at position $n = {n}$. What is the score "
-                "$\\langle R(m\\theta) q, R(n\\theta) k \\rangle$ (no $1/\\sqrt{d}$)?"
+                f"$i = {m}$ and the key $k = (1, 0)$ at position $j = {n}$. What is the score "
+                "$\\langle \\operatorname{rot}(i\\theta) q, "
+                "\\operatorname{rot}(j\\theta) k \\rangle$ (no $1/\\sqrt{d}$; "
+                "$\\operatorname{rot}(\\alpha)$ turns a pair by the angle $\\alpha$)?"
             ),
             answer=sp.simplify(sp.expand_trig(score)),
             mistakes=(Mistake("absolute_position", sp.cos(m + n)),),
             numeric=lambda: np.asarray(np.cos(n - m)),
             kind="scalar",
             explanation=(
-                r"$R(m\theta)^\top R(n\theta) = R((n - m)\theta)$, so the score is $q^\top "
-                r"R(2) k = \cos 2$: only the offset $n - m = 2$ counts."
+                r"$\operatorname{rot}(i\theta)^\top \operatorname{rot}(j\theta) = "
+                r"\operatorname{rot}((j - i)\theta)$, so the score is $q^\top "
+                r"\operatorname{rot}(2) k = \cos 2$: only the offset $j - i = 2$ counts."
             ),
             solution=_solve_positions_rope_score,
         ),
@@ -309,13 +312,13 @@ def _solve_positions_rope(ex: Exercise) -> object:
 
 
 def _solve_positions_rope_score(ex: Exercise) -> object:
-    m, n = 3, 5
+    i, j = 3, 5  # the positions of the query and the key
 
-    def R(a: object) -> sp.Matrix:  # the rotation by angle a
+    def rot(a: object) -> sp.Matrix:  # the rotation by angle a
         return sp.Matrix([[sp.cos(a), -sp.sin(a)], [sp.sin(a), sp.cos(a)]])
 
     q = k = sp.Matrix([1, 0])
-    score = ((R(m) * q).T * (R(n) * k))[0, 0]
+    score = ((rot(i) * q).T * (rot(j) * k))[0, 0]
     return sp.simplify(sp.expand_trig(score))
 
 

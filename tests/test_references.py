@@ -1,0 +1,137 @@
+"""The site's sources: one bibliography, a References page made from it, every entry cited.
+
+Pages cite inline, ``[Vaswani et al., 2017](https://arxiv.org/abs/1706.03762)``; the link is the
+bibliography entry's ``url``. A paper in ``docs/references.bib`` that no page links to is either
+not used (remove it) or used without its citation (cite it where it is used).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+
+from attention_site.references import BIB, cite_text, load, references_markdown
+
+#: Papers issue 37 asks the site to cite (its first list) and those other chapters cite.
+REQUIRED = {
+    "vaswani2017": "1706.03762",
+    "bahdanau2015": "1409.0473",
+    "milakov2018": "1805.02867",
+    "dao2022": "2205.14135",
+    "dao2023": "2307.08691",
+    "su2021": "2104.09864",
+    "press2022": "2108.12409",
+    "shazeer2019": "1911.02150",
+    "ainslie2023": "2305.13245",
+    "beltagy2020": "2004.05150",
+    "jiang2023": "2310.06825",
+    "xiao2023": "2309.17453",
+    "miller2023": "evanmiller.org/attention-is-off-by-one",
+    "katharopoulos2020": "2006.16236",
+    "choromanski2021": "2009.14794",
+    "tsai2019": "1908.11775",
+    "elhage2021": "transformer-circuits.pub/2021/framework",
+    "blanchard2021": "10.1093/imanum/draa038",
+    "haviv2022": "2203.16634",
+    "dehghani2023": "2302.05442",
+    "olsson2022": "2209.11895",
+    "kwon2023": "2309.06180",
+    "chen2023": "2306.15595",
+    "peng2023": "2309.00071",
+    "raffel2020": "1910.10683",
+    "zhang2019": "1910.07467",
+    "shazeer2020": "2002.05202",
+    "srivastava2014": "jmlr.org/papers/v15/srivastava14a",
+    "touvron2023": "2302.13971",
+}
+
+#: Entries whose citing pages are written by other developers in parallel (issue 37: the
+#: positions, long-sequence and gradient chapters, the transformer block, Coming from PyTorch).
+#: The lead empties this set as those pages land; a listed entry that is cited already fails
+#: the test, so the set only shrinks.
+PENDING = frozenset(
+    {
+        "beltagy2020",
+        "chen2023",
+        "jiang2023",
+        "kwon2023",
+        "miller2023",
+        "olsson2022",
+        "peng2023",
+        "raffel2020",
+        "shazeer2020",
+        "srivastava2014",
+        "touvron2023",
+        "xiao2023",
+        "zhang2019",
+    }
+)
+
+
+def test_the_bibliography_holds_every_required_paper_with_its_link():
+    refs = {r.key: r for r in load()}
+    for key, where in REQUIRED.items():
+        assert key in refs, f"{key} missing from {BIB.name}"
+        assert where in refs[key].url, f"{key}: {refs[key].url} does not point at {where}"
+
+
+def test_every_link_is_arxiv_doi_or_the_works_own_page():
+    for r in load():
+        assert r.url.startswith("https://"), r
+        if "arxiv.org" in r.url:
+            assert re.fullmatch(r"https://arxiv\.org/abs/\d{4}\.\d{4,5}", r.url), r.url
+        if "doi.org" in r.url:
+            assert re.fullmatch(r"https://doi\.org/10\.\d{4,}/\S+", r.url), r.url
+    assert len({r.url for r in load()}) == len(load()), "two entries share a url"
+
+
+def test_an_entry_without_a_url_is_refused(tmp_path: Path):
+    bib = tmp_path / "x.bib"
+    bib.write_text("@misc{a, author = {A, B}, title = {T}, year = {2020}}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="lacks url"):
+        load(bib)
+
+
+def test_citation_texts_follow_the_site_form():
+    refs = {r.key: r for r in load()}
+    assert cite_text(refs["shazeer2019"]) == "Shazeer, 2019"
+    assert cite_text(refs["milakov2018"]) == "Milakov & Gimelshein, 2018"
+    assert cite_text(refs["haviv2022"]) == "Haviv et al., 2022"
+    assert cite_text(refs["blanchard2021"]) == "Blanchard, Higham & Higham, 2021"
+
+
+def _links(site: Path) -> dict[str, set[str]]:
+    """Every external href of the built site, with the pages that hold it (References aside)."""
+    found: dict[str, set[str]] = {}
+    for page in site.rglob("*.html"):
+        rel = str(page.relative_to(site))
+        if rel.startswith("references/"):
+            continue
+        for href in re.findall(r'href="(https?://[^"]+)"', page.read_text("utf-8")):
+            found.setdefault(html.unescape(href), set()).add(rel)
+    return found
+
+
+def test_the_references_page_lists_every_entry(built_site):
+    page = (built_site / "references" / "index.html").read_text("utf-8")
+    for r in load():
+        assert f'id="{r.key}"' in page, f"References has no anchor for {r.key}"
+        assert f'href="{html.escape(r.url)}"' in page or f'href="{r.url}"' in page, r.key
+    assert references_markdown().count("\n") + 1 == len(load())
+
+
+def test_every_entry_is_cited_on_a_page(built_site):
+    links = _links(built_site)
+    uncited = [r.key for r in load() if r.key not in PENDING and r.url not in links]
+    assert not uncited, f"cite these where the pages use them (or drop them): {uncited}"
+
+
+def test_a_pending_entry_that_is_cited_leaves_the_pending_set(built_site):
+    links = _links(built_site)
+    urls = {r.key: r.url for r in load()}
+    assert PENDING <= urls.keys(), PENDING - urls.keys()
+    cited = sorted(k for k in PENDING if urls[k] in links)
+    assert not cited, f"cited now: remove from PENDING: {cited}"
