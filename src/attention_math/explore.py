@@ -292,7 +292,8 @@ def mask(max_len: int = 6, *, d_k: int = 4, seed: int = 0) -> Explorable:
         >>> f["offset"], f["empty-rows"], f["visible"]
         (-2, 2, 3)
     """
-    from attention_math.numeric import CausalAlignment, attention, causal_mask, causal_offset
+    from attention_math._checks import CausalAlignment
+    from attention_math.numeric import attention, causal_mask, causal_offset
 
     n = _stops("max_len", [max_len], integer=True)[0]
     dk = _stops("d_k", [d_k], integer=True)[0]

@@ -35,7 +35,6 @@ from attention_math.tiled import block_sizes
 __all__ = ["forward_with_lse", "tiled_backward"]
 
 
-
 Array = NDArray[np.floating]
 
 

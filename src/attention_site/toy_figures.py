@@ -18,9 +18,9 @@ import numpy as np
 from matplotlib.patches import FancyBboxPatch
 from numpy.typing import ArrayLike, NDArray
 
-from attention_site.figures.style import fluid, style, svg
 from attention_math.toy.export import weights_json
 from attention_math.toy.model import ToyModel
+from attention_site.figures.style import fluid, style, svg
 
 __all__ = [
     "WEIGHTS_PATH",
