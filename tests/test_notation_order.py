@@ -1,7 +1,7 @@
 """Nothing used before it is defined, and one meaning per symbol.
 
 Order: following the nav, a page may use a glossary symbol only if the page that introduces it
-(its ``page=`` in ``attention_math.notation.SYMBOLS``) comes no later. The symbols of a page are
+(its ``page=`` in ``attention_site.notation.SYMBOLS``) comes no later. The symbols of a page are
 those of its built maths (``tests/test_notation.page_math``), read by ``symbols_in_tex``.
 
 One meaning: no symbol name is defined by two entries, and the symbols issue 37 found with

@@ -1201,11 +1201,11 @@ def undefined(used: Iterable[str]) -> list[str]:
 
 def symbol_for(name: str) -> Symbol | None:
     """The one entry that defines ``name`` (from
-    [`symbols_in_tex`][attention_math.notation.symbols_in_tex]), by the rule of
-    [`undefined`][attention_math.notation.undefined]; ``None`` if none does.
+    [`symbols_in_tex`][attention_site.notation.symbols_in_tex]), by the rule of
+    [`undefined`][attention_site.notation.undefined]; ``None`` if none does.
 
     Examples:
-        >>> from attention_math.notation import symbol_for
+        >>> from attention_site.notation import symbol_for
         >>> symbol_for("P_ij").page, symbol_for("m_T").page, symbol_for("Y") is None
         ('forward/index.md', 'why/softmax.md', True)
     """
@@ -1231,7 +1231,7 @@ def meanings() -> dict[str, list[Symbol]]:
     two meanings.
 
     Examples:
-        >>> from attention_math.notation import meanings
+        >>> from attention_site.notation import meanings
         >>> [s.page for s in meanings()["m"]]
         ['why/softmax.md']
     """
@@ -1248,7 +1248,7 @@ def introduced_late(pages: Iterable[tuple[str, Iterable[str]]]) -> list[str]:
     whose page is not among them (an exercise, a reference page) is not checked.
 
     Examples:
-        >>> from attention_math.notation import introduced_late
+        >>> from attention_site.notation import introduced_late
         >>> introduced_late([("forward/index.md", ["P_ij"]), ("forward/qkv.md", ["W_Q"])])
         []
         >>> introduced_late([("forward/notation.md", ["W_Q"]), ("forward/qkv.md", [])])

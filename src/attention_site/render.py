@@ -79,7 +79,7 @@ def exact_digits(x: sp.Expr, digits: int) -> str:
 
     Examples:
         >>> import sympy as sp
-        >>> from attention_math.render import exact_digits
+        >>> from attention_site.render import exact_digits
         >>> exact_digits(sp.log(2 - sp.Integer(2) ** -7) + 127 * sp.log(2), 12)
         '88.7189252124'
         >>> exact_digits(sp.Rational(1, 3), 4), exact_digits(sp.Integer(2), 3)

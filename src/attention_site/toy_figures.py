@@ -1,6 +1,6 @@
 """Figures and the live widget of the page "A model that learned" (``attention_math.toy``).
 
-Matplotlib figures (SVG text, via ``attention_math.plots``) for the loss curve, the model's
+Matplotlib figures (SVG text, via ``attention_site.figures.style``) for the loss curve, the model's
 shapes and the circuits; hand-written SVG for the heads' patterns, the same markup the page's
 script draws when the reader changes the tokens (``docs/javascripts/live/toy.js``), so the
 first paint and every redraw look alike.

@@ -717,7 +717,7 @@ def record(torch: ModuleType) -> dict[str, Any]:
     recorded, where PyTorch is not installed.
 
     Examples:
-        >>> from attention_math.conventions import record, torch_or_none
+        >>> from attention_site.pages.conventions import record, torch_or_none
         >>> torch = torch_or_none()
         >>> torch is None or record(torch)["rows"][0]["topic"] == "boolean mask"
         True
