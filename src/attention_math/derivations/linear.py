@@ -129,11 +129,12 @@ n_features = sp.Symbol("m", positive=True)  # Performer's number of random featu
 
 
 def performer_flops() -> sp.Expr:
-    """FLOPs of linear attention with Performer's ``m`` positive random features, same
-    conventions as :func:`linear_flops`: the features ``φ_W(x) = exp(Wx − ‖x‖²/2)/√m`` of Q and
-    K (the product ``Wx``, ``2 L m d`` each; the squared norm, ``2 L d``; subtract, exp and
-    scale, ``3 L m``), then ``U = φ(K)ᵀ V`` and ``φ(Q) U`` (``2 L m d`` each), ``φ(K)ᵀ 1`` and
-    ``φ(Q) z`` (``L m`` and ``2 L m``), the division (``L d``).
+    """FLOPs of linear attention with Performer's ``m`` positive random features, same conventions
+    as [`linear_flops`][attention_math.derivations.linear.linear_flops]: the features
+    ``φ_W(x) = exp(Wx − ‖x‖²/2)/√m`` of Q and K (the product ``Wx``, ``2 L m d`` each; the
+    squared norm, ``2 L d``; subtract, exp and scale, ``3 L m``), then ``U = φ(K)ᵀ V`` and
+    ``φ(Q) U`` (``2 L m d`` each), ``φ(K)ᵀ 1`` and ``φ(Q) z`` (``L m`` and ``2 L m``), the
+    division (``L d``).
 
     Examples:
         >>> from attention_math.derivations.linear import performer_flops

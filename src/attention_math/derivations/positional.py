@@ -296,13 +296,16 @@ def rope_float32_path(
 
 def float32_path_gap(d: int = 128, p_max: int = 8192) -> dict[str, float]:
     """The cosines and sines of RoPE for positions ``0 … p_max − 1``, two ways, in units of
-    float32's ε: ``positional.rope``'s (angles in float64, rounded to float32 at the end) and
-    the float32 path of :func:`rope_float32_path`; each against float64 angles, whose own
-    error (about ``p_max`` times float64's ε) is far below float32's ε.
+    float32's ε: ``positional.rope``'s (angles in float64, rounded to float32 at the end)
+    and the float32 path of
+    [`rope_float32_path`][attention_math.derivations.positional.rope_float32_path]; each
+    against float64 angles, whose own error (about ``p_max`` times float64's ε) is far below
+    float32's ε.
 
     Returns:
-        ``{"between": largest |ours − float32 path|, "ours_exact": largest |ours − float64|,
-        "float32_exact": largest |float32 path − float64|}``, all in ε₃₂.
+        A dict, all in ε₃₂: ``between`` (largest ``|ours − float32 path|``), ``ours_exact``
+            (largest ``|ours − float64|``) and ``float32_exact`` (largest
+            ``|float32 path − float64|``).
 
     Examples:
         >>> from attention_math.derivations.positional import float32_path_gap

@@ -3,8 +3,9 @@
 Each row of the table on the page "Coming from PyTorch, d2l or Hugging Face" is one
 function here: it runs the same small problem in both conventions and reports what it
 found. PyTorch is optional: where it is not installed when the site is built, the row runs
-the package's side and shows PyTorch's side as an oracle run recorded it (:func:`record`,
-written with PyTorch's version and the date), labelled as recorded. d2l's ``masked_softmax``
+the package's side and shows PyTorch's side as an oracle run recorded it
+([`record`][attention_math.conventions.record], written with PyTorch's version and the date),
+labelled as recorded. d2l's ``masked_softmax``
 and the Hugging Face fill value are rules of a few lines, run in NumPy (neither library is a
 dependency).
 """
@@ -713,8 +714,9 @@ def record(torch: ModuleType) -> dict[str, Any]:
     """PyTorch's side of every row, for builds without PyTorch: what an oracle run records.
 
     ``benchmarks/conventions_oracle.py`` writes it, with the date, to
-    ``benchmarks/results/conventions_torch.json``; :func:`table` shows it, labelled as
-    recorded, where PyTorch is not installed.
+    ``benchmarks/results/conventions_torch.json``;
+    [`table`][attention_math.conventions.table] shows it, labelled as recorded, where PyTorch
+    is not installed.
 
     Examples:
         >>> from attention_site.pages.conventions import record, torch_or_none
@@ -743,8 +745,9 @@ def _with_recorded(row: Row, recorded: dict[str, Any]) -> Row:
 def table(torch: ModuleType | bool | None = True, recorded: dict[str, Any] | None = None) -> str:
     """The rows as a Markdown table (the page prints it at build time).
 
-    Without PyTorch, ``recorded`` (from :func:`record`, with ``recorded_utc`` added) supplies
-    PyTorch's side of each row, labelled as recorded with its version and date.
+    Without PyTorch, ``recorded`` (from [`record`][attention_math.conventions.record], with
+    ``recorded_utc`` added) supplies PyTorch's side of each row, labelled as recorded with its
+    version and date.
 
     Examples:
         >>> from attention_site.pages.conventions import table
