@@ -18,6 +18,7 @@ from attention_math.exercises.chapters import (
     positions,
     scaling,
     softmax,
+    systems,
     views,
 )
 from attention_math.exercises.model import Exercise
@@ -26,7 +27,18 @@ __all__ = ["by_chapter", "catalogue"]
 
 _CHAPTERS = {
     c.__name__.rsplit(".", 1)[1]: c
-    for c in (forward, examples, scaling, softmax, masks, multihead, positions, gradients, views)
+    for c in (
+        forward,
+        examples,
+        scaling,
+        softmax,
+        masks,
+        multihead,
+        positions,
+        gradients,
+        views,
+        systems,
+    )
 }
 
 

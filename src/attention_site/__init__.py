@@ -1,0 +1,1 @@
+"""The site's machinery: figures and page builders (never imported by attention_math)."""
