@@ -626,6 +626,14 @@ SYMBOLS: tuple[Symbol, ...] = (
         group=_M,
     ),
     Symbol(
+        r"$dM$",
+        ("dM",),
+        r"the gradient of the loss with respect to an additive mask or bias on the scores, "
+        r"$\partial \ell / \partial M$; it equals $dS$",
+        page="gradients/bias.md",
+        group=_G,
+    ),
+    Symbol(
         r"$M_{\text{SRAM}}$",
         ("M_SRAM",),
         "the size of a GPU's fast on-chip memory (SRAM), in numbers, in FlashAttention's IO "

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from attention_math import io_model
+from attention_math._lazy import np
 from attention_math.derivations import cost
 from attention_math.derivations import io as io_d
 from attention_math.derivations import serving as ds
@@ -246,6 +248,7 @@ def _io() -> list[Exercise]:
     o_new = sp.exp(0 - m_new) * o_old + e_tile * v_tile
     no_rescale = o_old + e_tile * v_tile
     L, d = sp.symbols("L d", positive=True)
+    qk_flops, qk_bytes = io_d.intensity_steps()["S = QKᵀ"]
     return [
         Exercise(
             id="systems-online-merge",
@@ -299,11 +302,7 @@ def _io() -> list[Exercise]:
                 "and writes $S$ ($L \\times L$) to HBM, in 16-bit numbers (2 bytes); it does "
                 "$2 L^2 d$ FLOPs. How many FLOPs per byte? Use `L`, `d`."
             ),
-            answer=sp.simplify(
-                (lambda f, n: f / n)(*io_d.intensity_steps()["S = QKᵀ"]).subs(
-                    {io_d.L: L, io_d.d: d, io_d.n_bytes: 2}
-                )
-            ),
+            answer=sp.simplify((qk_flops / qk_bytes).subs({io_d.L: L, io_d.d: d, io_d.n_bytes: 2})),
             symbols={"L": L, "d": d},
             kind="expression",
         ),
@@ -324,13 +323,83 @@ def _io() -> list[Exercise]:
     ]
 
 
-def _two_heads_numeric() -> object:
+def _bias() -> list[Exercise]:
+    """Topic 8: gradients of a bias, and what the backward keeps."""
+    p = sp.Matrix([[sp.Rational(1, 2), sp.Rational(1, 2)], [sp.Rational(1, 4), sp.Rational(3, 4)]])
+    dp = sp.Matrix([[2, 0], [1, 5]])
+    row = sp.Matrix([sum(p.multiply_elementwise(dp).row(i)) for i in range(2)])  # (2, 1)
+    ds = p.multiply_elementwise(dp - row * sp.ones(1, 2))
+    d_s3 = sp.Matrix([[1, -2, 0], [3, 1, -1], [2, 4, 5]])
+    sums = sp.Matrix(
+        [[sum(d_s3[i, j] for i in range(3) for j in range(3) if i - j == o) for o in range(-2, 3)]]
+    )
+    h, L = 16, 2048
+    return [
+        Exercise(
+            id="systems-dmask",
+            chapter="systems",
+            title="The gradient of an additive bias",
+            statement=(
+                "The scores are $S = \\alpha\\, QK^\\top + M$ with a learned bias $M$. For "
+                "the weights $P$ and the gradient $dP = \\partial \\ell / \\partial P$ "
+                "below, compute $dM = \\partial \\ell / \\partial M$ exactly."
+            ),
+            answer=ds,
+            inputs={"P": p, "dP": dp},
+            mistakes=(Mistake("missing_term", p.multiply_elementwise(dp)),),
+            numeric=lambda: _dmask_numeric(p, dp),
+        ),
+        Exercise(
+            id="systems-relbias-grad",
+            chapter="systems",
+            title="The gradient of a relative bias",
+            statement=(
+                "A relative bias fills $M_{ij} = b_{i-j}$ from a table with one entry per "
+                "offset $i - j = -2, -1, 0, 1, 2$. For the gradient $dS$ below (3 queries, 3 "
+                "keys), give the table's gradient as a row in the order of the offsets."
+            ),
+            answer=sums,
+            inputs={"dS": d_s3},
+            mistakes=(
+                Mistake(
+                    "offset_sum",
+                    sp.Matrix([[d_s3[0, 2], d_s3[0, 1], d_s3[0, 0], d_s3[1, 0], d_s3[2, 0]]]),
+                ),
+                Mistake("transposed", sp.Matrix([list(reversed(list(sums)))])),
+            ),
+        ),
+        Exercise(
+            id="systems-store-bytes",
+            chapter="systems",
+            title="Store or recompute, in bytes",
+            statement=(
+                f"One layer of $h = {h}$ heads, $L = {L}$ queries and keys. Storing the weights "
+                "$P$ for the backward takes 2 bytes per entry; FlashAttention instead keeps one "
+                "float32 log-sum-exp (4 bytes) per query row and head. How many bytes more does "
+                "storing $P$ take?"
+            ),
+            answer=sp.Integer(
+                io_model.backward_bytes(L, h, recompute=False)
+                - io_model.backward_bytes(L, h, recompute=True)
+            ),
+            kind="scalar",
+        ),
+    ]
+
+
+def _dmask_numeric(p: sp.Matrix, dp: sp.Matrix) -> np.ndarray:
+    pn, dpn = float_array(p), float_array(dp)  # (2, 2) each
+    out: np.ndarray = pn * (dpn - (pn * dpn).sum(axis=-1, keepdims=True))  # (2, 2): dS
+    return out
+
+
+def _two_heads_numeric() -> np.ndarray:
     from attention_math.derivations.heads import two_patterns_numeric  # NumPy, at build time
 
     return two_patterns_numeric()["two_heads"]
 
 
-def _softmax_numeric(q: sp.Matrix, k: sp.Matrix) -> object:
+def _softmax_numeric(q: sp.Matrix, k: sp.Matrix) -> np.ndarray:
     from attention_math import numeric  # NumPy, at build time only
 
     s = float_array(q.evalf(30)) @ float_array(k).T / 2  # (1, 4)
@@ -339,4 +408,4 @@ def _softmax_numeric(q: sp.Matrix, k: sp.Matrix) -> object:
 
 def exercises() -> list[Exercise]:
     """The exercises of this chapter, in reading order."""
-    return [*_heads(), *_io(), *_decoding()]
+    return [*_heads(), *_io(), *_decoding(), *_bias()]
