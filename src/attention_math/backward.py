@@ -35,7 +35,7 @@ from attention_math._checks import (
 from attention_math.numeric import _softmax_inplace
 from attention_math.tiled_backward import tiled_backward
 
-__all__ = ["attention_backward"]
+__all__ = ["attention_backward", "relative_bias", "relative_bias_grad"]
 
 
 def _sum_to(g: NDArray[np.floating], shape: tuple[int, ...]) -> NDArray[np.floating]:
@@ -238,3 +238,61 @@ def _finish(
             )
         grads.append(g)
     return tuple(grads)
+
+
+def relative_bias(table: ArrayLike, n_q: int, n_k: int) -> NDArray[np.floating]:
+    """The ``(..., n_q, n_k)`` bias ``B_ij = table[..., i − j + n_k − 1]``: one learned number per
+    offset ``i − j`` (from ``−(n_k − 1)`` to ``n_q − 1``), shared by every query and key at that
+    offset, as in T5's relative position bias (before its buckets).
+
+    Raises:
+        ValueError: ``table``'s last axis is not ``n_q + n_k − 1`` long, or a size is not a
+            positive integer.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.backward import relative_bias
+        >>> relative_bias(np.array([-2.0, -1.0, 0.0, 1.0, 2.0]), 3, 3)  # offsets -2 … 2
+        array([[ 0., -1., -2.],
+               [ 1.,  0., -1.],
+               [ 2.,  1.,  0.]])
+    """
+    for name, n in (("n_q", n_q), ("n_k", n_k)):
+        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+            raise ValueError(f"{name} must be a positive integer, got {n!r}")
+    t = as_float("table", table)
+    if t.shape[-1] != n_q + n_k - 1:
+        raise ValueError(
+            f"table must hold one entry per offset i - j, n_q + n_k - 1 = {n_q + n_k - 1} on its "
+            f"last axis, got shape {t.shape}"
+        )
+    offset = np.arange(n_q)[:, None] - np.arange(n_k)[None, :] + n_k - 1  # (n_q, n_k) indices
+    out: NDArray[np.floating] = t[..., offset]  # (..., n_q, n_k)
+    return out
+
+
+def relative_bias_grad(d_bias: ArrayLike) -> NDArray[np.floating]:
+    """The gradient of the offset table from the gradient of the bias it fills: entry
+    ``i − j + n_k − 1`` is the sum of ``d_bias`` over the diagonal ``i − j`` (every query and key
+    at that offset used the same number, so each adds its share).
+
+    With ``d_bias = dS`` (the gradient of an additive bias is the scores' gradient, see
+    `attention_backward`'s ``return_dmask``), this is the learned bias's gradient.
+
+    Raises:
+        ValueError: ``d_bias`` has fewer than two axes.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.backward import relative_bias_grad
+        >>> relative_bias_grad(np.arange(9.0).reshape(3, 3))  # offsets -2 … 2
+        array([ 2.,  6., 12., 10.,  6.])
+    """
+    g = as_float("d_bias", d_bias, min_ndim=2)
+    n_q, n_k = g.shape[-2:]
+    offset = (np.arange(n_q)[:, None] - np.arange(n_k)[None, :] + n_k - 1).ravel()  # (n_q·n_k,)
+    flat = g.reshape(*g.shape[:-2], n_q * n_k)  # (..., n_q·n_k)
+    out = np.zeros((*g.shape[:-2], n_q + n_k - 1), dtype=g.dtype)  # (..., offsets)
+    for o in range(n_q + n_k - 1):  # one diagonal at a time: a sum of its entries
+        out[..., o] = flat[..., offset == o].sum(axis=-1)
+    return out

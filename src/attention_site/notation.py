@@ -710,6 +710,59 @@ SYMBOLS: tuple[Symbol, ...] = (
         group=_P,
     ),
     Symbol(
+        r"$\pi$",
+        ("\\pi",),
+        r"the circle constant: a half turn is $\pi$ radians",
+        page="why/heads.md",
+        group=_M,
+    ),
+    Symbol(
+        r"$dM$",
+        ("dM",),
+        r"the gradient of the loss with respect to an additive mask or bias on the scores, "
+        r"$\partial \ell / \partial M$; it equals $dS$",
+        page="gradients/bias.md",
+        group=_G,
+    ),
+    Symbol(
+        r"$M_{\text{SRAM}}$",
+        ("M_SRAM",),
+        "the size of a GPU's fast on-chip memory (SRAM), in numbers, in FlashAttention's IO "
+        "analysis (not the mask $M$)",
+        page="long/io.md",
+        group=_L,
+    ),
+    Symbol(
+        r"$B_r$, $B_c$",
+        ("B_r", "B_c"),
+        "FlashAttention's block sizes: the query rows and the key rows of one tile",
+        page="long/io.md",
+        group=_L,
+    ),
+    Symbol(
+        r"$\Theta$",
+        ("\\Theta",),
+        r"the order of growth: $\Theta(L^2)$ is a quantity that stays between two positive "
+        r"multiples of $L^2$ as $L$ grows",
+        page="long/io.md",
+        group=_L,
+    ),
+    Symbol(
+        r"$W_{\text{read}}$",
+        ("W_read",),
+        "the weights a model reads from memory to decode one token (every layer and the "
+        "output head)",
+        page="positions/decoding-cost.md",
+        group=_P,
+    ),
+    Symbol(
+        r"$n_{\text{block}}$",
+        ("n_block",),
+        "PagedAttention's block size: the positions of the KV cache one block holds",
+        page="positions/decoding-cost.md",
+        group=_P,
+    ),
+    Symbol(
         r"$\operatorname{softmax}_1$",
         ("softmax_1",),
         r"softmax with an extra zero logit, $e^{z_i} / (1 + \sum_j e^{z_j})$; its weights "

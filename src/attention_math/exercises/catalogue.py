@@ -19,6 +19,7 @@ from attention_math.exercises.chapters import (
     positions,
     scaling,
     softmax,
+    systems,
     views,
 )
 from attention_math.exercises.model import Exercise
@@ -38,6 +39,7 @@ _CHAPTERS = {
         modern,
         gradients,
         views,
+        systems,
     )
 }
 

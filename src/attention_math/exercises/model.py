@@ -24,6 +24,7 @@ CHAPTERS: dict[str, str] = {
     "modern": "Long contexts and the modern block",
     "gradients": "Gradients",
     "views": "Other views: kernels, linear attention, FlashAttention",
+    "systems": "Heads, IO and decoding",
 }
 """Chapter id -> title, in reading order (the site's navigation)."""
 
@@ -100,6 +101,24 @@ DIAGNOSES: dict[str, str] = {
     ),
     "missing_sinks": (
         "a plain sliding window: StreamingLLM also keeps the first s tokens, the attention sinks"
+    "gqa_interleaved": (
+        "query head i reads kv head ⌊i / (h/h_kv)⌋: consecutive query heads share a kv head, "
+        "not every h_kv-th one"
+    ),
+    "kv_heads": "the cache holds h_kv key/value heads per layer, not one per query head (h)",
+    "merge_weights": (
+        "each chunk's output must be weighted by its share of the softmax's denominator, "
+        "e^(lse_c − lse), not equally"
+    ),
+    "missing_rescale": (
+        "the state with the smaller maximum must be rescaled by e^(m_old − m_new) before the "
+        "sums are added"
+    ),
+    "no_recompute": (
+        "that is the backward that stores P; FlashAttention's backward computes S = QKᵀ again"
+    ),
+    "offset_sum": (
+        "a shared bias b_(i−j) collects dS from every (i, j) with that offset: sum each diagonal"
     ),
     "sum_axis": (
         "the sum runs over the wrong axis: in dS = P ∘ (dP − rowsum(P ∘ dP)) it runs over the "

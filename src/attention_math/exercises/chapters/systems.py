@@ -1,0 +1,411 @@
+"""Exercises: Heads, IO and decoding (what attention costs on real hardware). Reference
+answers are computed, never typed."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from attention_math import io_model
+from attention_math._lazy import np
+from attention_math.derivations import cost
+from attention_math.derivations import io as io_d
+from attention_math.derivations import serving as ds
+from attention_math.derivations.heads import cost_difference, two_patterns
+from attention_math.derivations.online_softmax import State, finish, merge
+from attention_math.exercises.build import float_array
+from attention_math.exercises.model import Exercise, Mistake
+
+__all__ = ["exercises"]
+
+
+def _heads() -> list[Exercise]:
+    """Topic 1: why several heads."""
+    ex = two_patterns()
+    q_a = sp.Matrix([[1, 0], [0, 2]])
+    q_b = sp.Matrix([[0, 1], [1, 1]])
+    k = sp.Matrix([[1, 1], [2, 0]])
+    wide = (q_a * k.T + q_b * k.T) / 2  # one head of width 4: scale 1/√4
+    return [
+        Exercise(
+            id="systems-heads-flops",
+            chapter="systems",
+            title="What more heads cost",
+            statement=(
+                "Count FLOPs as on the Cost page: $2mnp$ for an $m \\times n$ by $n \\times p$ "
+                "product, and on each score matrix 7 FLOPs per entry for scale, mask, max, "
+                "shift and exp, sum and divide. Multi-head attention with $h$ heads of "
+                "$d_k = d_v = d_{\\text{model}}/h$ against one head of width $d_{\\text{model}}$ "
+                "(same $d_{\\text{model}}$, $L_q$ queries, $L_k$ keys): how many more FLOPs do "
+                "the $h$ heads take? Use `h`, `L_q`, `L_k`."
+            ),
+            answer=sp.factor(cost_difference()),
+            mistakes=(
+                Mistake(
+                    "wrong_factor",
+                    sp.Integer(0),
+                    "The matrix products cancel, but each head has its own score matrix.",
+                ),
+            ),
+            symbols={"h": cost.h, "L_q": cost.L_q, "L_k": cost.L_k},
+            kind="expression",
+        ),
+        Exercise(
+            id="systems-heads-wide-scores",
+            chapter="systems",
+            title="The scores of one wide head",
+            statement=(
+                "Head 1 has queries $Q_1$, head 2 queries $Q_2$, and both the keys $K$ "
+                "(width 2 each). One head of width 4 takes the queries $[Q_1 \\mid Q_2]$ and "
+                "the keys $[K \\mid K]$. Compute its scaled scores exactly."
+            ),
+            answer=wide,
+            inputs={"Q_1": q_a, "Q_2": q_b, "K": k},
+            mistakes=(
+                Mistake(
+                    "wrong_scale",
+                    wide * 2 / sp.sqrt(2),
+                    "The wide head has d_k = 4: it scales by 1/√4, not by a narrow head's 1/√2.",
+                ),
+                Mistake("transposed", wide.T, "Rows are queries, columns keys."),
+            ),
+            numeric=lambda: (
+                float_array(sp.Matrix.hstack(q_a, q_b)) @ float_array(sp.Matrix.hstack(k, k)).T / 2
+            ),
+        ),
+        Exercise(
+            id="systems-heads-output",
+            chapter="systems",
+            title="Two heads, two readings",
+            statement=(
+                "The example of the page Why several heads: head 1's weights $P_1$ (the "
+                "previous token) and head 2's weights $P_2$ (the first token; causal, four "
+                "tokens), and the value column $v$ (each token's number) in both heads. Give "
+                "token 3's output of the two heads side by side: a row of two entries, exactly."
+            ),
+            answer=ex.two_heads.row(2),
+            inputs={"P_1": ex.p_a, "P_2": ex.p_b, "v": ex.v},
+            mistakes=(
+                Mistake(
+                    "transposed",
+                    sp.Matrix([[ex.two_heads[2, 1], ex.two_heads[2, 0]]]),
+                    "Head 1's output comes first.",
+                ),
+            ),
+            numeric=lambda: _two_heads_numeric()[2:3],
+        ),
+        Exercise(
+            id="systems-heads-wide-token4",
+            chapter="systems",
+            title="Where the wide head looks",
+            statement=(
+                "In the same example, one head of width 4 (queries $[Q^{(A)} \\mid Q^{(B)}]$, keys "
+                "$[K \\mid K]$, scale $1/\\sqrt 4$) scores token 4's query against the four "
+                "keys below. Give its weights for token 4 (a row), exactly."
+            ),
+            answer=ex.p_one.row(3),
+            inputs={
+                "q": sp.Matrix.hstack(ex.q_a.row(3), ex.q_b.row(3)),
+                "K": sp.Matrix.hstack(ex.k, ex.k),
+            },
+            mistakes=(
+                Mistake(
+                    "unnormalized",
+                    sp.Matrix([[sp.Integer(1)] * 4]),
+                    "Every score is 0: the exponentials are 1, to be divided by their sum.",
+                ),
+            ),
+            numeric=lambda: _softmax_numeric(
+                sp.Matrix.hstack(ex.q_a.row(3), ex.q_b.row(3)), sp.Matrix.hstack(ex.k, ex.k)
+            ),
+        ),
+    ]
+
+
+def _decoding() -> list[Exercise]:
+    """Topic 3: decoding economics."""
+    h, h_kv = 8, 2
+    group = sp.Matrix([[i // (h // h_kv) for i in range(h)]])
+    interleaved = sp.Matrix([[i % h_kv for i in range(h)]])
+    # a small model: the counts of serving.decode_cost, in symbols of the derivation
+    layers, heads, kv_heads, d_head, w_read, n_bytes, ctx = 2, 4, 2, 8, 10_000, 2, 100
+    point = {
+        ds.W: w_read,
+        ds.t: ctx,
+        ds.b: 1,
+        ds.n_bytes: n_bytes,
+        ds.n_layers: layers,
+        ds.h: heads,
+        ds.h_kv: kv_heads,
+        ds.d_head: d_head,
+    }
+    n_b = ds.decode_bytes().subs(point)
+    flops = ds.decode_flops().subs(point)
+    lengths = sp.Matrix([[5, 16, 17, 40]])
+    n_block = 16
+    waste = sum(-(-int(n) // n_block) * n_block - int(n) for n in lengths)
+    lse = sp.Matrix([[sp.log(3), 0]])  # two chunks' log-sum-exps
+    o_c = sp.Matrix([[2, 5]])  # their normalised outputs (one number each)
+    merged = (sp.exp(lse[0]) * o_c[0] + sp.exp(lse[1]) * o_c[1]) / (sp.exp(lse[0]) + sp.exp(lse[1]))
+    sizes = (
+        f"$n_{{\\text{{layers}}}} = {layers}$, $h = {heads}$ query heads, "
+        f"$h_{{kv}} = {kv_heads}$ kv heads of $d_{{\\text{{head}}}} = {d_head}$, "
+        f"$W_{{\\text{{read}}}} = {w_read}$ weights read per token, "
+        f"$n_{{\\text{{bytes}}}} = {n_bytes}$ bytes per number"
+    )
+    return [
+        Exercise(
+            id="systems-gqa-groups",
+            chapter="systems",
+            title="Which kv head a query head reads",
+            statement=(
+                f"Grouped-query attention with $h = {h}$ query heads and $h_{{kv}} = {h_kv}$ "
+                "key/value heads, as Llama and `torch.nn.functional.scaled_dot_product_attention"
+                "(enable_gqa=True)` arrange them. Give, for query heads $0, \\ldots, 7$ in "
+                "order, the index of the kv head each one reads (a row)."
+            ),
+            answer=group,
+            mistakes=(Mistake("gqa_interleaved", interleaved),),
+        ),
+        Exercise(
+            id="systems-decode-bytes",
+            chapter="systems",
+            title="Bytes per decoded token",
+            statement=(
+                f"A small model: {sizes}. One sequence decodes a token with $L = {ctx}$ "
+                "positions in its cache (the new one included). How many bytes does the step "
+                "read: the weights once, and every cached key and value?"
+            ),
+            answer=n_b,
+            mistakes=(
+                Mistake("kv_factor", (ds.decode_bytes().subs(point) + n_bytes * w_read) / 2),
+                Mistake("kv_heads", ds.decode_bytes().subs({**point, ds.h_kv: heads})),
+            ),
+            kind="scalar",
+        ),
+        Exercise(
+            id="systems-decode-intensity",
+            chapter="systems",
+            title="The arithmetic intensity of decode",
+            statement=(
+                "The same step: 2 FLOPs per weight read, and $4\\, d_{\\text{head}}$ FLOPs "
+                "per query head, cached position and layer (scores and weighted sum). How many "
+                "FLOPs per byte does it do? (Exactly, as a fraction.)"
+            ),
+            answer=sp.Rational(flops, n_b),
+            mistakes=(
+                Mistake(
+                    "kv_heads",
+                    sp.Rational(flops, ds.decode_bytes().subs({**point, ds.h_kv: heads})),
+                ),
+            ),
+            kind="scalar",
+        ),
+        Exercise(
+            id="systems-paged-waste",
+            chapter="systems",
+            title="PagedAttention's waste",
+            statement=(
+                f"Four sequences of the lengths $n$ below share a PagedAttention pool with blocks "
+                f"of $n_{{\\text{{block}}}} = {n_block}$ positions. How many cache slots are "
+                "allocated but empty, in all?"
+            ),
+            answer=sp.Integer(waste),
+            inputs={"n": lengths},
+            kind="scalar",
+        ),
+        Exercise(
+            id="systems-flash-decoding",
+            chapter="systems",
+            title="Merging two Flash-Decoding chunks",
+            statement=(
+                "Flash-Decoding splits one query's keys into two chunks. Chunk $c$ reports "
+                "its output $o_c$ (normalised within the chunk; one number here, the row $o$ "
+                "below) and its log-sum-exp: "
+                f"$\\operatorname{{lse}}_1 = {sp.latex(lse[0])}$, "
+                f"$\\operatorname{{lse}}_2 = {sp.latex(lse[1])}$. Give the attention output "
+                "over all the keys, exactly."
+            ),
+            answer=sp.nsimplify(merged),
+            inputs={"o": o_c},
+            mistakes=(Mistake("merge_weights", (o_c[0] + o_c[1]) / sp.Integer(2)),),
+            kind="scalar",
+        ),
+    ]
+
+
+def _io() -> list[Exercise]:
+    """Topic 2: why FlashAttention is fast (the online softmax's merge, IO, the backward)."""
+    # two online-softmax states of one query row: (m, λ, o) with o not yet divided by λ
+    a = State(sp.Integer(1), sp.Integer(2), sp.Integer(4))
+    b_ = State(sp.Integer(3), sp.Integer(1), sp.Integer(5))
+    merged = merge(a, b_)
+    # one tile: state (m, λ, o) = (0, 1, [1, 2]) of one query row, then a tile of two keys
+    o_old = sp.Matrix([[1, 2]])
+    s_tile = sp.Matrix([[sp.log(3), 0]])  # the tile's scores (scaled)
+    v_tile = sp.Matrix([[1, 0], [0, 1]])  # its values
+    m_new = sp.Max(0, *s_tile)
+    e_tile = s_tile.applyfunc(lambda x: sp.exp(x - m_new))
+    o_new = sp.exp(0 - m_new) * o_old + e_tile * v_tile
+    no_rescale = o_old + e_tile * v_tile
+    L, d = sp.symbols("L d", positive=True)
+    qk_flops, qk_bytes = io_d.intensity_steps()["S = QKᵀ"]
+    return [
+        Exercise(
+            id="systems-online-merge",
+            chapter="systems",
+            title="Merging two online-softmax states",
+            statement=(
+                "One query row's keys are split into two sets. Over the first the online "
+                f"softmax has the state $m = {a.m}$, $\\lambda = {a.ell}$, $o = {a.o}$ "
+                "(one value column; $o$ is not yet divided by $\\lambda$); over the second "
+                f"$m = {b_.m}$, $\\lambda = {b_.ell}$, $o = {b_.o}$. Give the attention output "
+                "over all the keys, exactly."
+            ),
+            answer=sp.simplify(finish(merged)),
+            mistakes=(Mistake("missing_rescale", sp.Rational(a.o + b_.o, a.ell + b_.ell)),),
+            kind="scalar",
+        ),
+        Exercise(
+            id="systems-flash-tile",
+            chapter="systems",
+            title="One FlashAttention tile",
+            statement=(
+                "A query row has the running state $m = 0$, $\\lambda = 1$ and the "
+                "unnormalised output $o$ below. The next tile brings two keys with the scaled "
+                "scores $s$ and the values $V$ (one per row). Give the new unnormalised "
+                "output $o$ (a row, before any division by $\\lambda$), exactly."
+            ),
+            answer=o_new,
+            inputs={"o": o_old, "s": s_tile, "V": v_tile},
+            mistakes=(Mistake("missing_rescale", no_rescale),),
+        ),
+        Exercise(
+            id="systems-hbm-standard",
+            chapter="systems",
+            title="The standard implementation's traffic",
+            statement=(
+                "One head of width $d$, $L$ queries and keys. The standard implementation "
+                "reads $Q$ and $K$ from HBM and writes $S$; reads $S$ and writes $P$; reads "
+                "$P$ and $V$ and writes $O$. How many numbers move between HBM and the chip? "
+                "Use `L`, `d`."
+            ),
+            answer=sp.expand(io_d.standard().subs({io_d.L: L, io_d.d: d})),
+            symbols={"L": L, "d": d},
+            kind="expression",
+        ),
+        Exercise(
+            id="systems-matmul-intensity",
+            chapter="systems",
+            title="Is QKᵀ memory-bound?",
+            statement=(
+                "The kernel $S = QK^\\top$ of one head reads $Q$ and $K$ ($L \\times d$ each) "
+                "and writes $S$ ($L \\times L$) to HBM, in 16-bit numbers (2 bytes); it does "
+                "$2 L^2 d$ FLOPs. How many FLOPs per byte? Use `L`, `d`."
+            ),
+            answer=sp.simplify((qk_flops / qk_bytes).subs({io_d.L: L, io_d.d: d, io_d.n_bytes: 2})),
+            symbols={"L": L, "d": d},
+            kind="expression",
+        ),
+        Exercise(
+            id="systems-backward-ratio",
+            chapter="systems",
+            title="What recomputing costs",
+            statement=(
+                "The forward pass of one head has two matrix products of $2 L^2 d$ FLOPs each "
+                "($QK^\\top$ and $PV$). FlashAttention's backward computes $dV$, $dP$, $dQ$, "
+                "$dK$ (one such product each) and recomputes $S = QK^\\top$ instead of storing "
+                "$P$. Its matrix-product FLOPs divided by the forward's?"
+            ),
+            answer=io_d.backward_ratio(),
+            mistakes=(Mistake("no_recompute", sp.Integer(2)),),
+            kind="scalar",
+        ),
+    ]
+
+
+def _bias() -> list[Exercise]:
+    """Topic 8: gradients of a bias, and what the backward keeps."""
+    p = sp.Matrix([[sp.Rational(1, 2), sp.Rational(1, 2)], [sp.Rational(1, 4), sp.Rational(3, 4)]])
+    dp = sp.Matrix([[2, 0], [1, 5]])
+    row = sp.Matrix([sum(p.multiply_elementwise(dp).row(i)) for i in range(2)])  # (2, 1)
+    ds = p.multiply_elementwise(dp - row * sp.ones(1, 2))
+    d_s3 = sp.Matrix([[1, -2, 0], [3, 1, -1], [2, 4, 5]])
+    sums = sp.Matrix(
+        [[sum(d_s3[i, j] for i in range(3) for j in range(3) if i - j == o) for o in range(-2, 3)]]
+    )
+    h, L = 16, 2048
+    return [
+        Exercise(
+            id="systems-dmask",
+            chapter="systems",
+            title="The gradient of an additive bias",
+            statement=(
+                "The scores are $S = \\alpha\\, QK^\\top + M$ with a learned bias $M$. For "
+                "the weights $P$ and the gradient $dP = \\partial \\ell / \\partial P$ "
+                "below, compute $dM = \\partial \\ell / \\partial M$ exactly."
+            ),
+            answer=ds,
+            inputs={"P": p, "dP": dp},
+            mistakes=(Mistake("missing_term", p.multiply_elementwise(dp)),),
+            numeric=lambda: _dmask_numeric(p, dp),
+        ),
+        Exercise(
+            id="systems-relbias-grad",
+            chapter="systems",
+            title="The gradient of a relative bias",
+            statement=(
+                "A relative bias fills $M_{ij} = b_{i-j}$ from a table with one entry per "
+                "offset $i - j = -2, -1, 0, 1, 2$. For the gradient $dS$ below (3 queries, 3 "
+                "keys), give the table's gradient as a row in the order of the offsets."
+            ),
+            answer=sums,
+            inputs={"dS": d_s3},
+            mistakes=(
+                Mistake(
+                    "offset_sum",
+                    sp.Matrix([[d_s3[0, 2], d_s3[0, 1], d_s3[0, 0], d_s3[1, 0], d_s3[2, 0]]]),
+                ),
+                Mistake("transposed", sp.Matrix([list(reversed(list(sums)))])),
+            ),
+        ),
+        Exercise(
+            id="systems-store-bytes",
+            chapter="systems",
+            title="Store or recompute, in bytes",
+            statement=(
+                f"One layer of $h = {h}$ heads, $L = {L}$ queries and keys. Storing the weights "
+                "$P$ for the backward takes 2 bytes per entry; FlashAttention instead keeps one "
+                "float32 log-sum-exp (4 bytes) per query row and head. How many bytes more does "
+                "storing $P$ take?"
+            ),
+            answer=sp.Integer(
+                io_model.backward_bytes(L, h, recompute=False)
+                - io_model.backward_bytes(L, h, recompute=True)
+            ),
+            kind="scalar",
+        ),
+    ]
+
+
+def _dmask_numeric(p: sp.Matrix, dp: sp.Matrix) -> np.ndarray:
+    pn, dpn = float_array(p), float_array(dp)  # (2, 2) each
+    out: np.ndarray = pn * (dpn - (pn * dpn).sum(axis=-1, keepdims=True))  # (2, 2): dS
+    return out
+
+
+def _two_heads_numeric() -> np.ndarray:
+    from attention_math.derivations.heads import two_patterns_numeric  # NumPy, at build time
+
+    return two_patterns_numeric()["two_heads"]
+
+
+def _softmax_numeric(q: sp.Matrix, k: sp.Matrix) -> np.ndarray:
+    from attention_math import numeric  # NumPy, at build time only
+
+    s = float_array(q.evalf(30)) @ float_array(k).T / 2  # (1, 4)
+    return numeric.softmax(s)
+
+
+def exercises() -> list[Exercise]:
+    """The exercises of this chapter, in reading order."""
+    return [*_heads(), *_io(), *_decoding(), *_bias()]

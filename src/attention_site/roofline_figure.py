@@ -1,0 +1,87 @@
+"""Roofline figures: attainable FLOP/s against arithmetic intensity, with points placed on it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display: figures are written as SVG text
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from attention_math.hardware import A100_SXM_80GB, GPU, ridge
+from attention_site.figures.style import style, svg
+
+__all__ = ["roofline", "series"]
+
+
+def roofline(points: Sequence[tuple[str, float]], *, title: str, gpu: GPU = A100_SXM_80GB) -> str:
+    """The roofline of ``gpu`` (log-log) with each ``(label, FLOPs per byte)`` marked on it.
+
+    Raises:
+        ValueError: no points, or an intensity that is not positive.
+
+    Examples:
+        >>> from attention_site.roofline_figure import roofline
+        >>> "<svg" in roofline([("decode", 1.0), ("prefill", 500.0)], title="A100")
+        True
+    """
+    if not points:
+        raise ValueError("points must hold at least one (label, intensity) pair")
+    for label, x in points:
+        if not x > 0:
+            raise ValueError(f"intensity of {label!r} must be positive, got {x!r}")
+    lo = min(0.3, min(x for _, x in points) / 2)
+    hi = max(3000.0, max(x for _, x in points) * 2)
+    xs = np.geomspace(lo, hi, 200)
+    roof = np.minimum(gpu.peak_flops, xs * gpu.hbm_bytes_per_s) / 1e12  # TFLOP/s
+    with style():
+        fig, ax = plt.subplots(figsize=(6.4, 3.8))
+        ax.loglog(xs, roof, color="C0", label=f"{gpu.name} roof")
+        ax.axvline(ridge(gpu), color="C0", linestyle=":", linewidth=1)
+        for i, (label, x) in enumerate(points):
+            y = min(gpu.peak_flops, x * gpu.hbm_bytes_per_s) / 1e12
+            ax.plot([x], [y], "o", color=f"C{i + 1}", label=label)
+        ax.set_title(title)
+        ax.set_xlabel("arithmetic intensity (FLOPs per byte of memory traffic)")
+        ax.set_ylabel("attainable TFLOP/s")
+        ax.legend(fontsize=7, loc="lower right")
+        fig.tight_layout()
+        return svg(fig)
+
+
+def series(
+    x: Sequence[float],
+    lines: Sequence[tuple[str, Sequence[float]]],
+    *,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    hline: tuple[str, float] | None = None,
+) -> str:
+    """Lines on log-log axes (one per ``(label, ys)``), with an optional labelled level.
+
+    Raises:
+        ValueError: a line whose length differs from ``x``.
+
+    Examples:
+        >>> from attention_site.roofline_figure import series
+        >>> "<svg" in series([1, 2], [("a", [1, 2])], title="t", xlabel="x", ylabel="y")
+        True
+    """
+    with style():
+        fig, ax = plt.subplots(figsize=(6.4, 3.8))
+        for i, (label, ys) in enumerate(lines):
+            if len(ys) != len(x):
+                raise ValueError(f"line {label!r} has {len(ys)} points, x has {len(x)}")
+            ax.loglog(x, ys, "o-", color=f"C{i + 1}", label=label, markersize=3)
+        if hline is not None:
+            ax.axhline(hline[1], color="C0", linestyle=":", label=hline[0])
+        ax.set_title(title)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        return svg(fig)

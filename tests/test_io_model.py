@@ -1,0 +1,105 @@
+"""FlashAttention's IO model: counted runs against the formulas, the orders, the backward."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attention_math import io_model
+from attention_math.derivations import io
+from attention_math.numeric import attention
+
+from .conftest import require_torch
+
+
+@settings(max_examples=25, deadline=None)
+@given(L=st.integers(1, 70), d=st.integers(1, 12), M=st.integers(4, 400), seed=st.integers(0, 999))
+def test_counted_runs_equal_the_counts_and_compute_attention(L, d, M, seed):
+    q, k, v = np.random.default_rng(seed).normal(size=(3, L, d))
+    o, c = io_model.flash_forward_counted(q, k, v, M)
+    np.testing.assert_allclose(o, attention(q, k, v), rtol=1e-12, atol=1e-13)
+    assert c.total == io_model.flash_accesses(L, d, M)
+    o2, c2 = io_model.standard_forward_counted(q, k, v)
+    np.testing.assert_allclose(o2, attention(q, k, v), rtol=1e-12, atol=1e-13)
+    assert c2.total == io_model.standard_accesses(L, d)
+
+
+@pytest.mark.parametrize(
+    ("L", "d", "M"), [(64, 8, 128), (96, 16, 512), (48, 4, 64), (256, 32, 2048)]
+)
+def test_symbolic_counts_equal_counted_runs(L, d, M):
+    assert io.check_against_counts(L, d, M)
+
+
+def test_check_refuses_sizes_that_do_not_divide():
+    with pytest.raises(ValueError, match="need"):
+        io.check_against_counts(65, 8, 128)
+
+
+def test_orders():
+    const, ratio = io.flash_order()
+    assert const == 12 + 16 / io.d
+    assert sp.simplify(ratio - io.M / (io.d * (3 * io.d + 4))) == 0
+    # standard: Θ(L²) with coefficient 4; flash: Θ(L² d² / M)
+    assert sp.limit(io.standard() / io.L**2, io.L, sp.oo) == 4
+    assert sp.simplify(sp.limit(io.flash() / (io.L**2 * io.d**2 / io.M), io.L, sp.oo) - const) == 0
+
+
+def test_flash_makes_fewer_accesses_when_d_squared_is_small_against_M():
+    for d, L in ((64, 4096), (64, 16384), (32, 8192)):
+        assert io_model.flash_accesses(L, d, 98304) * 4 < io_model.standard_accesses(L, d)
+
+
+def test_memory_bound_steps_and_compute_bound_fused_kernel():
+    from attention_math.hardware import bound
+
+    point = {io.L: 4096, io.d: 64, io.n_bytes: 2, io.M: 98304}
+    kinds = {
+        s: bound(float(f.subs(point)), float(b.subs(point)))
+        for s, (f, b) in io.intensity_steps().items()
+    }
+    assert kinds == {
+        "S = QKᵀ": "memory",
+        "P = softmax(S)": "memory",
+        "O = PV": "memory",
+        "fused (Algorithm 1)": "compute",
+    }
+
+
+def test_backward_counts():
+    assert io.backward_ratio() == sp.Rational(5, 2)
+    assert (
+        io_model.backward_matmul_flops(8, 4, recompute=True) * 4
+        == io_model.backward_matmul_flops(8, 4, recompute=False) * 5
+    )
+    assert io_model.backward_bytes(1000, 3, recompute=False, n_bytes=4) == 3 * 1000 * 1000 * 4
+    assert io_model.backward_bytes(1000, 3, recompute=True) == 4 * 3 * 1000
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.5, True])
+def test_bad_sizes_are_refused(bad):
+    with pytest.raises(ValueError):
+        io_model.standard_accesses(bad, 4)
+    with pytest.raises(ValueError):
+        io_model.flash_blocks(4, bad)
+
+
+def test_counted_runs_refuse_batches_and_unequal_widths():
+    with pytest.raises(ValueError, match="one head"):
+        io_model.flash_forward_counted(
+            np.ones((2, 3, 4)), np.ones((2, 3, 4)), np.ones((2, 3, 4)), 64
+        )
+    with pytest.raises(ValueError, match="one head"):
+        io_model.flash_forward_counted(np.ones((3, 4)), np.ones((3, 4)), np.ones((3, 5)), 64)
+
+
+@pytest.mark.oracle
+def test_flash_counted_matches_pytorch_sdpa():
+    torch = require_torch()
+    q, k, v = np.random.default_rng(5).normal(size=(3, 200, 16))
+    o, _ = io_model.flash_forward_counted(q, k, v, M=512)
+    ref = torch.nn.functional.scaled_dot_product_attention(*(torch.tensor(x) for x in (q, k, v)))
+    np.testing.assert_allclose(o, ref.numpy(), rtol=1e-12, atol=1e-13)
