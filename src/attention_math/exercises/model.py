@@ -101,6 +101,7 @@ DIAGNOSES: dict[str, str] = {
     ),
     "missing_sinks": (
         "a plain sliding window: StreamingLLM also keeps the first s tokens, the attention sinks"
+    ),
     "gqa_interleaved": (
         "query head i reads kv head ⌊i / (h/h_kv)⌋: consecutive query heads share a kv head, "
         "not every h_kv-th one"
