@@ -103,11 +103,11 @@ def two_patterns(length: int = 4) -> TwoPatterns:
     v = sp.Matrix([[j + 1] for j in range(length)])  # (L, 1): the token's number
     mask = _causal(length)
     half = 1 / sp.sqrt(2)  # a head of width 2 scales by 1/√2
-    p_a = symbolic.softmax(symbolic.scores(q_a, k, half) + mask).applyfunc(sp.simplify)
-    p_b = symbolic.softmax(symbolic.scores(q_b, k, half) + mask).applyfunc(sp.simplify)
+    p_a = symbolic.softmax(symbolic.scores(q_a, k, scale=half) + mask).applyfunc(sp.simplify)
+    p_b = symbolic.softmax(symbolic.scores(q_b, k, scale=half) + mask).applyfunc(sp.simplify)
     q_one = sp.Matrix.hstack(q_a, q_b)  # (L, 4): the same numbers, one head
     k_one = sp.Matrix.hstack(k, k)  # (L, 4)
-    s_one = symbolic.scores(q_one, k_one, sp.Rational(1, 2)) + mask  # scale 1/√4
+    s_one = symbolic.scores(q_one, k_one, scale=sp.Rational(1, 2)) + mask  # scale 1/√4
     p_one = symbolic.softmax(s_one).applyfunc(sp.simplify)
     two_heads = sp.Matrix.hstack(p_a * v, p_b * v).applyfunc(sp.simplify)  # (L, 2)
     one_head = (p_one * sp.Matrix.hstack(v, v)).applyfunc(sp.simplify)  # (L, 2)
