@@ -39,6 +39,9 @@ DEPENDENCIES = [
     "mkdocstrings[python]",
     "pymdown-extensions",
     "django-static-mathjax==3.2.2.1",
+    # the API reference's generated pages and nav (pyproject.toml says why these versions)
+    "mkdocs-gen-files>=0.5,<0.6",
+    "mkdocs-literate-nav>=0.6.1,<0.6.2",
 ]
 
 
@@ -72,7 +75,8 @@ def check() -> dict[str, Any]:
         subprocess.run(["uv", "venv", "-q", str(venv)], check=True)
         python = str(venv / "bin" / "python")
         install = subprocess.run(
-            ["uv", "pip", "install", "-q", "--python", python, str(ROOT), *DEPENDENCIES],
+            # editable: the pages also import attention_site, which the wheel does not hold
+            ["uv", "pip", "install", "-q", "--python", python, "-e", str(ROOT), *DEPENDENCIES],
             capture_output=True,
             text=True,
         )

@@ -20,6 +20,7 @@ from attention_math.exercises.checker import diagnose
 from attention_math.exercises.convert import to_sympy
 from attention_math.exercises.model import CHAPTERS, input_tex, shape_words
 from attention_math.symbolic import latex
+from attention_math.terminal import plain
 from attention_site.pages.exercise_box import answer_box, placeholder
 
 if TYPE_CHECKING:  # NumPy is imported at build time only
@@ -221,6 +222,9 @@ def entry(exercise_id: str) -> str:
         True
         >>> '??? success "Solution"' in text and "def _solve_scaling_factor(ex" in text
         True
+        >>> text.splitlines()[0]  # the table of contents shows no TeX
+        '## The factor for dₖ = 64'
+
     """
     ex = catalogue()[exercise_id]
     if ex.solution is None:
@@ -242,7 +246,10 @@ def entry(exercise_id: str) -> str:
         solution.append(inspect.getdoc(ex.remark) or "")
         solution.append(_tabs(("Result", ex.remark(ex)), ("Source", _source(ex.remark))))
     fold = '??? success "Solution"\n\n' + _indent("\n\n".join(solution))
-    return "\n\n".join([f"## {ex.title}", statement(ex.id), "Check your answer:", check, fold])
+    # in Unicode, not TeX: the table of contents shows a heading's text as it is (markdown-exec
+    # hands this output's headings to it after its data-toc-label is gone)
+    heading = f"## {plain(ex.title)}"
+    return "\n\n".join([heading, statement(ex.id), "Check your answer:", check, fold])
 
 
 def chapter_page(chapter: str) -> str:

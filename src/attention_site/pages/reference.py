@@ -19,6 +19,7 @@ from functools import cache
 from pathlib import Path
 
 __all__ = [
+    "OPTIONS",
     "SECTIONS",
     "Section",
     "module_page",
@@ -104,6 +105,13 @@ def modules(section: Section) -> list[str]:
     return sorted(found)
 
 
+OPTIONS: dict[str, dict[str, object]] = {
+    # the data run to hundreds of lines; the pages that use them print them
+    "attention_math.examples": {"show_attribute_values": False},
+}
+"""mkdocstrings options of a module's page beyond the section's own (``heading_level: 1``)."""
+
+
 def module_page(section: Section, name: str) -> str:
     """The page of module ``name``: mkdocstrings renders it, its name the page's title.
 
@@ -113,8 +121,16 @@ def module_page(section: Section, name: str) -> str:
         ::: attention_math.numeric
             options:
               heading_level: 1
+        >>> "show_attribute_values: false" in module_page(SECTIONS[0], "examples")
+        True
     """
-    return f"::: {section.package}.{name}\n    options:\n      heading_level: 1\n"
+    options = {"heading_level": 1, **OPTIONS.get(f"{section.package}.{name}", {})}
+    lines = [f"::: {section.package}.{name}", "    options:"]
+    lines += [
+        f"      {key}: {str(value).lower() if isinstance(value, bool) else value}"
+        for key, value in options.items()
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def nav_file(section: Section) -> str:
