@@ -1,4 +1,4 @@
-"""The explorables' HTML (attention_site.explorables), read without a browser: what a page
+"""The explorables' HTML (attention_site.pages.explorables), read without a browser: what a page
 gets from the build, and the hook that keeps the script off pages without an explorable."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from attention_math import explore
-from attention_site.explorables import (
+from attention_site.pages.explorables import (
     QUANTITIES,
     READOUTS,
     explorable_html,

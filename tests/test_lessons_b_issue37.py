@@ -49,7 +49,7 @@ def test_flash_backward_credits_the_first_paper_for_the_recomputing_backward():
 
 
 def test_performance_times_only_from_a_quiet_run():
-    from attention_site.timings import quiet
+    from attention_site.pages.timings import quiet
 
     doc = json.loads((ROOT / "benchmarks/results/backward.json").read_text())
     (code,) = [b for b in blocks("long/performance.md") if "backward.json" in b]
@@ -111,7 +111,7 @@ def test_sinks_first_token_and_positions_within_the_cache():
 
 
 def test_online_softmax_figure_shows_lambda_falling_when_the_maximum_moves():
-    from attention_site.online_state import state_steps
+    from attention_site.figures.online_state import state_steps
 
     _, steps = state_steps()
     falls = [s for s in steps if s["ell"] < s["ell_old"]]

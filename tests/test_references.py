@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from attention_site.references import BIB, cite_text, load, references_markdown
+from attention_site.pages.references import BIB, cite_text, load, references_markdown
 
 #: Papers issue 37 asks the site to cite (its first list) and those other chapters cite.
 REQUIRED = {

@@ -7,7 +7,7 @@ the page only chooses among precomputed stops and every number shown is the pack
 
 An [`Explorable`][attention_math.explore.Explorable] holds its sliders (each a tuple of
 stops) and one frame per combination of stops: a dict of plain numbers, strings and lists,
-ready for JSON. The site renders them (``attention_site.explorables``); the learner can
+ready for JSON. The site renders them (``attention_site.pages.explorables``); the learner can
 read the same frames here.
 
 Examples:

@@ -21,7 +21,7 @@ import pytest
 
 from attention_math import explore
 from attention_math.numeric import softmax
-from attention_site.explorables import QUANTITIES, quantity_text, quantity_value, stop_text
+from attention_site.pages.explorables import QUANTITIES, quantity_text, quantity_value, stop_text
 
 from .conftest import ARTIFACTS, PHONE, Tab
 

@@ -28,7 +28,7 @@ def weight_panels(panels: Sequence[tuple[str, ArrayLike]], *, title: str) -> str
 
     Examples:
         >>> import numpy as np
-        >>> from attention_site.heads_figure import weight_panels
+        >>> from attention_site.figures.heads import weight_panels
         >>> "<svg" in weight_panels([("a", np.eye(2)), ("b", np.eye(2))], title="two heads")
         True
     """

@@ -32,7 +32,7 @@ def stop_text(stop: float | int | str) -> str:
     """A slider stop as the page writes it: a number by ``decimal_text``, a string as is.
 
     Examples:
-        >>> from attention_site.explorables import stop_text
+        >>> from attention_site.pages.explorables import stop_text
         >>> stop_text(0.25), stop_text(1024), stop_text("top-left")
         ('0.25', '1024', 'top-left')
     """
@@ -143,7 +143,7 @@ def quantity_value(frame: Frame, quantity: str) -> Any:
 
     Examples:
         >>> from attention_math.explore import kv_heads
-        >>> from attention_site.explorables import quantity_value
+        >>> from attention_site.pages.explorables import quantity_value
         >>> quantity_value(kv_heads().frame(h_kv=8), "kib-per-token")
         320.0
     """
@@ -160,7 +160,7 @@ def quantity_text(name: str, frame: Frame, quantity: str) -> str:
 
     Examples:
         >>> from attention_math.explore import temperature
-        >>> from attention_site.explorables import quantity_text
+        >>> from attention_site.pages.explorables import quantity_text
         >>> quantity_text("temperature", temperature().frame(T=1), "max-weight")
         '0.576117'
         >>> quantity_text("temperature", temperature().frame(T=1), "weights")
@@ -508,7 +508,7 @@ def explorable_html(name: str, ex: explore.Explorable | None = None) -> str:
         ValueError: a name that is not an explorable.
 
     Examples:
-        >>> from attention_site.explorables import explorable_html
+        >>> from attention_site.pages.explorables import explorable_html
         >>> page = explorable_html("kv-heads")
         >>> 'data-explorable="kv-heads"' in page, '<input type="range"' in page
         (True, True)

@@ -29,7 +29,7 @@ def state_steps(
     raises ``AssertionError``).
 
     Examples:
-        >>> from attention_site.online_state import state_steps
+        >>> from attention_site.figures.online_state import state_steps
         >>> scores, steps = state_steps()
         >>> [round(t["ell"], 2) for t in steps]
         [1.6, 1.91, 2.58, 2.17]
@@ -61,7 +61,7 @@ def state_figure(seed: int = 0) -> str:
     new part stacked, with the tile where the maximum jumps and ``λ`` falls annotated.
 
     Examples:
-        >>> from attention_site.online_state import state_figure
+        >>> from attention_site.figures.online_state import state_figure
         >>> text = state_figure()
         >>> text.startswith("<svg") and "falls" in text
         True

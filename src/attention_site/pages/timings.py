@@ -35,7 +35,7 @@ def quiet(doc: Mapping[str, Any]) -> bool:
         ValueError: if the result does not record the load or the cores.
 
     Examples:
-        >>> from attention_site.timings import quiet
+        >>> from attention_site.pages.timings import quiet
         >>> run = {"load_before": [1.4, 1.3, 1.3], "load_after": [1.3, 1.4, 1.4]}
         >>> quiet({**run, "machine": {"cores": 2}})
         True
@@ -55,7 +55,7 @@ def load_text(doc: Mapping[str, Any]) -> str:
     """The run's load, as the page prints it beside its figures.
 
     Examples:
-        >>> from attention_site.timings import load_text
+        >>> from attention_site.pages.timings import load_text
         >>> load_text({"load_before": [1.42, 1.3, 1.3], "load_after": [1.32, 1.4, 1.4],
         ...            "machine": {"cores": 2}})
         'load average 1.42 before and 1.32 after the run, on 2 cores (quiet)'

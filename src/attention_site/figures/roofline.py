@@ -24,7 +24,7 @@ def roofline(points: Sequence[tuple[str, float]], *, title: str, gpu: GPU = A100
         ValueError: no points, or an intensity that is not positive.
 
     Examples:
-        >>> from attention_site.roofline_figure import roofline
+        >>> from attention_site.figures.roofline import roofline
         >>> "<svg" in roofline([("decode", 1.0), ("prefill", 500.0)], title="A100")
         True
     """
@@ -67,7 +67,7 @@ def series(
         ValueError: a line whose length differs from ``x``.
 
     Examples:
-        >>> from attention_site.roofline_figure import series
+        >>> from attention_site.figures.roofline import series
         >>> "<svg" in series([1, 2], [("a", [1, 2])], title="t", xlabel="x", ylabel="y")
         True
     """

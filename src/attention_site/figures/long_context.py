@@ -39,7 +39,7 @@ def rope_scaling_figure(d: int = 128, base: float = 500000.0, train_len: int = 8
     same at four times that length, with the turns of training as the reference.
 
     Examples:
-        >>> from attention_site.long_context_figures import rope_scaling_figure
+        >>> from attention_site.figures.long_context import rope_scaling_figure
         >>> rope_scaling_figure(16, 10000.0, 64).startswith("<svg")
         True
     """
@@ -80,7 +80,7 @@ def decay_figure(d: int = 128, base: float = 10000.0, max_distance: int = 2000) 
     """RoFormer's relative upper bound ``(2/d) Σ_j |S_j(r)|`` against the distance ``r``.
 
     Examples:
-        >>> from attention_site.long_context_figures import decay_figure
+        >>> from attention_site.figures.long_context import decay_figure
         >>> decay_figure(8, 100.0, 50).startswith("<svg")
         True
     """
@@ -101,7 +101,7 @@ def t5_figure(num_buckets: int = 32, max_distance: int = 128, span: int = 300) -
     """T5's bucket against the offset ``key − query``, bidirectional.
 
     Examples:
-        >>> from attention_site.long_context_figures import t5_figure
+        >>> from attention_site.figures.long_context import t5_figure
         >>> t5_figure(8, 20, 30).startswith("<svg")
         True
     """

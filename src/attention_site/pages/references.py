@@ -1,9 +1,9 @@
 """The References page, generated from the site's one bibliography (``docs/references.bib``).
 
 Pages cite inline, ``[Vaswani et al., 2017](https://arxiv.org/abs/1706.03762)``: the link is
-the entry's ``url`` and the text is [`cite_text`][attention_site.references.cite_text]. The
+the entry's ``url`` and the text is [`cite_text`][attention_site.pages.references.cite_text]. The
 References page lists every entry with
-[`references_markdown`][attention_site.references.references_markdown]; a test over the built
+[`references_markdown`][attention_site.pages.references.references_markdown]; a test over the built
 site checks that each entry's url is linked from some page.
 
 The BibTeX is read by ``bibtexparser`` (its LaTeX accents decoded, its names split).
@@ -46,7 +46,7 @@ def load(path: Path = BIB) -> list[Reference]:
             year or a url (each entry must be linkable).
 
     Examples:
-        >>> from attention_site.references import load
+        >>> from attention_site.pages.references import load
         >>> refs = {r.key: r for r in load()}
         >>> refs["vaswani2017"].url
         'https://arxiv.org/abs/1706.03762'
@@ -110,7 +110,7 @@ def cite_text(ref: Reference) -> str:
     "Vaswani et al., 2017" (three authors or more; Blanchard, Higham & Higham by name).
 
     Examples:
-        >>> from attention_site.references import cite_text, load
+        >>> from attention_site.pages.references import cite_text, load
         >>> refs = {r.key: r for r in load()}
         >>> [cite_text(refs[k]) for k in ("dao2023", "milakov2018", "vaswani2017")]
         ['Dao, 2023', 'Milakov & Gimelshein, 2018', 'Vaswani et al., 2017']
@@ -136,7 +136,7 @@ def references_markdown(path: Path = BIB) -> str:
     (``#vaswani2017``) and its link.
 
     Examples:
-        >>> from attention_site.references import references_markdown
+        >>> from attention_site.pages.references import references_markdown
         >>> md = references_markdown()
         >>> '<a id="vaswani2017"></a>' in md and "(https://arxiv.org/abs/1706.03762)" in md
         True

@@ -45,7 +45,7 @@ def weights_file(model: ToyModel) -> bytes:
         >>> import json
         >>> import numpy as np
         >>> from attention_math.toy.model import Config, ToyModel, init_params
-        >>> from attention_site.toy_figures import weights_file
+        >>> from attention_site.figures.toy import weights_file
         >>> m = ToyModel(Config(), init_params(Config(), np.random.default_rng(0)))
         >>> json.loads(weights_file(m))["config"]["n_ctx"]
         40
@@ -60,7 +60,7 @@ def weights_url(model: ToyModel, page_depth: int = 1) -> str:
     Examples:
         >>> import numpy as np
         >>> from attention_math.toy.model import Config, ToyModel, init_params
-        >>> from attention_site.toy_figures import weights_url
+        >>> from attention_site.figures.toy import weights_url
         >>> m = ToyModel(Config(), init_params(Config(), np.random.default_rng(0)))
         >>> weights_url(m).startswith("../assets/toy/weights.json?v=")
         True
@@ -88,7 +88,7 @@ def viridis(p: float) -> str:
     nine anchors; ``toy.js`` computes the same).
 
     Examples:
-        >>> from attention_site.toy_figures import viridis
+        >>> from attention_site.figures.toy import viridis
         >>> viridis(0.0), viridis(1.0)
         ('#440154', '#fde725')
     """
@@ -112,7 +112,7 @@ def head_svg(pattern: ArrayLike, layer: int, head: int, *, role: str = "") -> st
 
     Examples:
         >>> import numpy as np
-        >>> from attention_site.toy_figures import head_svg
+        >>> from attention_site.figures.toy import head_svg
         >>> text = head_svg(np.tril(np.ones((3, 3))) / [[1], [2], [3]], 0, 1)
         >>> 'data-layer="0"' in text and 'data-head="1"' in text and "<rect" in text
         True
@@ -157,7 +157,7 @@ def heads_widget(
     Examples:
         >>> import numpy as np
         >>> from attention_math.toy.model import Config, ToyModel, init_params
-        >>> from attention_site.toy_figures import heads_widget
+        >>> from attention_site.figures.toy import heads_widget
         >>> m = ToyModel(Config(), init_params(Config(), np.random.default_rng(0)))
         >>> text = heads_widget(m, [1, 2, 1, 2], {(0, 0): "previous token"}, "w.json")
         >>> "data-toy-tokens" in text and text.count('class="toy-head"') == 4
@@ -200,7 +200,7 @@ def loss_curve(model: ToyModel, window: int = 50) -> str:
         >>> import numpy as np
         >>> from attention_math.toy import Config, Hyper
         >>> from attention_math.toy.train import train
-        >>> from attention_site.toy_figures import loss_curve
+        >>> from attention_site.figures.toy import loss_curve
         >>> m = train(Config(vocab=8, d_model=8, n_ctx=12), Hyper(steps=60, batch=2, length=12))
         >>> loss_curve(m, window=10).startswith("<svg")
         True
@@ -233,7 +233,7 @@ def model_diagram(model: ToyModel) -> str:
     Examples:
         >>> import numpy as np
         >>> from attention_math.toy.model import Config, ToyModel, init_params
-        >>> from attention_site.toy_figures import model_diagram
+        >>> from attention_site.figures.toy import model_diagram
         >>> m = ToyModel(Config(), init_params(Config(), np.random.default_rng(0)))
         >>> "<svg" in model_diagram(m)
         True
@@ -299,7 +299,7 @@ def circuit_heatmap(
 
     Examples:
         >>> import numpy as np
-        >>> from attention_site.toy_figures import circuit_heatmap
+        >>> from attention_site.figures.toy import circuit_heatmap
         >>> circuit_heatmap(np.eye(4), title="t", xlabel="x", ylabel="y").startswith("<svg")
         True
     """
