@@ -67,6 +67,10 @@ _SYMBOLS = {
     r"\varphi": "φ",
     r"\sin": "sin",
     r"\ln": "ln",
+    r"\propto": "∝",
+    r"\mid": "|",
+    r"\left": "",
+    r"\right": "",
     r"\lfloor": "⌊",
     r"\rfloor": "⌋",
     r"\lceil": "⌈",
@@ -135,6 +139,7 @@ def _math(tex: str) -> str:
     """One inline formula (the text between ``$ … $``) as Unicode."""
     s = re.sub(r"\\(?:operatorname|mathrm|text|mathit|mathbf|mathcal|mathbb)" + _GROUP, r"\1", tex)
     s = re.sub(r"\^(?:\\top|\{\\top\})", "ᵀ", s)
+    s = re.sub(r"\\hat\s*(?:\{(\w)\}|(\w))", lambda m: (m[1] or m[2]) + "\u0302", s)  # q̂
     for name, char in sorted(_SYMBOLS.items(), key=lambda kv: -len(kv[0])):
         after = r"(?![A-Za-z])" if name[-1].isalpha() else ""
         s = re.sub(re.escape(name) + after, char, s)  # no backslash in char

@@ -617,13 +617,6 @@ SYMBOLS: tuple[Symbol, ...] = (
         _P,
     ),
     Symbol(
-        r"$\pi$",
-        (r"\pi",),
-        r"the circle constant: a full turn is $2\pi$ radians",
-        page="positions/long-context.md",
-        group=_P,
-    ),
-    Symbol(
         r"$f$; $L_{\text{train}}$, $L_{\text{test}}$",
         ("f", "L_text:train", "L_text:test"),
         r"context extension: the factor $L_{\text{test}}/L_{\text{train}}$ by which a model "
@@ -642,11 +635,11 @@ SYMBOLS: tuple[Symbol, ...] = (
         group=_P,
     ),
     Symbol(
-        r"$r$; $\eta_k$; $S_j(r)$; $\operatorname{Re}$",
-        ("r", r"\eta", "S_j", "Re"),
-        r"RoFormer's long-term decay: a relative distance; pair $k$ of a query times the "
-        r"conjugate of pair $k$ of a key, as complex numbers; the partial sum "
-        r"$\sum_{k<j} e^{i r \theta_k}$; the real part",
+        r"$\eta_k$; $S_j(\Delta)$; $\operatorname{Re}$",
+        (r"\eta", "S_j", "Re"),
+        r"RoFormer's long-term decay, at a relative distance $\Delta$: pair $k$ of a query "
+        r"times the conjugate of pair $k$ of a key, as complex numbers; the partial sum "
+        r"$\sum_{k<j} e^{i \Delta \theta_k}$; the real part",
         page="positions/long-context.md",
         group=_P,
         any_subscript=True,
