@@ -16,7 +16,7 @@ from pathlib import Path
 
 __all__ = ["BIB", "Reference", "cite_text", "load", "references_markdown"]
 
-BIB = Path(__file__).resolve().parents[2] / "docs" / "references.bib"
+BIB = Path(__file__).resolve().parents[3] / "docs" / "references.bib"
 """The site's bibliography."""
 
 
