@@ -8,6 +8,7 @@ SymPy, and the NumPy references are looked up when they are called, at build tim
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import sympy as sp
@@ -134,6 +135,11 @@ def exercises() -> list[Exercise]:
             mistakes=(Mistake("pi_direction", theta[1] * 3),),
             numeric=_pi_ref,
             kind="scalar",
+            explanation=(
+                "Position interpolation rotates position $p$ as position $p/f$ was, which is the "
+                "same as dividing every frequency by $f = 3$: $\\theta_1 = 1/10$ becomes $1/30$."
+            ),
+            solution=_solve_modern_pi_frequency,
         )
     )
     ramp = _yarn_ramp(16, 10000, 2048)
@@ -153,6 +159,12 @@ def exercises() -> list[Exercise]:
             mistakes=(Mistake("ramp_complement", 1 - sp.nsimplify(ramp[3])),),
             numeric=_ramp_ref,
             kind="scalar",
+            explanation=(
+                "$i(32) = 16 \\ln(2048/(64\\pi)) / (2 \\ln 10000)$ lies between 2 and 3, and "
+                "$i(1)$ between 5 and 6, so the ramp runs from pair $2$ (value 0) to pair $6$ "
+                "(value 1), linearly: pair $i$ gets $(i - 2)/(6 - 2)$."
+            ),
+            solution=_solve_modern_yarn_ramp,
         )
     )
     b, f, d = sp.symbols("b f d", positive=True)
@@ -170,6 +182,12 @@ def exercises() -> list[Exercise]:
             mistakes=(Mistake("ntk_exponent", b * f),),
             symbols={"b": b, "f": f, "d": d},
             kind="expression",
+            explanation=(
+                "With the new base $b'$, the slowest pair is $b'^{-(d-2)/d}$. Setting it to "
+                "$b^{-(d-2)/d}/f$ and solving: $b'^{(d-2)/d} = f\\,b^{(d-2)/d}$, so $b' = "
+                "b\\,f^{d/(d-2)}$."
+            ),
+            solution=_solve_modern_ntk_base,
         )
     )
     perm = sp.Matrix([[0, 2, 4, 1, 3, 5]])
@@ -191,6 +209,12 @@ def exercises() -> list[Exercise]:
             numeric=lambda: np.concatenate([np.arange(0, 6, 2), np.arange(1, 6, 2)]).astype(
                 np.float64
             ),
+            explanation=(
+                "In `rotate_half` pair $i$ is columns $(i, i + 3)$; in the checkpoint it was "
+                "$(2i, 2i + 1)$. So new column $i$ must take old column $2i$ and new column $i + "
+                "3$ old column $2i + 1$: the even columns first, then the odd ones."
+            ),
+            solution=_solve_modern_rope_layout,
         )
     )
     out.append(
@@ -209,6 +233,12 @@ def exercises() -> list[Exercise]:
             ),
             numeric=_unseen_ref,
             kind="scalar",
+            explanation=(
+                "Over 100 tokens pair $i$ turns $100 \\cdot 10^{-i} / 2\\pi$ times: more than "
+                "once for $i = 0$ ($100/2\\pi$) and $i = 1$ ($10/2\\pi$), less than once for $i "
+                "= 2$ and $i = 3$, since $2\\pi > 1$."
+            ),
+            solution=_solve_modern_rope_unseen,
         )
     )
 
@@ -235,6 +265,12 @@ def exercises() -> list[Exercise]:
                 Mistake("rms_vs_norm", sp.Matrix([[e / sp.sqrt(25) for e in x]])),
             ),
             numeric=_rms_ref,
+            explanation=(
+                "$\\operatorname{rms}(x) = \\sqrt{25/2} = 5/\\sqrt 2$, so $x / "
+                "\\operatorname{rms}(x) = (3\\sqrt 2/5, 4\\sqrt 2/5)$. Nothing is subtracted "
+                "first: that is the difference from LayerNorm."
+            ),
+            solution=_solve_modern_rmsnorm,
         )
     )
     jac_row = sp.Matrix([[((1 if j == 0 else 0) - y[j] * y[0] / 2) / rms for j in range(2)]])
@@ -253,6 +289,13 @@ def exercises() -> list[Exercise]:
             inputs={"x": sp.Matrix([x])},
             mistakes=(Mistake("rms_projection", sp.Matrix([[1 / rms, 0]])),),
             numeric=_rms_grad_ref,
+            explanation=(
+                "$\\partial \\ell / \\partial x$ is the first row of the Jacobian (it is "
+                "symmetric): $(e_1 - y\\,y_1/2) / \\operatorname{rms}(x)$ with $y = (3\\sqrt "
+                "2/5, 4\\sqrt 2/5)$ and $\\operatorname{rms}(x) = 5/\\sqrt 2$. Differentiating "
+                "$y_1$ directly gives the same."
+            ),
+            solution=_solve_modern_rmsnorm_grad,
         )
     )
     z = [L2, L3]
@@ -272,6 +315,13 @@ def exercises() -> list[Exercise]:
             mistakes=(Mistake("gate_activation", sp.simplify(sum(e * e for e in z))),),
             numeric=_swiglu_ref,
             kind="scalar",
+            explanation=(
+                "With identity gate and up projections, hidden unit $j$ is "
+                "$\\operatorname{SiLU}(x_j)\\,x_j$, and the column of ones sums them. "
+                "$\\sigma(\\log 2) = 2/3$ and $\\sigma(\\log 3) = 3/4$, so the output is "
+                "$\\tfrac{2}{3}\\log^2 2 + \\tfrac{3}{4}\\log^2 3$."
+            ),
+            solution=_solve_modern_swiglu,
         )
     )
     out.append(
@@ -288,6 +338,12 @@ def exercises() -> list[Exercise]:
             mistakes=(Mistake("bound_scale", sp.Integer(16)),),
             numeric=lambda: np.asarray(np.sqrt(16.0)),
             kind="scalar",
+            explanation=(
+                "By Cauchy–Schwarz $\\lvert \\hat q \\cdot \\hat k \\rvert \\le \\lVert \\hat q "
+                "\\rVert \\lVert \\hat k \\rVert = \\sqrt{16}\\sqrt{16} = 16$, reached when "
+                "$\\hat k = \\hat q$; divided by $\\sqrt d = 4$ that is $4$."
+            ),
+            solution=_solve_modern_qk_bound,
         )
     )
 
@@ -309,6 +365,12 @@ def exercises() -> list[Exercise]:
             mistakes=(Mistake("bucket_direction", sp.Integer(_t5_bucket(20, **t5))),),
             numeric=lambda: _t5_ref(-20),
             kind="scalar",
+            explanation=(
+                "A key before the query stays in the lower half (no $+16$). Distance $20 \\ge "
+                "8$, so the bucket is $8 + \\lfloor \\ln(20/8)/\\ln 16 \\cdot 8 \\rfloor = 8 + 2 "
+                "= 10$."
+            ),
+            solution=_solve_modern_t5_bucket,
         )
     )
     first_last = next(r for r in range(8, 200) if _t5_bucket(-r, **t5) == 15)
@@ -326,6 +388,13 @@ def exercises() -> list[Exercise]:
             mistakes=(Mistake("max_distance_bucket", sp.Integer(128)),),
             numeric=lambda: np.asarray(float(next(r for r in range(8, 200) if _t5_ref(-r) == 15))),
             kind="scalar",
+            explanation=(
+                "Bucket 15 means $\\lfloor \\ln(\\delta/8)/\\ln 16 \\cdot 8 \\rfloor \\ge 7$, "
+                "that is $\\delta \\ge 8 \\cdot 16^{7/8}$, a number between 90 and 91: the "
+                "smallest integer distance is 91. Every distance from 91 on, 128 included, "
+                "shares that bucket."
+            ),
+            solution=_solve_modern_t5_last_bucket,
         )
     )
     m = L2
@@ -347,6 +416,13 @@ def exercises() -> list[Exercise]:
             mistakes=(Mistake("bias_direction", 1 - far),),
             numeric=lambda: numeric.softmax(-np.log(2) * np.arange(4.0, -1.0, -1.0))[:3].sum(),
             kind="scalar",
+            explanation=(
+                "The weights are proportional to $2^{-r}$: $1, 1/2, 1/4, 1/8, 1/16$, summing to "
+                "$31/16$. The keys at distance $2$ or more hold $1/4 + 1/8 + 1/16 = 7/16$ of it. "
+                "The longer sequence adds keys that get little weight; RoPE, in contrast, has no "
+                "such preference built in."
+            ),
+            solution=_solve_modern_alibi_far,
         )
     )
 
@@ -372,6 +448,12 @@ def exercises() -> list[Exercise]:
             mistakes=(Mistake("dropout_scaling", sp.expand((1 - p) * sp.simplify(expectation))),),
             symbols={"a": a, "p": p, "v_1": v1, "v_2": v2},
             kind="expression",
+            explanation=(
+                "Each weight is kept with probability $1 - p$ and then divided by $1 - p$, so on "
+                "average it is unchanged; the output is linear in the weights, so its "
+                "expectation is the undropped output $a\\,v_1 + (1 - a)\\,v_2$."
+            ),
+            solution=_solve_modern_dropout_expectation,
         )
     )
     half = sp.Rational(1, 2)
@@ -389,6 +471,12 @@ def exercises() -> list[Exercise]:
             answer=sp.nsimplify(var),
             mistakes=(Mistake("dropout_scaling", half * (1 - half) * (half**2 + half**2)),),
             kind="scalar",
+            explanation=(
+                "A kept weight is $(1/2)/(1/2) = 1$, so the sum counts the kept weights: $0$, "
+                "$1$ or $2$ with probabilities $1/4$, $1/2$, $1/4$. Its mean is $1$ and its "
+                "variance $(0 - 1)^2/4 + (2 - 1)^2/4 = 1/2$, which is $p/(1 - p) \\sum_j P_j^2$."
+            ),
+            solution=_solve_modern_dropout_rowsum,
         )
     )
     kept = half / (1 - sp.Rational(1, 4))
@@ -406,6 +494,11 @@ def exercises() -> list[Exercise]:
             mistakes=(Mistake("dropout_scaling", half * (1 - sp.Rational(1, 4))),),
             numeric=_dropout_ref,
             kind="scalar",
+            explanation=(
+                "PyTorch's `dropout_p` is the probability of *dropping*; a kept weight is "
+                "divided by $1 - 1/4 = 3/4$: $(1/2)/(3/4) = 2/3$."
+            ),
+            solution=_solve_modern_dropout_kept,
         )
     )
 
@@ -428,6 +521,119 @@ def exercises() -> list[Exercise]:
             numeric=lambda: np.concatenate([np.arange(s), np.arange(t - (c - s), t)]).astype(
                 np.float64
             ),
+            explanation=(
+                "The sinks are positions $0$ and $1$, kept forever; the other $c - s = 4$ slots "
+                "hold the four most recent tokens, $6$ to $9$. Positions $2$ to $5$ were "
+                "evicted."
+            ),
+            solution=_solve_modern_streaming_evict,
         )
     )
     return out
+
+
+# The solutions, as the chapter's page shows them (source and result): each computes its
+# exercise's answer from its inputs as a learner would, and must pass the checker.
+
+
+def _solve_modern_pi_frequency(ex: Exercise) -> object:
+    theta_1 = sp.Integer(100) ** sp.Rational(-2, 4)  # base^(-2i/d) with i = 1, d = 4
+    return theta_1 / 3
+
+
+def _solve_modern_yarn_ramp(ex: Exercise) -> object:
+    def pair(turns: int) -> sp.Expr:  # the pair index that turns `turns` times over 2048 positions
+        return 16 * sp.log(sp.Integer(2048) / (2 * sp.pi * turns)) / (2 * sp.log(10000))
+
+    low, high = sp.floor(pair(32)), sp.ceiling(pair(1))
+    return (3 - low) / (high - low)
+
+
+def _solve_modern_ntk_base(ex: Exercise) -> object:
+    b, f, d, b_new = sp.symbols("b f d b_new", positive=True)
+
+    def slowest(base: sp.Expr) -> sp.Expr:  # the slowest pair's frequency, θ_(d/2-1)
+        return base ** (-(d - 2) / d)
+
+    sol = sp.solve(sp.Eq(slowest(b_new), slowest(b) / f), b_new)
+    return sp.simplify(sol[0])
+
+
+def _solve_modern_rope_layout(ex: Exercise) -> object:
+    d = 6
+    j = [0] * d
+    for i in range(d // 2):
+        j[i], j[i + d // 2] = 2 * i, 2 * i + 1  # pair i: (2i, 2i+1) -> (i, i + d/2)
+    return sp.Matrix([j])
+
+
+def _solve_modern_rope_unseen(ex: Exercise) -> object:
+    turns = [100 * sp.Integer(10) ** -i / (2 * sp.pi) for i in range(4)]
+    return sum(1 for t in turns if t < 1)
+
+
+def _solve_modern_rmsnorm(ex: Exercise) -> object:
+    x = ex.inputs["x"]  # (1, 2)
+    rms = sp.sqrt(sum(e**2 for e in x) / 2)
+    return x / rms
+
+
+def _solve_modern_rmsnorm_grad(ex: Exercise) -> object:
+    x1, x2 = sp.symbols("x1 x2", positive=True)
+    y1 = x1 / sp.sqrt((x1**2 + x2**2) / 2)
+    x = ex.inputs["x"]  # (1, 2): the point (3, 4)
+    grad = sp.Matrix([[sp.diff(y1, v) for v in (x1, x2)]]).subs({x1: x[0], x2: x[1]})
+    return grad.applyfunc(sp.simplify)
+
+
+def _solve_modern_swiglu(ex: Exercise) -> object:
+    def silu(z: sp.Expr) -> sp.Expr:
+        return z / (1 + sp.exp(-z))
+
+    x = [sp.log(2), sp.log(3)]
+    return sp.simplify(sum(silu(z) * z for z in x))
+
+
+def _solve_modern_qk_bound(ex: Exercise) -> object:
+    d = 16
+    return sp.sqrt(d) * sp.sqrt(d) / sp.sqrt(d)
+
+
+def _solve_modern_t5_bucket(ex: Exercise) -> object:
+    delta = 20
+    return 8 + sp.floor(sp.log(sp.Rational(delta, 8)) / sp.log(16) * 8)
+
+
+def _solve_modern_t5_last_bucket(ex: Exercise) -> object:
+    return sp.ceiling(8 * sp.Integer(16) ** sp.Rational(7, 8))
+
+
+def _solve_modern_alibi_far(ex: Exercise) -> object:
+    w = [sp.Rational(1, 2) ** r for r in range(5)]
+    return sum(w[2:]) / sum(w)
+
+
+def _solve_modern_dropout_expectation(ex: Exercise) -> object:
+    a, p, v1, v2 = sp.symbols("a p v_1 v_2", positive=True)
+    w, v = [a, 1 - a], [v1, v2]
+    mean = sp.Integer(0)
+    for keep in itertools.product((0, 1), repeat=2):  # all four masks
+        prob = sp.Mul(*((1 - p) if z else p for z in keep))
+        mean += prob * sum(z * wj * vj for z, wj, vj in zip(keep, w, v, strict=True)) / (1 - p)
+    return sp.simplify(mean)
+
+
+def _solve_modern_dropout_rowsum(ex: Exercise) -> object:
+    sums, probs = [0, 1, 2], [sp.Rational(1, 4), sp.Rational(1, 2), sp.Rational(1, 4)]
+    mean = sum(s * q for s, q in zip(sums, probs, strict=True))
+    return sum((s - mean) ** 2 * q for s, q in zip(sums, probs, strict=True))
+
+
+def _solve_modern_dropout_kept(ex: Exercise) -> object:
+    return sp.Rational(1, 2) / (1 - sp.Rational(1, 4))
+
+
+def _solve_modern_streaming_evict(ex: Exercise) -> object:
+    c, s, t = 6, 2, 10
+    kept = list(range(s)) + list(range(t - (c - s), t))
+    return sp.Matrix([kept])
