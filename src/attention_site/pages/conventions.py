@@ -4,7 +4,7 @@ Each row of the table on the page "Coming from PyTorch, d2l or Hugging Face" is 
 function here: it runs the same small problem in both conventions and reports what it
 found. PyTorch is optional: where it is not installed when the site is built, the row runs
 the package's side and shows PyTorch's side as an oracle run recorded it
-([`record`][attention_math.conventions.record], written with PyTorch's version and the date),
+([`record`][attention_site.pages.conventions.record], written with PyTorch's version and the date),
 labelled as recorded. d2l's ``masked_softmax``
 and the Hugging Face fill value are rules of a few lines, run in NumPy (neither library is a
 dependency).
@@ -715,7 +715,7 @@ def record(torch: ModuleType) -> dict[str, Any]:
 
     ``benchmarks/conventions_oracle.py`` writes it, with the date, to
     ``benchmarks/results/conventions_torch.json``;
-    [`table`][attention_math.conventions.table] shows it, labelled as recorded, where PyTorch
+    [`table`][attention_site.pages.conventions.table] shows it, labelled as recorded, where PyTorch
     is not installed.
 
     Examples:
@@ -745,7 +745,7 @@ def _with_recorded(row: Row, recorded: dict[str, Any]) -> Row:
 def table(torch: ModuleType | bool | None = True, recorded: dict[str, Any] | None = None) -> str:
     """The rows as a Markdown table (the page prints it at build time).
 
-    Without PyTorch, ``recorded`` (from [`record`][attention_math.conventions.record], with
+    Without PyTorch, ``recorded`` (from [`record`][attention_site.pages.conventions.record], with
     ``recorded_utc`` added) supplies PyTorch's side of each row, labelled as recorded with its
     version and date.
 
