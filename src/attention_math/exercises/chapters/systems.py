@@ -48,6 +48,13 @@ def _heads() -> list[Exercise]:
             ),
             symbols={"h": cost.h, "L_q": cost.L_q, "L_k": cost.L_k},
             kind="expression",
+            explanation=(
+                "The products do not depend on $h$ when $d_k = d_v = d_{\\text{model}}/h$: the "
+                "projections and $W_O$ keep their sizes, and $h$ score products of width "
+                "$d_{\\text{model}}/h$ add up to one of width $d_{\\text{model}}$. What is left is "
+                "the elementwise work on $h$ score matrices instead of one."
+            ),
+            solution=_solve_systems_heads_flops,
         ),
         Exercise(
             id="systems-heads-wide-scores",
@@ -55,8 +62,8 @@ def _heads() -> list[Exercise]:
             title="The scores of one wide head",
             statement=(
                 "Head 1 has queries $Q_1$, head 2 queries $Q_2$, and both the keys $K$ "
-                "(width 2 each). One head of width 4 takes the queries $[Q_1 \\mid Q_2]$ and "
-                "the keys $[K \\mid K]$. Compute its scaled scores exactly."
+                "(width 2 each). One head of width 4 takes the queries $[Q_1 | Q_2]$ and "
+                "the keys $[K | K]$. Compute its scaled scores exactly."
             ),
             answer=wide,
             inputs={"Q_1": q_a, "Q_2": q_b, "K": k},
@@ -71,6 +78,12 @@ def _heads() -> list[Exercise]:
             numeric=lambda: (
                 float_array(sp.Matrix.hstack(q_a, q_b)) @ float_array(sp.Matrix.hstack(k, k)).T / 2
             ),
+            explanation=(
+                "A dot product over four coordinates is the sum of the dot products over the two "
+                "halves, so the wide head's raw scores are $Q_1 K^\\top + Q_2 K^\\top$; its width "
+                "is 4, so it divides by $\\sqrt4 = 2$."
+            ),
+            solution=_solve_systems_heads_wide_scores,
         ),
         Exercise(
             id="systems-heads-output",
@@ -92,14 +105,19 @@ def _heads() -> list[Exercise]:
                 ),
             ),
             numeric=lambda: _two_heads_numeric()[2:3],
+            explanation=(
+                "Each head averages the token numbers with its own weights: token 3's output in "
+                "head 1 is row 3 of $P_1$ times $v$, in head 2 row 3 of $P_2$ times $v$."
+            ),
+            solution=_solve_systems_heads_output,
         ),
         Exercise(
             id="systems-heads-wide-token4",
             chapter="systems",
             title="Where the wide head looks",
             statement=(
-                "In the same example, one head of width 4 (queries $[Q^{(A)} \\mid Q^{(B)}]$, keys "
-                "$[K \\mid K]$, scale $1/\\sqrt 4$) scores token 4's query against the four "
+                "In the same example, one head of width 4 (queries $[Q^{(A)} | Q^{(B)}]$, keys "
+                "$[K | K]$, scale $1/\\sqrt 4$) scores token 4's query against the four "
                 "keys below. Give its weights for token 4 (a row), exactly."
             ),
             answer=ex.p_one.row(3),
@@ -117,6 +135,12 @@ def _heads() -> list[Exercise]:
             numeric=lambda: _softmax_numeric(
                 sp.Matrix.hstack(ex.q_a.row(3), ex.q_b.row(3)), sp.Matrix.hstack(ex.k, ex.k)
             ),
+            explanation=(
+                "Token 4's query is $c$ times key 3 in its first half and $c$ times key 1 in its "
+                "second; keys 3 and 1 are opposite, so every score is a sum of two terms that "
+                "cancel, or of two zeros. Equal scores give equal weights."
+            ),
+            solution=_solve_systems_heads_wide_token4,
         ),
     ]
 
@@ -165,6 +189,13 @@ def _decoding() -> list[Exercise]:
             ),
             answer=group,
             mistakes=(Mistake("gqa_interleaved", interleaved),),
+            explanation=(
+                "Each kv head serves a group of $h/h_{kv} = 4$ consecutive query heads: query "
+                "head $i$ reads kv head $\\lfloor i / 4 \\rfloor$. PyTorch's `enable_gqa=True` "
+                "repeats each kv head 4 times in a row (`repeat_interleave`), which is the same "
+                "grouping."
+            ),
+            solution=_solve_systems_gqa_groups,
         ),
         Exercise(
             id="systems-decode-bytes",
@@ -181,6 +212,12 @@ def _decoding() -> list[Exercise]:
                 Mistake("kv_heads", ds.decode_bytes().subs({**point, ds.h_kv: heads})),
             ),
             kind="scalar",
+            explanation=(
+                "The weights are read once: $W_{\\text{read}}\\, n_{\\text{bytes}}$. Every layer "
+                "reads, for each of its $h_{kv}$ kv heads, a key **and** a value of "
+                "$d_{\\text{head}}$ numbers at each of the $L$ positions."
+            ),
+            solution=_solve_systems_decode_bytes,
         ),
         Exercise(
             id="systems-decode-intensity",
@@ -199,6 +236,12 @@ def _decoding() -> list[Exercise]:
                 ),
             ),
             kind="scalar",
+            explanation=(
+                "Every query head (all $h$ of them, not $h_{kv}$) scores every cached position "
+                "and sums the values: $4\\, d_{\\text{head}}$ FLOPs per head, position and "
+                "layer. Divide by the bytes of the previous exercise."
+            ),
+            solution=_solve_systems_decode_intensity,
         ),
         Exercise(
             id="systems-paged-waste",
@@ -212,6 +255,11 @@ def _decoding() -> list[Exercise]:
             answer=sp.Integer(waste),
             inputs={"n": lengths},
             kind="scalar",
+            explanation=(
+                "A sequence of length $n$ gets $\\lceil n / 16 \\rceil$ blocks; only the end of "
+                "its last block is empty."
+            ),
+            solution=_solve_systems_paged_waste,
         ),
         Exercise(
             id="systems-flash-decoding",
@@ -221,7 +269,7 @@ def _decoding() -> list[Exercise]:
                 "Flash-Decoding splits one query's keys into two chunks. Chunk $c$ reports "
                 "its output $o_c$ (normalised within the chunk; one number here, the row $o$ "
                 "below) and its log-sum-exp: "
-                f"$\\operatorname{{lse}}_1 = {sp.latex(lse[0])}$, "
+                f"$\\operatorname{{lse}}_1 = \\log {sp.exp(lse[0])}$, "  # log 3, plain in a shell
                 f"$\\operatorname{{lse}}_2 = {sp.latex(lse[1])}$. Give the attention output "
                 "over all the keys, exactly."
             ),
@@ -229,6 +277,13 @@ def _decoding() -> list[Exercise]:
             inputs={"o": o_c},
             mistakes=(Mistake("merge_weights", (o_c[0] + o_c[1]) / sp.Integer(2)),),
             kind="scalar",
+            explanation=(
+                "Chunk $c$ holds $e^{\\operatorname{lse}_c}$ of the softmax's denominator, so its "
+                "output counts with the weight "
+                "$e^{\\operatorname{lse}_c} / \\sum_{c'} e^{\\operatorname{lse}_{c'}}$: here "
+                "$3/4$ and $1/4$."
+            ),
+            solution=_solve_systems_flash_decoding,
         ),
     ]
 
@@ -264,6 +319,12 @@ def _io() -> list[Exercise]:
             answer=sp.simplify(finish(merged)),
             mistakes=(Mistake("missing_rescale", sp.Rational(a.o + b_.o, a.ell + b_.ell)),),
             kind="scalar",
+            explanation=(
+                "Bring both states to the larger maximum $m = 3$: the first state's $\\lambda$ and "
+                "$o$ are multiplied by $e^{1 - 3}$, the second's by $e^0 = 1$. Then add, and "
+                "divide once at the end."
+            ),
+            solution=_solve_systems_online_merge,
         ),
         Exercise(
             id="systems-flash-tile",
@@ -278,6 +339,12 @@ def _io() -> list[Exercise]:
             answer=o_new,
             inputs={"o": o_old, "s": s_tile, "V": v_tile},
             mistakes=(Mistake("missing_rescale", no_rescale),),
+            explanation=(
+                "The tile's largest score, $\\log 3$, is the new maximum. The old output was "
+                "accumulated relative to $e^0$, so it is multiplied by $e^{0 - \\log 3} = 1/3$; "
+                "the tile adds $\\sum_j e^{s_j - \\log 3}\\, v_j$."
+            ),
+            solution=_solve_systems_flash_tile,
         ),
         Exercise(
             id="systems-hbm-standard",
@@ -292,6 +359,11 @@ def _io() -> list[Exercise]:
             answer=sp.expand(io_d.standard().subs({io_d.L: L, io_d.d: d})),
             symbols={"L": L, "d": d},
             kind="expression",
+            explanation=(
+                "Each kernel reads its inputs and writes its output: $2Ld$ in and $L^2$ out, then "
+                "$L^2$ in and $L^2$ out, then $L^2 + Ld$ in and $Ld$ out."
+            ),
+            solution=_solve_systems_hbm_standard,
         ),
         Exercise(
             id="systems-matmul-intensity",
@@ -305,6 +377,13 @@ def _io() -> list[Exercise]:
             answer=sp.simplify((qk_flops / qk_bytes).subs({io_d.L: L, io_d.d: d, io_d.n_bytes: 2})),
             symbols={"L": L, "d": d},
             kind="expression",
+            explanation=(
+                "The bytes are $2(2Ld + L^2)$. At long $L$ the ratio tends to $d$ FLOPs per byte, "
+                "below the A100's ridge for the usual head widths (see "
+                "[Why FlashAttention is fast](../long/io.md)): even this matrix product waits on "
+                "memory when it writes its $L \\times L$ result out."
+            ),
+            solution=_solve_systems_matmul_intensity,
         ),
         Exercise(
             id="systems-backward-ratio",
@@ -319,6 +398,11 @@ def _io() -> list[Exercise]:
             answer=io_d.backward_ratio(),
             mistakes=(Mistake("no_recompute", sp.Integer(2)),),
             kind="scalar",
+            explanation=(
+                "Five products of $2L^2 d$ FLOPs in the backward ($S$ again, $dV$, $dP$, $dQ$, "
+                "$dK$) against two in the forward."
+            ),
+            solution=_solve_systems_backward_ratio,
         ),
     ]
 
@@ -348,6 +432,12 @@ def _bias() -> list[Exercise]:
             inputs={"P": p, "dP": dp},
             mistakes=(Mistake("missing_term", p.multiply_elementwise(dp)),),
             numeric=lambda: _dmask_numeric(p, dp),
+            explanation=(
+                "$M$ enters the scores with coefficient 1, so $dM = dS$: the softmax's backward, "
+                "row by row, "
+                "$dS = P \\circ (dP - \\operatorname{rowsum}(P \\circ dP)\\, \\mathbf{1}^\\top)$."
+            ),
+            solution=_solve_systems_dmask,
         ),
         Exercise(
             id="systems-relbias-grad",
@@ -367,6 +457,12 @@ def _bias() -> list[Exercise]:
                 ),
                 Mistake("transposed", sp.Matrix([list(reversed(list(sums)))])),
             ),
+            explanation=(
+                "Every $(i, j)$ with the same offset $i - j$ read the same table entry, so that "
+                "entry's gradient is the sum of $dS$ over the diagonal $i - j$: offset $-2$ is "
+                "the top-right corner, $0$ the main diagonal, $2$ the bottom-left corner."
+            ),
+            solution=_solve_systems_relbias_grad,
         ),
         Exercise(
             id="systems-store-bytes",
@@ -383,6 +479,10 @@ def _bias() -> list[Exercise]:
                 - io_model.backward_bytes(L, h, recompute=True)
             ),
             kind="scalar",
+            explanation=(
+                "$P$ has $h L^2$ entries of 2 bytes; the log-sum-exp has $h L$ entries of 4 bytes."
+            ),
+            solution=_solve_systems_store_bytes,
         ),
     ]
 
@@ -409,3 +509,122 @@ def _softmax_numeric(q: sp.Matrix, k: sp.Matrix) -> np.ndarray:
 def exercises() -> list[Exercise]:
     """The exercises of this chapter, in reading order."""
     return [*_heads(), *_io(), *_decoding(), *_bias()]
+
+
+# The solutions, as the chapter's page shows them (source and result): each computes its
+# exercise's answer from its inputs (or the numbers its statement gives) as a learner would,
+# and must pass the checker.
+
+
+def _solve_systems_heads_flops(ex: Exercise) -> object:
+    h, L_q, L_k = sp.symbols("h L_q L_k", positive=True)
+    per_entry = 7  # scale, mask, max, shift and exp (2), sum, divide
+    return per_entry * (h - 1) * L_q * L_k
+
+
+def _solve_systems_heads_wide_scores(ex: Exercise) -> object:
+    x = ex.inputs
+    q = sp.Matrix.hstack(x["Q_1"], x["Q_2"])  # (2, 4)
+    k = sp.Matrix.hstack(x["K"], x["K"])  # (2, 4)
+    return q * k.T / sp.sqrt(4)
+
+
+def _solve_systems_heads_output(ex: Exercise) -> object:
+    x = ex.inputs
+    row = 2  # token 3 (rows count from 0 in Python)
+    o_1 = (x["P_1"].row(row) * x["v"])[0]
+    o_2 = (x["P_2"].row(row) * x["v"])[0]
+    return sp.Matrix([[o_1, o_2]])
+
+
+def _solve_systems_heads_wide_token4(ex: Exercise) -> object:
+    x = ex.inputs
+    s = (x["q"] * x["K"].T / sp.sqrt(4)).applyfunc(sp.simplify)  # (1, 4): all zero
+    e = s.applyfunc(sp.exp)
+    return e / sum(e)
+
+
+def _solve_systems_online_merge(ex: Exercise) -> object:
+    (m_a, lam_a, o_a), (m_b, lam_b, o_b) = (1, 2, 4), (3, 1, 5)  # as the statement gives them
+    m = max(m_a, m_b)
+    c_a, c_b = sp.exp(m_a - m), sp.exp(m_b - m)  # rescale each side to the common maximum
+    return (c_a * o_a + c_b * o_b) / (c_a * lam_a + c_b * lam_b)
+
+
+def _solve_systems_flash_tile(ex: Exercise) -> object:
+    x = ex.inputs
+    m_old = 0
+    m_new = max(m_old, *x["s"])  # log 3
+    p = x["s"].applyfunc(lambda s: sp.exp(s - m_new))  # (1, 2): the tile's weights, unnormalised
+    o = sp.exp(m_old - m_new) * x["o"] + p * x["V"]  # (1, 2)
+    return o.applyfunc(sp.simplify)
+
+
+def _solve_systems_hbm_standard(ex: Exercise) -> object:
+    L, d = sp.symbols("L d", positive=True)
+    scores = 2 * L * d + L**2  # Q, K in; S out
+    softmax = L**2 + L**2  # S in; P out
+    weighted = L**2 + L * d + L * d  # P, V in; O out
+    return scores + softmax + weighted
+
+
+def _solve_systems_matmul_intensity(ex: Exercise) -> object:
+    L, d = sp.symbols("L d", positive=True)
+    flops = 2 * L**2 * d
+    n_bytes = 2 * (2 * L * d + L**2)  # Q, K read; S written
+    return sp.simplify(flops / n_bytes)
+
+
+def _solve_systems_backward_ratio(ex: Exercise) -> object:
+    backward = 5  # products of 2 L² d FLOPs: S again, dV, dP, dQ, dK
+    forward = 2  # QKᵀ and PV
+    return sp.Rational(backward, forward)
+
+
+def _solve_systems_gqa_groups(ex: Exercise) -> object:
+    h, h_kv = 8, 2
+    return sp.Matrix([[i // (h // h_kv) for i in range(h)]])
+
+
+def _solve_systems_decode_bytes(ex: Exercise) -> object:
+    n_layers, h_kv, d_head, w_read, n_bytes, L = 2, 2, 8, 10_000, 2, 100
+    cache = 2 * n_layers * h_kv * d_head * L  # keys and values: numbers read
+    return n_bytes * (w_read + cache)
+
+
+def _solve_systems_decode_intensity(ex: Exercise) -> object:
+    n_layers, h, h_kv, d_head, w_read, n_bytes, L = 2, 4, 2, 8, 10_000, 2, 100
+    flops = 2 * w_read + 4 * d_head * h * L * n_layers
+    n_b = n_bytes * (w_read + 2 * n_layers * h_kv * d_head * L)
+    return sp.Rational(flops, n_b)
+
+
+def _solve_systems_paged_waste(ex: Exercise) -> object:
+    lengths = [int(n) for n in ex.inputs["n"]]
+    n_block = 16
+    blocks = [-(-n // n_block) for n in lengths]  # ceil(n / n_block)
+    return sum(b * n_block - n for b, n in zip(blocks, lengths, strict=True))
+
+
+def _solve_systems_flash_decoding(ex: Exercise) -> object:
+    o = ex.inputs["o"]
+    lse = [sp.log(3), 0]  # as the statement gives them
+    w = [sp.exp(x) for x in lse]  # each chunk's share of the denominator, unnormalised
+    return sum(w[c] * o[c] for c in range(2)) / sum(w)
+
+
+def _solve_systems_dmask(ex: Exercise) -> object:
+    P, dP = ex.inputs["P"], ex.inputs["dP"]  # (2, 2) each
+    row = sp.Matrix([sum(P.multiply_elementwise(dP).row(i)) for i in range(2)])  # (2, 1)
+    return P.multiply_elementwise(dP - row * sp.ones(1, 2))
+
+
+def _solve_systems_relbias_grad(ex: Exercise) -> object:
+    dS = ex.inputs["dS"]  # (3, 3)
+    grad = [sum(dS[i, j] for i in range(3) for j in range(3) if i - j == o) for o in range(-2, 3)]
+    return sp.Matrix([grad])
+
+
+def _solve_systems_store_bytes(ex: Exercise) -> object:
+    h, L = 16, 2048
+    return h * L * L * 2 - h * L * 4
