@@ -28,9 +28,12 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from attention_math._lazy import np
+
+if TYPE_CHECKING:  # NumPy's types only: the module imports without NumPy (the reader's browser)
+    from numpy.typing import ArrayLike, NDArray
 
 from attention_math._checks import as_float, check_qkv, check_scale
 

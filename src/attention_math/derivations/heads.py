@@ -22,14 +22,17 @@ grow with the number of heads.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+from attention_math._lazy import np
+
+if TYPE_CHECKING:  # NumPy's types only: the module imports without NumPy (the reader's browser)
+    from numpy.typing import NDArray
 import sympy as sp
-from numpy.typing import NDArray
 
-from attention_math import numeric, symbolic
+from attention_math import symbolic
+from attention_math._lazy import numeric
 from attention_math.derivations import cost
-from attention_math.derivations.gqa import parameters
 
 __all__ = [
     "C",
@@ -211,6 +214,8 @@ def parameter_difference() -> sp.Expr:
     from attention_math.derivations import gqa
 
     s = gqa.symbols()
+    from attention_math.derivations.gqa import parameters  # imports NumPy: on use only
+
     many = parameters().subs({s["h_kv"]: s["h"], s["d_head"]: s["d_model"] / s["h"]})
     one = parameters().subs({s["h_kv"]: 1, s["h"]: 1, s["d_head"]: s["d_model"]})
     return sp.simplify(many - one)

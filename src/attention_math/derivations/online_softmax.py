@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import numpy as np
+from attention_math._lazy import np
+
+if TYPE_CHECKING:  # NumPy's types only: the module imports without NumPy (the reader's browser)
+    from numpy.typing import ArrayLike, NDArray
 import sympy as sp
-from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
     "REFERENCES",

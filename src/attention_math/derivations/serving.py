@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
 import sympy as sp
 
-from attention_math import serving
-from attention_math.crosscheck import CrossCheck, crosscheck
+from attention_math._lazy import np
+
+if TYPE_CHECKING:  # the NumPy side, imported on use: this module's exact side runs in the browser
+    from attention_math import serving
+    from attention_math.crosscheck import CrossCheck
 from attention_math.derivations.online_softmax import finish, is_zero, logsumexp, merge, tile_state
 
 __all__ = [
@@ -185,6 +188,9 @@ def flash_decoding_numeric(n_splits: int = 3) -> tuple[sp.Matrix, np.ndarray, Cr
     exact = (sp.Matrix([e]) * v / sp.Add(*e)).applyfunc(sp.simplify)  # (1, 2)
     # q · k_j = s_j with one dimension: q = 1, k_j = s_j, scale 1
     k = np.array([[float(x)] for x in scores])  # (6, 1)
+    from attention_math import serving
+    from attention_math.crosscheck import crosscheck
+
     num = serving.split_kv_attention(
         np.ones((1, 1)), k, np.array(v.tolist(), dtype=float), n_splits, scale=1.0
     )
@@ -220,6 +226,8 @@ def check_against_serving(
         >>> check_against_serving(serving.MODEL_SIZES[3], context=1000, batch=4)
         True
     """
+    from attention_math import serving
+
     num = serving.decode_cost(model, context, batch=batch, n_bytes=n_bytes_)
     point = {
         W: serving.weights_read_per_token(model),

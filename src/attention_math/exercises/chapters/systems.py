@@ -5,13 +5,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from attention_math import io_model
 from attention_math._lazy import np
 from attention_math.derivations import cost
-from attention_math.derivations import io as io_d
-from attention_math.derivations import serving as ds
-from attention_math.derivations.heads import cost_difference, two_patterns
-from attention_math.derivations.online_softmax import State, finish, merge
 from attention_math.exercises.build import float_array
 from attention_math.exercises.model import Exercise, Mistake
 
@@ -20,6 +15,10 @@ __all__ = ["exercises"]
 
 def _heads() -> list[Exercise]:
     """Topic 1: why several heads."""
+    # the derivations import NumPy: imported here, not with the chapter (the browser's
+    # checker imports every chapter, and builds only the one it checks)
+    from attention_math.derivations.heads import cost_difference, two_patterns
+
     ex = two_patterns()
     q_a = sp.Matrix([[1, 0], [0, 2]])
     q_b = sp.Matrix([[0, 1], [1, 1]])
@@ -147,6 +146,10 @@ def _heads() -> list[Exercise]:
 
 def _decoding() -> list[Exercise]:
     """Topic 3: decoding economics."""
+    # the derivations import NumPy: imported here, not with the chapter (the browser's
+    # checker imports every chapter, and builds only the one it checks)
+    from attention_math.derivations import serving as ds
+
     h, h_kv = 8, 2
     group = sp.Matrix([[i // (h // h_kv) for i in range(h)]])
     interleaved = sp.Matrix([[i % h_kv for i in range(h)]])
@@ -290,6 +293,11 @@ def _decoding() -> list[Exercise]:
 
 def _io() -> list[Exercise]:
     """Topic 2: why FlashAttention is fast (the online softmax's merge, IO, the backward)."""
+    # the derivations import NumPy: imported here, not with the chapter (the browser's
+    # checker imports every chapter, and builds only the one it checks)
+    from attention_math.derivations import io as io_d
+    from attention_math.derivations.online_softmax import State, finish, merge
+
     # two online-softmax states of one query row: (m, λ, o) with o not yet divided by λ
     a = State(sp.Integer(1), sp.Integer(2), sp.Integer(4))
     b_ = State(sp.Integer(3), sp.Integer(1), sp.Integer(5))
@@ -409,6 +417,10 @@ def _io() -> list[Exercise]:
 
 def _bias() -> list[Exercise]:
     """Topic 8: gradients of a bias, and what the backward keeps."""
+    # the derivations import NumPy: imported here, not with the chapter (the browser's
+    # checker imports every chapter, and builds only the one it checks)
+    from attention_math import io_model
+
     p = sp.Matrix([[sp.Rational(1, 2), sp.Rational(1, 2)], [sp.Rational(1, 4), sp.Rational(3, 4)]])
     dp = sp.Matrix([[2, 0], [1, 5]])
     row = sp.Matrix([sum(p.multiply_elementwise(dp).row(i)) for i in range(2)])  # (2, 1)
