@@ -87,7 +87,7 @@ def test_multi_head_sits_where_its_chapter_says():
 
 def test_masks_credit_pytorch_with_the_zero_row_and_motivate_the_threshold():
     text = src("why/masks.md")
-    assert "since version 2.5" in text and "PyTorch's SDPA since 2.5" in text
+    assert "since version `2.5`" in text and "PyTorch's SDPA since 2.5" in text
     motive = text.index("A finite\nfill blocks a key only if")
     assert motive < text.index("from attention_math.derivations.masks import underflow")
 

@@ -217,7 +217,7 @@ def test_corrected_statements_are_on_their_pages(built_site: Path) -> None:
     assert "\\mid q" in raw(built_site, "why/scaling")  # the variance given the query
     masks = page(built_site, "why/masks")
     assert "as if there were no mask" in masks and "A row with an allowed key" in masks
-    assert "rank" in page(built_site, "forward/qkv") and "A^{-\\top}" in raw(
+    assert "rank" in page(built_site, "forward/qkv") and "F^{-\\top}" in raw(
         built_site, "forward/qkv"
     )
     assert "convex hull" in page(built_site, "forward/weighted-sum")

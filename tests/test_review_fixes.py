@@ -26,7 +26,7 @@ GONE = {  # page: wrong or over-claimed statements that must not come back
     "positions/alibi": ["m_h"],  # h is the head count only
     "why/masks": ["\\tau", "refuses the cast"],  # τ is the kernel bandwidth
     "reference/coming-from-pytorch": ["SDPA (2.x)"],  # zeros only since PyTorch 2.5
-    "long/linear-attention": ["S_t = S_{t-1}"],  # S is the scores; the state is U_t
+    "long/linear-attention": ["S_t = S_{t-1}"],  # S is the scores; the state is \\mathcal{S}_t
     "gradients": ["QK^\\top s + M"],  # s is a row of scores; the scale is α
 }
 
@@ -45,7 +45,7 @@ PRESENT = {  # page: the corrected statement
     "positions/alibi": ["counted from 0"],
     "why/masks": ["r_{\\min}"],
     "reference/coming-from-pytorch": ["since 2.5"],
-    "long/linear-attention": ["U_t = U_{t-1}"],
+    "long/linear-attention": ["\\mathcal{S}_t = \\mathcal{S}_{t-1}"],
     "gradients": ["\\alpha\\, QK^\\top"],
 }
 

@@ -216,7 +216,7 @@ SYMBOLS: tuple[Symbol, ...] = (
     ),
     Symbol(r"$e$", ("e",), "Euler's number, the base of the exponential", page="forward/index.md"),
     Symbol(r"$I$", ("I",), "the identity matrix", page="forward/qkv.md"),
-    Symbol(r"$\mathbf{1}$", (r"\mathbf{1}",), "a vector of ones", page="gradients/index.md"),
+    Symbol(r"$\mathbf{1}$", (r"\mathbf{1}",), "a vector of ones", page="positions/modern-block.md"),
     # softmax and floating point
     Symbol(
         r"$z$, $Z$",
@@ -248,7 +248,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         "a count: the length of a vector in a general statement, the number of sampled "
         "$(q, k)$ pairs (Why it works: scaling); $n_1, n_2, n_3$: the sizes of a matrix product "
         "($n_1 \\times n_2$ times $n_2 \\times n_3$, on Cost)",
-        page="why/scaling.md",
+        page="forward/dropout.md",
         group=_N,
     ),
     Symbol(
@@ -512,7 +512,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"$\mathbb{E}$, $\operatorname{Var}$, $\operatorname{Cov}$",
         (r"\mathbb{E}", "Var", "Cov"),
         "expectation, variance, covariance",
-        page="why/scaling.md",
+        page="forward/dropout.md",
         group=_W,
     ),
     Symbol(
@@ -572,7 +572,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         ("d",),
         r"a width: of the vectors an encoding or a rotation acts on ($d_{\text{model}}$ or "
         r"$d_k$, even), or of one head when $d_k = d_v = d$ (in cost statements)",
-        page="positions/rope.md",
+        page="why/heads.md",
         group=_P,
     ),
     Symbol(
@@ -633,6 +633,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         "times over the original context",
         page="positions/long-context.md",
         group=_P,
+        any_subscript=True,
     ),
     Symbol(
         r"$\eta_k$; $S_j(\Delta)$; $\operatorname{Re}$",
@@ -708,6 +709,14 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"the circle constant: a half turn is $\pi$ radians",
         page="why/heads.md",
         group=_M,
+    ),
+    Symbol(
+        r"$\psi_{i-j}$",
+        (r"\psi",),
+        "a learned relative bias: one number per offset $i - j$, added to the scores",
+        page="gradients/bias.md",
+        group=_M,
+        any_subscript=True,
     ),
     Symbol(
         r"$dM$",

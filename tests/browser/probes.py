@@ -28,7 +28,9 @@ SEEN = """() => {
       .length,
     // each table of the page as the theme's script left it: the boxes around it (one, the
     // build's) and the theme's table style (its border) on it
-    tables: [...document.querySelectorAll('article table:not(.highlighttable)')].map(t => [
+    // (an explorable's trace table is redrawn by its own script, not boxed by the build)
+    tables: [...document.querySelectorAll(
+      'article table:not(.highlighttable):not(.ex-trace)')].map(t => [
       [...document.querySelectorAll('.md-typeset__scrollwrap')].filter(b => b.contains(t)).length,
       getComputedStyle(t).borderTopStyle]),
     eq_links: [...document.querySelectorAll('article a[href*="#eq-"]')].map(a => a.href),

@@ -41,7 +41,7 @@ def pages(built_site: Path) -> dict[str, str]:
     found: dict[str, list[str]] = {}
     for page in sorted(built_site.rglob("index.html")):
         text = page.read_text(encoding="utf-8")
-        for name in re.findall(r'data-explorable="([^"]+)"', text):
+        for name in re.findall(r'<[a-z]+[^<>]*\sdata-explorable="([^"]+)"', text):
             path = "/" + page.parent.relative_to(built_site).as_posix() + "/"
             found.setdefault(name, []).append(path.replace("/./", "/"))
     assert {n: len(p) for n, p in found.items()} == dict.fromkeys(NAMES, 1)

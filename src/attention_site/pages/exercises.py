@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 import textwrap
 from collections.abc import Callable
 from decimal import Decimal
@@ -31,6 +32,7 @@ __all__ = [
     "chapter_page",
     "decimals",
     "entry",
+    "page_links",
     "solved",
     "statement",
     "tolerance_tex",
@@ -239,7 +241,7 @@ def entry(exercise_id: str) -> str:
         ("Shell", f'```bash\npython -m attention_math check {ex.id} "{typed}"\n```'),
     )
     solution = [
-        ex.explanation,
+        page_links(ex.explanation),
         _tabs(("Result", solved(ex.id, ex.solution(ex))), ("Source", _source(ex.solution))),
     ]
     if ex.remark is not None:  # its docstring, then its result beside its source
@@ -250,6 +252,27 @@ def entry(exercise_id: str) -> str:
     # hands this output's headings to it after its data-toc-label is gone)
     heading = f"## {plain(ex.title)}"
     return "\n\n".join([heading, statement(ex.id), "Check your answer:", check, fold])
+
+
+_MD_LINK = re.compile(r"\]\((?![a-z]+:|/|#)([^)#\s]+?)\.md(#[^)\s]*)?\)")
+
+
+def page_links(markdown: str) -> str:
+    """``markdown`` with its links to pages (``../why/masks.md``, relative to the chapter's
+    ``.md`` file) written as the built site's addresses (``../../why/masks/``): MkDocs does
+    not rewrite the links inside an executed block's output, and a chapter's page is one.
+
+    Examples:
+        >>> from attention_site.pages.exercises import page_links
+        >>> page_links("see [masks](../why/masks.md#limits) and [IO](../long/index.md)")
+        'see [masks](../../why/masks/#limits) and [IO](../../long/)'
+    """
+
+    def url(m: re.Match[str]) -> str:
+        path = m[1][: -len("index")] if m[1].endswith("index") else m[1] + "/"
+        return f"](../{path}{m[2] or ''})"
+
+    return _MD_LINK.sub(url, markdown)
 
 
 def chapter_page(chapter: str) -> str:

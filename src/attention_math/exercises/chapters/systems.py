@@ -425,7 +425,7 @@ def _bias() -> list[Exercise]:
     dp = sp.Matrix([[2, 0], [1, 5]])
     row = sp.Matrix([sum(p.multiply_elementwise(dp).row(i)) for i in range(2)])  # (2, 1)
     ds = p.multiply_elementwise(dp - row * sp.ones(1, 2))
-    d_s3 = sp.Matrix([[1, -2, 0], [3, 1, -1], [2, 4, 5]])
+    d_s3 = sp.Matrix([[1, -2, 1], [3, 1, -4], [2, 4, -6]])  # a real dS: each row sums to 0
     sums = sp.Matrix(
         [[sum(d_s3[i, j] for i in range(3) for j in range(3) if i - j == o) for o in range(-2, 3)]]
     )
