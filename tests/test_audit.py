@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attention_math import audit as audit_mod
+from attention_math import audit as audit_module
 from attention_math.__main__ import main
 from attention_math.audit import (
     HYPOTHESES,
@@ -22,6 +23,7 @@ from attention_math.audit import (
     format_computed,
     steps,
 )
+from attention_math.crosscheck import CrossCheckError
 from attention_math.examples import EXAMPLES, Claim, Example
 
 A, S, W = "agrees", "rounding slip", "wrong"
@@ -385,3 +387,31 @@ def test_verdict_follows_the_distance_in_last_places(w: list[int], shift: int) -
         verdicts = {audit_claim(ex, c).verdict for c in claims}
     if claims:
         assert verdicts == {{0: A, 1: S, -1: S, 30: W}[shift]}
+
+
+def test_audit_cross_checks_every_example(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``audit`` runs ``steps``: a float64 step off the exact one raises, as the module says."""
+    real = audit_mod.numeric_steps
+
+    def off(example_id: str) -> dict[str, np.ndarray]:
+        out = dict(real(example_id))
+        out["weights"] = out["weights"] + 1e-6  # far above the cross-check's bound
+        return out
+
+    monkeypatch.setattr(audit_mod, "numeric_steps", off)
+    audit_mod.steps.cache_clear()
+    try:
+        with pytest.raises(CrossCheckError, match="identity-2x2: weights"):
+            audit_mod.audit(["identity-2x2"])
+    finally:
+        audit_mod.steps.cache_clear()  # no poisoned pair left for later tests
+
+
+def test_audit_of_a_changed_example_is_recomputed(monkeypatch: pytest.MonkeyPatch) -> None:
+    ex = EXAMPLES["the-cat-sleeps"]
+    registered = audit_module.audit([ex.id])
+    claims = tuple(dataclasses.replace(c, published=("9.999",)) for c in ex.claims[:1])
+    monkeypatch.setitem(EXAMPLES, ex.id, dataclasses.replace(ex, claims=claims))
+    changed = audit_module.audit([ex.id])
+    assert len(changed) == 1 and changed[0].claim.published == ("9.999",)
+    assert changed[0] != registered[0]

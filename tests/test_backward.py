@@ -1,4 +1,5 @@
-"""attention_backward against finite differences, exact identities, broadcasting and masks."""
+"""attention_backward against finite differences, exact identities, broadcasting and masks
+(``is_causal`` in both alignments), and zero-length keys."""
 
 from __future__ import annotations
 
@@ -8,7 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attention_math.gradcheck import central_difference, relative_error
-from attention_math.numeric import attention, attention_backward
+from attention_math.numeric import (
+    attention,
+    attention_backward,
+    causal_mask,
+)
 
 EPS = np.finfo(np.float64).eps
 
@@ -291,3 +296,21 @@ def test_overflow_is_an_error_not_nan():
     v = np.full((2, 2), 3e38, dtype=np.float32)
     with pytest.raises(ValueError, match="overflows the float32 range"):
         attention_backward(q, k, v, np.full((2, 2), 1e5, dtype=np.float32))
+
+
+def test_zero_length_backward():
+    dq, dk, dv = attention_backward(
+        np.ones((3, 2)), np.ones((0, 2)), np.ones((0, 4)), np.ones((3, 4))
+    )
+    assert dq.shape == (3, 2) and (dq == 0).all() and dk.shape == (0, 2) and dv.shape == (0, 4)
+
+
+@pytest.mark.parametrize("alignment", ["top-left", "bottom-right"])
+def test_backward_is_causal_equals_the_causal_mask(alignment):
+    rng = np.random.default_rng(12)
+    q, k, v = rng.standard_normal((3, 5, 4))
+    d_out = rng.standard_normal((3, 4))
+    got = attention_backward(q[:3], k, v, d_out, is_causal=True, causal_alignment=alignment)
+    want = attention_backward(q[:3], k, v, d_out, causal_mask(3, 5, causal_alignment=alignment))
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)

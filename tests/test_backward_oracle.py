@@ -1,4 +1,5 @@
-"""attention_backward against PyTorch autograd (the test-time oracle) in float64."""
+"""attention_backward against PyTorch autograd (the test-time oracle) in float64, the causal
+alignments and the gradient of an additive bias included."""
 
 from __future__ import annotations
 
@@ -71,3 +72,28 @@ def test_fully_masked_rows_are_zero_in_both():
     dq, _, _ = attention_backward(q, k, v, d_out, mask)
     assert np.all(dq[..., 0, :] == 0)
     assert torch.all(tq.grad[..., 0, :] == 0)
+
+
+@pytest.mark.parametrize("alignment", ["top-left", "bottom-right"])
+def test_backward_is_causal_and_bias_gradient_match_autograd(alignment):
+    from torch.nn.attention.bias import causal_lower_right, causal_upper_left
+
+    F = torch.nn.functional
+    rng = np.random.default_rng(23)
+    q = rng.standard_normal((2, 2, 3, 4))
+    k = rng.standard_normal((2, 2, 5, 4))
+    v = rng.standard_normal((2, 2, 5, 3))
+    bias = rng.standard_normal((2, 1, 3, 5))  # a learned bias shared by the heads (ALiBi, T5)
+    d_out = rng.standard_normal((2, 2, 3, 3))
+    t = [torch.tensor(a, requires_grad=True) for a in (q, k, v, bias)]
+    causal = (causal_upper_left if alignment == "top-left" else causal_lower_right)(3, 5)
+    allowed = causal._materialize(device="cpu")
+    t_mask = t[3].masked_fill(~allowed, float("-inf"))
+    F.scaled_dot_product_attention(t[0], t[1], t[2], attn_mask=t_mask).backward(
+        torch.from_numpy(d_out)
+    )
+    grads = attention_backward(
+        q, k, v, d_out, bias, is_causal=True, causal_alignment=alignment, return_dmask=True
+    )
+    for ours, theirs in zip(grads, t, strict=True):
+        np.testing.assert_allclose(ours, theirs.grad.numpy(), rtol=1e-11, atol=1e-12)

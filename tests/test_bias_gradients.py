@@ -83,3 +83,29 @@ def test_against_pytorch_autograd():
     out.backward(torch.tensor(d_out))
     *_, d_bias = attention_backward(q, k, v, d_out, relative_bias(table, 6, 7), return_dmask=True)
     np.testing.assert_allclose(relative_bias_grad(d_bias), t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_bias_gradient_matches_finite_differences():
+    rng = np.random.default_rng(13)
+    q, k, v = rng.standard_normal((3, 2, 4, 3))
+    bias = rng.standard_normal((1, 4, 4))  # shared by the batch: its gradient is summed
+    bias[0, 0, 3] = -np.inf  # a blocked entry gets gradient 0
+    d_out = rng.standard_normal((2, 4, 3))
+    *_, dbias = attention_backward(q, k, v, d_out, bias, return_dmask=True)
+    assert dbias.shape == (1, 4, 4) and dbias[0, 0, 3] == 0
+    eps = 1e-6
+    for idx in [(0, 0, 0), (0, 1, 2), (0, 3, 3)]:
+        bumped = [bias.copy(), bias.copy()]
+        bumped[0][idx] += eps
+        bumped[1][idx] -= eps
+        loss = [np.sum(attention(q, k, v, b) * d_out) for b in bumped]
+        assert dbias[idx] == pytest.approx((loss[0] - loss[1]) / (2 * eps), rel=1e-6, abs=1e-9)
+
+
+def test_bias_gradient_needs_a_float_mask():
+    with pytest.raises(TypeError, match=r"additive float mask.*boolean"):
+        attention_backward(
+            np.eye(2), np.eye(2), np.eye(2), np.eye(2), np.eye(2, dtype=bool), return_dmask=True
+        )
+    with pytest.raises(TypeError, match="no mask"):
+        attention_backward(np.eye(2), np.eye(2), np.eye(2), np.eye(2), return_dmask=True)

@@ -14,6 +14,8 @@ import pytest
 
 from attention_math.__main__ import COMMANDS, main
 from attention_math.exercises import catalogue
+from attention_math.exercises.cli import show_exercise
+from attention_math.exercises.parse import FUNCTIONS
 from attention_math.terminal import WIDTH, plain, table
 
 Capsys = pytest.CaptureFixture[str]
@@ -139,9 +141,13 @@ def test_check_help_and_the_exercises_page_name_every_function_the_parser_reads(
     from pathlib import Path
 
     from attention_math.__main__ import CHECK_EPILOG
-    from attention_math.exercises.parse import FUNCTIONS
 
     page = (Path(__file__).resolve().parents[1] / "docs" / "exercises" / "index.md").read_text()
     help_words = set(CHECK_EPILOG.replace(",", " ").split())
     assert [f for f in FUNCTIONS if f not in help_words] == []
     assert [f for f in FUNCTIONS if f"`{f}`" not in page] == []
+
+
+def test_the_terminal_shows_no_raw_tex() -> None:
+    out = show_exercise("views-crossover")
+    assert "^*" not in out and "\\" not in out

@@ -1,5 +1,8 @@
-"""The table of the page "Coming from PyTorch, d2l or Hugging Face" (pages.conventions),
-run without PyTorch: every row runs, says when it ran one side only, and a disagreement raises."""
+"""The table of the page "Coming from PyTorch, d2l or Hugging Face" (pages.conventions).
+
+Without PyTorch: every row runs, says when it ran one side only, and a disagreement raises.
+With it (``oracle``): every row runs both sides and they agree, and the recorded PyTorch side
+the build shows without PyTorch is still what PyTorch finds."""
 
 from __future__ import annotations
 
@@ -10,6 +13,8 @@ import pytest
 
 from attention_site.pages import conventions
 from attention_site.pages.conventions import ConventionMismatch, Row, rows, table
+
+from .conftest import require_torch
 
 # What issue 19 asks the page to map, one row each (in the table's order)
 TOPICS = [
@@ -138,3 +143,60 @@ def test_without_pytorch_the_table_shows_the_recorded_side_labelled():
     assert not any("the package's side only" in line for line in body)
     page = Path(__file__).resolve().parents[1] / "docs/reference/coming-from-pytorch.md"
     assert "conventions_torch.json" in page.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def torch():
+    return require_torch()
+
+
+@pytest.mark.oracle
+def test_page_rows_run_both_sides_and_agree(torch):
+    """With PyTorch every row runs both sides, and what the rows compute is what PyTorch does:
+    the sides agree where the conventions match, and differ where the page says they do."""
+    for r in rows(torch):
+        assert "PyTorch is not installed" not in r.found, r
+    found = {r.topic: r.found for r in rows(torch)}
+    assert "SDPA raises for mixed dtypes" in found["dtypes and `scale`"]
+    assert "`MultiheadAttention`: weights [nan, nan, nan]" in found["fully masked row"]
+    assert "SDPA: output row [0.0, 0.0, 0.0, 0.0]" in found["fully masked row"]
+    topics = ("boolean mask", "`kdim`, `vdim`", "backward", "log-sum-exp", "sequence-first inputs")
+    for topic in (*topics, "attention weights", "`(B, 1, 1, L)` masks"):
+        assert "agree (max abs difference" in found[topic], topic
+    assert found["`enable_gqa`"].startswith("agree (max abs difference")
+    assert "in `eval()` agree (max abs difference" in found["dropout"]
+    assert "averaged agree" in found["attention weights"]
+    assert "per head agree" in found["attention weights"]
+
+
+@pytest.mark.oracle
+def test_the_rows_claims_about_torch_hold(torch):
+    # what the "backward" and "sequence-first inputs" rows say of PyTorch, checked directly
+    F = torch.nn.functional
+    q = torch.zeros(1, 2, 3, dtype=torch.float64)
+    with pytest.raises(RuntimeError, match="is_causal"):
+        F.scaled_dot_product_attention(q, q, q, attn_mask=torch.zeros(2, 2), is_causal=True)
+    assert torch.nn.MultiheadAttention(4, 2).batch_first is False
+
+
+@pytest.mark.oracle
+def test_recorded_pytorch_side_matches_a_fresh_run(torch):
+    """benchmarks/results/conventions_torch.json is what a build without PyTorch shows as
+    PyTorch's side: under CI (where PyTorch is installed) it must still be what PyTorch finds;
+    rerun benchmarks/conventions_oracle.py when this fails."""
+    import json
+    import re
+    from pathlib import Path
+
+    from attention_site.pages.conventions import record
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks/results/conventions_torch.json"
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    fresh = record(torch)
+
+    def shape(found: str) -> str:  # rounding-level numbers may move between machines
+        return re.sub(r"\d\.\de[-+]\d\d", "N", found)
+
+    assert [r["topic"] for r in saved["rows"]] == [r["topic"] for r in fresh["rows"]]
+    for old, new in zip(saved["rows"], fresh["rows"], strict=True):
+        assert shape(old["found"]) == shape(new["found"]), old["topic"]

@@ -122,3 +122,27 @@ def test_appending_a_token_leaves_earlier_rows_unchanged_only_with_the_mask():
     unmasked_short = attention(q[:4], k[:4], v[:4])
     unmasked_long = attention(q, k, v)
     assert not np.allclose(unmasked_short, unmasked_long[:4])
+
+
+def test_sliding_window_edge_differs_by_one_key():
+    from attention_math.derivations.sliding_window import edge_conventions
+    from attention_math.numeric import sliding_window_mask
+
+    for length, w in ((8, 3), (20, 5), (6, 1)):
+        ours, inclusive = edge_conventions(length, w).values()
+        assert (ours == sliding_window_mask(length, window=w)).all()
+        assert (inclusive == sliding_window_mask(length, window=w + 1)).all()
+        assert ours[-1].sum() == w and inclusive[-1].sum() == w + 1
+    with pytest.raises(ValueError, match="window"):
+        edge_conventions(4, 0)
+
+
+def test_sinks_first_token_and_positions_within_the_cache():
+    from attention_math.derivations.decoding import streaming_positions
+    from attention_math.numeric import causal_mask
+
+    seen = causal_mask(6).sum(axis=0)
+    assert seen[0] == 6 and (seen[1:] < 6).all()
+    kept = streaming_positions(9, 4, 3)  # the paper's example: tokens 0-3 and 6-8 cached
+    assert [t for t, _ in kept] == [0, 1, 2, 3, 6, 7, 8]
+    assert [c for _, c in kept] == list(range(7))

@@ -1,4 +1,5 @@
-"""The site builds strictly, shows computed values, and has no hand-typed results."""
+"""The site builds strictly, shows computed values, and has no hand-typed results nor TeX
+where TeX is not typeset (navigation, table of contents, figures' text alternatives)."""
 
 from __future__ import annotations
 
@@ -148,3 +149,15 @@ def test_no_raw_tex_in_the_navigation_or_table_of_contents(built_site):
         if raw:
             bad[page.relative_to(built_site).as_posix()] = raw[:3]
     assert bad == {}
+
+
+@pytest.mark.docs
+def test_figure_descriptions_carry_no_tex(built_site: Path) -> None:
+    """A screen reader reads an aria-label aloud: a backslash or a dollar sign is noise."""
+    bad = [
+        (str(f.relative_to(built_site)), label[:80])
+        for f in built_site.rglob("*.html")
+        for label in re.findall(r'aria-label="([^"]*)"', f.read_text(encoding="utf-8"))
+        if "\\" in label or "$" in label
+    ]
+    assert not bad, bad

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
+from attention_site.pages.examples import steps_md
 from attention_site.render import exact_beside_decimal, teaches
 
 #: an integer of seven digits or more in typeset maths (MathJax's MathML keeps <mn>…</mn>)
@@ -45,3 +46,11 @@ def test_no_long_rational_outside_a_fold_in_the_built_site(built_site: Path) -> 
         if hits := LONG_NUMBER.findall(text):
             found[str(html.parent.relative_to(built_site))] = hits[:3]
     assert not found, f"long rationals shown unfolded (exact_beside_decimal folds them): {found}"
+
+
+def test_steps_md_names_the_entry_of_a_product() -> None:
+    """A step whose symbol is a product is bracketed: ``(QK^\\top)_{11}``, not ``Q_{11}``."""
+    text = steps_md("identity-2x2", ("scores", "scaled"), max_exact=0)
+    assert r"(QK^\top)_{11} = " in text
+    assert r"S_{11} = " in text
+    assert "Q_{11}" not in text.replace(r"(QK^\top)_{11}", "")

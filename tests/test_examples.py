@@ -1,6 +1,9 @@
-"""The seed examples as data: inputs, claims, the recovery of damaged inputs, seed 002."""
+"""The seed examples as data: inputs, claims, their sources, the recovery of damaged inputs,
+seed 002, and causal-768's reproduction (the whole-matrix normalisation it used)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +22,7 @@ from attention_math.examples import (
     exact_entry,
     recover_weights,
 )
+from tests.built_pages import raw
 
 VERDICTS = {"agrees", "rounding slip", "wrong"}
 
@@ -160,3 +164,42 @@ def test_reproduce_rejects_bad_arguments() -> None:
         reproduce("0")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="must be positive"):
         reproduce(0, length=0)
+
+
+@pytest.mark.parametrize(
+    ("d", "label"),
+    [(1, "column 1"), (2, "columns 1 and 2"), (3, "columns 1, 2 and 3")],
+)
+def test_reproduce_small_d_checks_distinct_existing_columns(d: int, label: str) -> None:
+    r = reproduce(d=d)
+    assert r.output.shape == (3, d)
+    assert r.checks[1].startswith(f"output, {label}: ")
+    assert all("agrees" in c for c in r.checks)
+
+
+def test_whole_matrix_denominator_sums_over_rows_and_columns() -> None:
+    from attention_math.causal768 import normalisations, whole_matrix_weight
+
+    formula, value = whole_matrix_weight()
+    (total,) = [a for a in sp.preorder_traversal(formula) if isinstance(a, sp.Sum)]
+    variables = [lim[0] for lim in total.limits]
+    assert len(variables) == 2  # over j ≤ i *and* over i, not one row
+    assert value == normalisations()["whole matrix"][0, 0] and value != 1
+
+
+@pytest.mark.docs
+def test_the_causal_768_page_shows_the_whole_matrix_weight_it_computes(built_site: Path) -> None:
+    """The page prints the package's formula for the whole-matrix weight, not a typed one."""
+    from attention_math.causal768 import whole_matrix_weight
+
+    assert sp.latex(whole_matrix_weight()[0]) in raw(built_site, "examples/causal-768")
+
+
+def test_every_example_has_a_titled_source() -> None:
+    from attention_math.examples import EXAMPLES, SOURCES
+
+    assert {ex.seed for ex in EXAMPLES.values()} == set(SOURCES)
+    for ex in EXAMPLES.values():
+        assert ex.source.title and ex.source.cite().startswith(f"“{ex.source.title}")
+        # the author, when the document names one, is in the citation; the file never is
+        assert ex.source.author in ex.source.cite() and ex.source.file not in ex.source.cite()

@@ -14,11 +14,20 @@ import re
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from attention_math.exercises import CHAPTERS, catalogue, get
+from attention_math.exercises import CHAPTERS, catalogue, check, get
+from attention_math.exercises.cli import show_exercise
 from attention_site.pages import exercises as pages
-from attention_site.pages.exercises import SolutionError, chapter_page, entry
+from attention_site.pages.exercises import (
+    SolutionError,
+    chapter_page,
+    decimals,
+    entry,
+    solved,
+    statement,
+)
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "exercises"
 _BLOCK = re.compile(r'^( *)```python exec="on"[^\n]*\n(.*?)^\1```', re.M | re.S)
@@ -70,3 +79,37 @@ def test_a_wrong_or_missing_solution_fails_the_page(monkeypatch, wrong) -> None:
     monkeypatch.setattr(pages, "catalogue", lambda: {**catalogue(), ex.id: ex})
     with pytest.raises(SolutionError, match="scaling-factor"):
         entry("scaling-factor")
+
+
+def test_decimals_keep_their_trailing_zeros() -> None:
+    assert decimals("positions-sinusoidal", np.cos(0.1)) == "0.9950"  # not 0.995
+    assert decimals("positions-rope-score", np.array([[1.66048, 0.5, 1.0]])) == (
+        r"\begin{bmatrix}1.660 & 0.5 & 1\end{bmatrix}"  # 0.5 and 1 are exact: no zeros
+    )
+    assert decimals("positions-rope-score", 1.50004e-7) == r"1.500 \times 10^{-7}"
+
+
+def test_shown_decimals_pass_their_own_tolerance() -> None:
+    ex = get("identity-numeric")
+    assert ex.tolerance is not None
+    exact = np.array(ex.answer.evalf(30).tolist(), dtype=float)
+    out = solved("identity-numeric", exact)
+    shown = re.search(r"\\approx \\begin\{bmatrix\}(.*?)\\end\{bmatrix\}", out)
+    assert shown is not None
+    rows = [[float(x) for x in r.split("&")] for r in shown.group(1).split(r"\\")]
+    assert check("identity-numeric", rows).correct
+    assert np.max(np.abs(np.array(rows) - exact)) <= ex.tolerance
+
+
+def test_an_exact_short_decimal_is_shown_whole_not_as_a_tie():
+    from attention_site.pages.exercises import decimals
+
+    # 1/64 = 0.015625 at four digits is a tie, printed 0.01562 (half to even): misleading
+    shown = decimals("positions-alibi-slopes", [0.25, 0.0625, 1 / 64, 1 / 256])
+    assert "0.015625" in shown and "0.00390625" in shown and "0.01562 " not in shown
+
+
+def test_input_names_with_a_word_subscript_render_as_a_word():
+
+    assert r"S_{\text{raw}} = \begin{bmatrix}" in statement("scaling-row")
+    assert "  S_raw = [[4, 0]]" in show_exercise("scaling-row")

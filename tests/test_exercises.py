@@ -1,4 +1,5 @@
-"""The exercise catalogue, the checker's verdicts and diagnoses, the pages, and the CLI."""
+"""The exercise catalogue, the checker's verdicts and diagnoses (each slip named as what it is,
+not as rounding or as unproven), the pages, and the CLI."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ from attention_math.exercises import (
     check,
     get,
 )
-from attention_site.pages.exercises import SolutionError, solved, statement
+from attention_math.exercises.cli import show_exercise
+from attention_site.pages.exercises import SolutionError, chapter_page, solved, statement
 
 EXERCISES = list(catalogue().values())
 IDS = [e.id for e in EXERCISES]
@@ -412,3 +414,120 @@ def test_a_column_may_be_typed_as_a_flat_list_as_a_row_may_as_a_column():
     assert get("views-linear-causal").shape[1] == 1
     assert check("views-linear-causal", "[2, 8/3, 4]").correct
     assert not check("views-flash-d", "[2, 3]").correct
+
+
+def test_every_ds_given_in_an_exercise_has_zero_row_sums() -> None:
+    from attention_math.exercises import catalogue
+
+    found = 0
+    for ex in catalogue().values():
+        for name, value in ex.inputs.items():
+            if name == "dS":
+                found += 1
+                sums = [sp.simplify(sum(value.row(i))) for i in range(value.rows)]
+                assert sums == [0] * value.rows, (ex.id, value)
+    assert found >= 2
+
+
+def test_sharpening_numeric_side_reaches_the_limit_exactly() -> None:
+    from attention_math.crosscheck import crosscheck
+    from attention_math.exercises import get
+
+    ex = get("identity-sharp")
+    assert np.array_equal(ex.numeric(), np.eye(2))  # no 8e-308 beside an exact 0
+    assert crosscheck(ex.answer, ex.numeric()).error_eps == 0
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "right", "wrong"),
+    [
+        ("positions-sinusoidal", "[[sin(2), cos(2), sin(1/5), cos(1/5)]]", "[[sin(2), cos(2)]]"),
+        (
+            "positions-rope",
+            "[[cos(1), -sin(1/10), sin(1), cos(1/10)]]",
+            "[[cos(1), sin(1), -sin(1/10), cos(1/10)]]",  # the interleaved layout
+        ),
+        ("positions-rope-score", "cos(2)", "cos(8)"),
+    ],
+)
+def test_sin_and_cos_can_be_typed(exercise_id: str, right: str, wrong: str) -> None:
+    assert check(exercise_id, right).correct
+    assert not check(exercise_id, wrong).correct
+    assert main(["check", exercise_id, right]) == 0  # was a usage error (exit 2)
+    assert main(["check", exercise_id, wrong]) == 1
+
+
+def test_dk_without_the_transpose_is_named() -> None:
+    ex = get("grad-dk")
+    d_s, q = ex.inputs["dS"], ex.inputs["Q"]
+    r = check("grad-dk", d_s * q / 2)  # the shape of dK, but dS is not transposed
+    assert (r.correct, r.diagnosis) == (False, "missing_transpose")
+    assert DIAGNOSES["missing_transpose"] in r.message and "transpose of the right" not in r.message
+    assert check("grad-dk", d_s.T * q / 2).correct
+
+
+def test_uniform_weights_are_the_other_limit() -> None:
+    r = check("identity-sharp", "[[1/2, 1/2], [1/2, 1/2]]")
+    assert (r.correct, r.diagnosis) == (False, "wrong_limit")
+    assert "scale factor" not in r.message and "c → 0" in r.message
+
+
+def test_kernel_inputs_have_plain_names() -> None:
+    assert list(get("views-nw-weights").inputs) == ["x"]
+    assert list(get("views-nw-limit").inputs) == ["x", "y"]
+    for ex_id in ("views-nw-weights", "views-nw-limit"):
+        assert "eys" not in show_exercise(ex_id) and "_keys" not in statement(ex_id)
+    assert r"e^{-(q - x_i)^2/(2\tau^2)}" in get("views-nw-weights").statement
+    text = chapter_page("views")
+    assert "x_keys" not in text and "y_values" not in text
+
+
+def test_wrong_algebra_is_not_called_rounding() -> None:
+    # the plain mean of g for the p-weighted sum: wrong, though close at nearby sample points
+    mean = "(g_1 + g_2 + g_3)/3"
+    answer = f"[[p_1*(g_1 - {mean}), p_2*(g_2 - {mean}), p_3*(g_3 - {mean})]]"
+    r = check("grad-ds-row", answer)
+    assert not r.correct and r.diagnosis != "rounding", r.message
+
+
+def test_the_sample_points_give_every_symbol_its_own_value() -> None:
+    from attention_math.exercises.checker import _N_POINTS, _value
+
+    for k in range(_N_POINTS):
+        values = [_value(i, k) for i in range(20)]
+        assert len(set(values)) == len(values) and min(values) > 0
+
+
+def test_the_right_answer_with_too_few_digits_is_rounding_not_a_slip() -> None:
+    # 0.6405 to one place is 0.6, which the 1/√d_model slip (0.6007) also rounds to
+    r = check("multihead-head-weights", "[[0.6, 0.4], [0.4, 0.6]]")
+    assert r.diagnosis == "rounding", r.message
+    slip = check("multihead-head-weights", "[[0.6007, 0.3993], [0.3993, 0.6007]]")
+    assert slip.diagnosis == "wrong_scale", slip.message
+
+
+def test_a_formula_wrong_for_negative_values_is_not_called_unproven() -> None:
+    for wrong in ("1/(1+exp(-abs(a)))", "exp(a)/(exp(a)+1) + abs(a) - a"):
+        r = check("softmax-sigmoid", wrong)
+        assert not r.correct and "25 digits" not in r.message, r.message
+
+
+def test_the_queries_exercise_catches_the_transposed_layout() -> None:
+    q = get("forward-qkv").answer
+    assert q != q.T
+    r = check("forward-qkv", str(q.T.tolist()))
+    assert r.diagnosis == "transposed", r.message
+
+
+@pytest.mark.parametrize(
+    "exercise_id", ["mask-causal-weights", "mask-causal-output", "mask-padding"]
+)
+def test_a_forgotten_mask_is_named(exercise_id: str) -> None:
+    ex = get(exercise_id)
+    (slip,) = [m for m in ex.mistakes if m.diagnosis == "missing_mask"]
+    assert check(exercise_id, str(slip.answer.tolist())).diagnosis == "missing_mask"
+
+
+def test_a_column_softmax_in_an_output_exercise_speaks_of_the_weights() -> None:
+    (slip,) = [m for m in get("forward-output").mistakes if m.diagnosis == "softmax_axis"]
+    assert slip.detail.startswith("Your weights")

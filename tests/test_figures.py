@@ -1,4 +1,5 @@
-"""Figures: the same bytes on every run, labelled, and drawn in the page's text colour."""
+"""Figures: the same bytes on every run (the shared mathtext parses included), labelled, and
+drawn in the page's text colour."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
+from attention_site.figures import style as plots
 from attention_site.figures.heatmap import heatmap
 from attention_site.figures.style import style, svg
 
@@ -98,3 +100,25 @@ def test_site_figures_follow_the_colour_scheme(built_site) -> None:
     assert len(plots) >= 5
     for fig in plots:
         assert "currentColor" in fig and "#808080" not in fig.lower()
+
+
+def test_shared_mathtext_parses_draw_the_same_svg(monkeypatch: pytest.MonkeyPatch) -> None:
+    def draw() -> str:
+        with plots.style():
+            fig, ax = plt.subplots()
+            ax.plot([0, 1], [0, 1], label="$d_k = 4$")
+            ax.set(title=r"$\sqrt{d_k}$ and $e^{x}$", xlabel="$x_i$", ylabel=r"$\sigma(x)$")
+            ax.legend()
+            return plots.svg(fig)
+
+    shared = draw()
+    assert plots._PARSES  # the labels were parsed through the shared memo
+    with monkeypatch.context() as m:
+        m.setattr(plots, "_parses_shared", _matplotlib_own)
+        assert draw() == shared
+
+
+def _matplotlib_own() -> object:
+    import contextlib
+
+    return contextlib.nullcontext()

@@ -1,4 +1,4 @@
-"""Grouped-query attention and the transformer block, without PyTorch."""
+"""Grouped-query attention and the transformer block (its dtypes too), without PyTorch."""
 
 from __future__ import annotations
 
@@ -152,3 +152,15 @@ def test_head_counts_that_do_not_divide_are_refused_by_name():
     z = np.zeros
     with pytest.raises(ValueError, match="w_q has 5 columns, not divisible by n_heads = 2"):
         multi_head_loop(z((3, 4)), z((2, 4)), z((4, 5)), z((4, 5)), z((4, 6)), z((6, 5)), 2)
+
+
+def test_transformer_block_returns_the_floating_dtype_of_x() -> None:
+    from attention_math.block import random_params, transformer_block
+
+    p = random_params(4, 6)
+    x = np.arange(12).reshape(3, 4) % 3
+    assert transformer_block(x, p, n_heads=2).dtype == np.float64
+    assert transformer_block(x.astype(np.float32), p, n_heads=2).dtype == np.float32
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    y = transformer_block(x.astype(ml_dtypes.bfloat16), p, n_heads=2)
+    assert y.dtype == ml_dtypes.bfloat16

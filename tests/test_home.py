@@ -1,7 +1,9 @@
-"""The Home page maps every section of the site: a section added to the nav needs a line there."""
+"""The site's map: the Home page has a line for every section of the nav, each chapter's index
+lists the pages of its chapter only, and a page comes after the pages it builds on."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 from pathlib import Path
 
@@ -34,3 +36,25 @@ def test_home_links_to_every_section() -> None:
         f"docs/index.md (Home, 'Map of the site') links to no page of the section(s) {missing}: "
         "add a line for each, linking to its first page"
     )
+
+
+def test_attention_as_comes_after_the_forward_pass():
+    nav = nav_pages(mkdocs_config()["nav"])
+    assert nav.index("attention-as.md") > nav.index("forward/formula.md")
+    assert nav.index("attention-as.md") > nav.index("why/multi-head.md")  # it uses heads, W_O
+
+
+def test_a_chapter_index_lists_only_the_pages_of_its_chapter():
+    """An item of the list on a chapter's index page (forward/index.md, …) names a page the nav
+    puts in that chapter: why/multi-head.md sits in the forward pass, and Why it works does not
+    list it among its own pages."""
+    checked = 0
+    for pages in sections().values():
+        for index in [p for p in pages if p.endswith("/index.md")]:
+            folder = posixpath.dirname(index)
+            text = (ROOT / "docs" / index).read_text(encoding="utf-8")
+            bullets = re.findall(r"^(?:-|\d+\.) \[[^\]]+\]\(([^)#]+\.md)", text, re.M)
+            listed = {posixpath.normpath(posixpath.join(folder, b)) for b in bullets}
+            assert listed <= set(pages), (index, sorted(listed - set(pages)))
+            checked += bool(listed)
+    assert checked >= 4

@@ -15,7 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.built_pages import page as page_text
 from tests.conftest import mkdocs_config, nav_pages
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
 
 #: the sections whose pages are lessons (a page's source path starts with one of these)
 LESSONS = ("forward/", "why/", "positions/", "gradients/", "long/", "examples/", "attention-as.md")
@@ -172,3 +176,77 @@ def test_evidence_is_one_folded_block_at_the_end(built_site, source):
                 break
         rest = re.sub(r"<[^>]+>", " ", tail[i:])
         assert not rest.split(), f"{source}: text after the evidence block: {rest.split()[:12]}"
+
+
+@pytest.mark.docs
+def test_load_averages_stay_in_the_appendix(built_site: Path) -> None:
+    """A load average qualifies a timing; the lesson pages show errors, not timings, so the
+    engineering figures live in the Appendix (issue 15: reports out of the lesson)."""
+    from tests.conftest import mkdocs_config, nav_pages
+
+    nav = mkdocs_config()["nav"]
+    appendix = {
+        p
+        for entry in nav
+        if isinstance(entry, dict) and "Appendix" in entry
+        for p in nav_pages(entry)
+    }
+    lesson = [p for p in nav_pages(nav) if p not in appendix]
+    assert len(lesson) > 40 and appendix
+    shown = [
+        p
+        for p in lesson
+        if "load average" in page_text(built_site, p.removesuffix(".md").removesuffix("index"))
+    ]
+    assert not shown, shown
+
+
+FENCE = re.compile(r"^(?P<indent>[ \t]*)```python (?P<info>[^\n]*)$", re.M)
+
+
+def _blocks(markdown: str) -> list[str]:
+    return [m.group("info") for m in FENCE.finditer(markdown)]
+
+
+def test_a_shown_source_never_depends_on_a_hidden_block():
+    """why/multi-head's Source tab used names set by a hidden block of the same session:
+    copying the Source failed. A session shared by a shown block holds no hidden one."""
+    sources = sorted(DOCS.rglob("*.md"))
+    assert len(sources) > 40
+    for source in sources:
+        infos = [i for i in _blocks(source.read_text(encoding="utf-8")) if 'exec="on"' in i]
+        sessions: dict[str, list[bool]] = {}
+        for info in infos:
+            m = re.search(r'session="([^"]+)"', info)
+            if m:
+                sessions.setdefault(m.group(1), []).append("source=" in info)
+        for name, shown in sessions.items():
+            assert all(shown) or not any(shown), f"{source}: session {name} mixes hidden and shown"
+
+
+MY_PAGES = sorted(
+    str(p.relative_to(DOCS))
+    for folder in ("positions", "gradients", "long")
+    for p in (DOCS / folder).glob("*.md")
+)
+
+
+FOLD = '??? abstract "How we know this is right"'
+
+
+@pytest.mark.parametrize("page", MY_PAGES)
+def test_evidence_is_in_one_folded_block_at_the_end(page):
+    text = (DOCS / page).read_text(encoding="utf-8")
+    assert text.count(FOLD) <= 1
+    main = text
+    if FOLD in text:
+        tail = text[text.index(FOLD) :]
+        assert all(not line or line.startswith("    ") for line in tail.splitlines()[1:])
+        main = text[: text.index(FOLD)]
+    prose = re.sub(r"```.*?```", "", main, flags=re.S)
+    prose = re.sub(r"`[^`]*`", "", prose)
+    words = r"the build|test suite|pytest|\bCI\b|benchmark|exit status|OpenBLAS|GEMM|"
+    words += r"calibration|threadpoolctl|hypothesis"
+    assert not re.findall(words, prose, flags=re.I), page
+    if "positions_oracle.json" in text or "_bench" in text:  # evidence lives in the fold
+        assert "positions_oracle.json" not in main and "_bench" not in main

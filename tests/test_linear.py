@@ -109,3 +109,17 @@ def test_random_features_bad_input():
         random_features(np.ones(2), np.ones((4, 3)))
     with pytest.raises(ValueError, match="overflow"):
         random_features(np.array([1e3]), np.array([[1e3]]))
+
+
+def test_linear_attention_crossover_moves_with_the_number_of_features():
+    from attention_math.derivations.linear import (
+        crossover_length,
+        d,
+        n_features,
+        performer_crossover,
+    )
+
+    for width, m in ((64, 64), (64, 256), (128, 512), (32, 1024)):
+        at = float(performer_crossover().subs({d: width, n_features: m}))
+        assert 1.5 * m < at < 2.5 * m  # near m (about 2m), however small d is
+        assert at > float(crossover_length().subs(d, width))  # never below elu's d-sized one

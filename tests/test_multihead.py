@@ -1,4 +1,6 @@
-"""multi_head_attention: equivalences with the per-head loop, the block identity, errors."""
+"""multi_head_attention: equivalences with the per-head loop, the block identity, errors,
+and PyTorch's arguments (biases, ``kdim``/``vdim``, ``key_padding_mask``, per-head masks,
+``is_causal``, bfloat16) checked without PyTorch (``test_multihead_oracle.py`` runs it)."""
 
 import numpy as np
 import pytest
@@ -8,6 +10,13 @@ from hypothesis import strategies as st
 
 from attention_math import numeric
 from attention_math.derivations import multihead as mh
+from attention_math.numeric import (
+    attention,
+    causal_mask,
+    multi_head_attention,
+    padding_mask,
+    softmax,
+)
 
 
 def _weights(rng, d_model, h, d_k, d_v, d_out):
@@ -171,7 +180,6 @@ def test_float32_inputs_and_mask_shape_error_names_shapes():
 
 def test_circuits_sum_of_heads_equals_concatenation():
     from attention_math.multihead import circuits, multi_head_attention
-    from attention_math.numeric import softmax
 
     rng = np.random.default_rng(17)
     x = rng.normal(size=(5, 6))
@@ -200,3 +208,185 @@ def test_circuits_bad_input():
         circuits(w, w, w, np.ones((3, 4)), 2)
     with pytest.raises(ValueError, match="n_heads must be a positive integer"):
         circuits(w, w, w, w, 0)
+
+
+def test_per_head_masks_and_the_annotated_transformer_mask_in_multi_head():
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((2, 3, 4))  # (B, L, d_model)
+    w = [rng.standard_normal((4, 4)) for _ in range(4)]
+    lens = np.array([3, 2])
+    hf = padding_mask(lens, 3)[:, None]  # (B, 1, 1, L): The Annotated Transformer, HF
+    out = multi_head_attention(x, x, *w, 2, mask=hf)
+    assert out.shape == (2, 3, 4)  # not (2, 2, 3, 4)
+    np.testing.assert_allclose(out, multi_head_attention(x, x, *w, 2, mask=padding_mask(lens, 3)))
+    per_head = rng.random((2, 2, 3, 3)) < 0.7  # (B, h, L_q, L_k)
+    per_head[..., 0] = True
+    _, wts = multi_head_attention(
+        x, x, *w, 2, mask=per_head, return_weights=True, average_attn_weights=False
+    )
+    assert wts.shape == (2, 2, 3, 3) and (wts[~per_head] == 0).all()
+    with pytest.raises(ValueError, match=r"mask of shape \(2, 1, 1, 1, 3\)"):
+        multi_head_attention(x, x, *w, 2, mask=hf[:, None])  # one axis too many
+
+
+def _mh_case(seed, d_model=4, d_kv=3, d_vin=5):
+    rng = np.random.default_rng(seed)
+    x_q = rng.standard_normal((2, 3, d_model))
+    x_k = rng.standard_normal((2, 4, d_kv))
+    x_v = rng.standard_normal((2, 4, d_vin))
+    w = (
+        rng.standard_normal((d_model, 4)),
+        rng.standard_normal((d_kv, 4)),
+        rng.standard_normal((d_vin, 6)),
+        rng.standard_normal((6, 2)),
+    )
+    b = dict(
+        b_q=rng.standard_normal(4),
+        b_k=rng.standard_normal(4),
+        b_v=rng.standard_normal(6),
+        b_o=rng.standard_normal(2),
+    )
+    return x_q, x_k, x_v, w, b
+
+
+def test_multihead_biases_and_widths_by_hand():
+    x_q, x_k, x_v, (w_q, w_k, w_v, w_o), b = _mh_case(14)
+    out, w = multi_head_attention(
+        x_q,
+        x_k,
+        w_q,
+        w_k,
+        w_v,
+        w_o,
+        2,
+        x_v=x_v,
+        return_weights=True,
+        average_attn_weights=False,
+        **b,
+    )
+    q, k, v = x_q @ w_q + b["b_q"], x_k @ w_k + b["b_k"], x_v @ w_v + b["b_v"]
+    heads = [
+        attention(
+            q[..., 2 * i : 2 * i + 2],
+            k[..., 2 * i : 2 * i + 2],
+            v[..., 3 * i : 3 * i + 3],
+            return_weights=True,
+        )
+        for i in range(2)
+    ]
+    want = np.concatenate([h[0] for h in heads], axis=-1) @ w_o + b["b_o"]
+    np.testing.assert_allclose(out, want, rtol=1e-12)
+    np.testing.assert_allclose(w, np.stack([h[1] for h in heads], axis=1), rtol=1e-12)
+    _, avg = multi_head_attention(
+        x_q, x_k, w_q, w_k, w_v, w_o, 2, x_v=x_v, return_weights=True, **b
+    )
+    np.testing.assert_allclose(avg, w.mean(axis=1))
+
+
+def test_key_padding_mask_is_true_for_padding_and_combines_with_mask():
+    x_q, x_k, x_v, w, b = _mh_case(15)
+    pad = np.array([[False, False, False, True], [False, True, True, True]])
+    blocked_first = np.ones((3, 4), bool)
+    blocked_first[:, 0] = False
+    got = multi_head_attention(
+        x_q, x_k, *w, 2, mask=blocked_first, x_v=x_v, key_padding_mask=pad, **b
+    )
+    want = multi_head_attention(
+        x_q, x_k, *w, 2, mask=blocked_first & ~pad[:, None, :], x_v=x_v, **b
+    )
+    np.testing.assert_array_equal(got, want)
+    additive = np.where(pad, -np.inf, 0.0)
+    got_float = multi_head_attention(
+        x_q, x_k, *w, 2, mask=blocked_first, x_v=x_v, key_padding_mask=additive, **b
+    )
+    np.testing.assert_allclose(got_float, want, rtol=1e-14)
+    with pytest.raises(ValueError, match=r"key_padding_mask must have shape \(\.\.\., L_k\)"):
+        multi_head_attention(x_q, x_k, *w, 2, x_v=x_v, key_padding_mask=pad[0], **b)
+
+
+def test_multihead_is_causal_equals_its_mask():
+    x_q, x_k, x_v, w, b = _mh_case(16)
+    for alignment in ("top-left", "bottom-right"):
+        got = multi_head_attention(
+            x_q, x_k, *w, 2, x_v=x_v, is_causal=True, causal_alignment=alignment, **b
+        )
+        want = multi_head_attention(
+            x_q, x_k, *w, 2, x_v=x_v, mask=causal_mask(3, 4, causal_alignment=alignment), **b
+        )
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        ({"b_q": np.ones(3)}, r"b_q must have shape \(4,\)"),
+        ({"b_o": np.ones((1, 2))}, r"b_o must have shape \(2,\)"),
+        ({"x_v": np.ones((2, 5, 5))}, "x_v and x_kv must share L_k"),
+        (
+            {"key_padding_mask": np.zeros((3, 4), bool)},
+            r"key_padding_mask of shape \(3, 4\) does not fit the inputs' batch shape \(2,\)",
+        ),
+        ({"key_padding_mask": np.zeros((2, 5), bool)}, "has 5 keys on its last axis.*L_k = 4"),
+        ({"mask": np.ones((2, 3, 3, 4), bool)}, "with 3 heads on axis -3; give n_heads = 2 or 1"),
+    ],
+)
+def test_multihead_new_argument_errors(change, match):
+    x_q, x_k, x_v, w, b = _mh_case(17)
+    kw = {"x_v": x_v, **b, **change}
+    with pytest.raises(ValueError, match=match):
+        multi_head_attention(x_q, x_k, *w, 2, **kw)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    lens=st.lists(st.integers(1, 5), min_size=1, max_size=3),
+    n_q=st.integers(1, 4),
+    n_heads=st.sampled_from([1, 2]),
+    seed=st.integers(0, 2**16),
+)
+def test_key_padding_mask_per_head_mask_and_shared_mask_agree(lens, n_q, n_heads, seed):
+    rng = np.random.default_rng(seed)
+    B, n_k = len(lens), 5
+    x_q, x_kv = rng.standard_normal((B, n_q, 4)), rng.standard_normal((B, n_k, 4))
+    w = [rng.standard_normal((4, 4)) for _ in range(4)]
+    attend = padding_mask(lens, n_k)  # (B, 1, L_k), True = may attend
+    pad = ~attend[:, 0]  # (B, L_k): PyTorch's key_padding_mask, True = padding
+    by_kpm = multi_head_attention(x_q, x_kv, *w, n_heads, key_padding_mask=pad)
+    shared = multi_head_attention(x_q, x_kv, *w, n_heads, mask=attend)  # (B, 1, L_k)
+    annotated = multi_head_attention(x_q, x_kv, *w, n_heads, mask=attend[:, None])  # (B,1,1,L_k)
+    per_head = multi_head_attention(
+        x_q, x_kv, *w, n_heads, mask=np.repeat(attend[:, None], n_heads, axis=1)
+    )  # (B, h, 1, L_k)
+    assert by_kpm.shape == (B, n_q, 4)
+    for other in (shared, annotated, per_head):
+        np.testing.assert_allclose(other, by_kpm, rtol=1e-12, atol=1e-14)
+    # and each sequence equals itself cut to its valid keys, with no mask at all
+    for b, n in enumerate(lens):
+        alone = multi_head_attention(x_q[b], x_kv[b, :n], *w, n_heads)
+        np.testing.assert_allclose(by_kpm[b], alone, rtol=1e-10, atol=1e-12)
+
+
+def test_multihead_keeps_bfloat16_and_promotes_mixed_inputs():
+    ml_dtypes = pytest.importorskip("ml_dtypes")  # in the test group
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    x_q, x_k, x_v, w, b = _mh_case(18)
+    args = [a.astype(bf16) for a in (x_q, x_k, *w)]
+    bias = {n: a.astype(bf16) for n, a in b.items()}
+    out, wts = multi_head_attention(*args, 2, x_v=x_v.astype(bf16), return_weights=True, **bias)
+    assert out.dtype == wts.dtype == bf16
+    exact, exact_w = multi_head_attention(
+        *(a.astype(np.float64) for a in args),
+        2,
+        x_v=x_v.astype(bf16).astype(np.float64),
+        return_weights=True,
+        **{n: a.astype(np.float64) for n, a in bias.items()},
+    )
+    eps = 2.0**-7  # bfloat16: 8 significant bits
+    scale = np.abs(exact).max()
+    assert np.abs(out.astype(np.float64) - exact).max() <= 2 * eps * scale
+    assert np.abs(wts.astype(np.float64) - exact_w).max() <= eps
+    # one float32 weight matrix promotes the whole product to float32, as NumPy would
+    mixed = multi_head_attention(
+        args[0], args[1], w[0].astype(np.float32), *args[3:], 2, x_v=x_v.astype(bf16)
+    )
+    assert mixed.dtype == np.float32

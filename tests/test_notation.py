@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import html
 import re
+import string
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
+from attention_site import notation
 from attention_site.notation import SYMBOLS, TERMS, symbols_in_tex, undefined
 
 # the TeX of each formula, kept beside the SVG that hooks/assets.py typeset at build time
@@ -145,3 +147,21 @@ def test_every_entry_points_at_a_page_that_exists():
     docs = ROOT / "docs"
     for entry in (*SYMBOLS, *TERMS):
         assert not entry.page or (docs / entry.page).is_file(), entry
+
+
+def test_index_subscripts_are_the_ones_documented() -> None:
+    """The module docstring lists exactly the characters and commands ``_INDEX`` accepts."""
+    doc = notation.__doc__ or ""
+    letters, chars = "c i j k l m n t", ", : = < > + - '"
+    assert f"``{letters}``" in doc and f"``{chars}``" in doc
+    documented = set(string.digits) | set(letters.split()) | set(chars.split())
+    accepted = {c for c in string.printable if notation._INDEX.match(c)}
+    assert accepted == documented
+    for command in (r"\cdot", r"\ldots", r"\le"):
+        assert f"``{command}``" in doc
+        assert notation._INDEX.match(command) and notation._INDEX.match(command[1:])
+
+
+def test_symbols_in_tex_keeps_index_subscripts_and_undefined_reads_them() -> None:
+    assert notation.symbols_in_tex(r"S_{ij}") == ["S_ij"]
+    assert notation.undefined(["S_ij", "S_k=1", "S_t-1"]) == []

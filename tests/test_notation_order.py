@@ -13,6 +13,9 @@ angle; σ the sigmoid, σ_q and σ_k standard deviations).
 from __future__ import annotations
 
 import re
+from pathlib import Path
+
+import pytest
 
 from attention_site.notation import introduced_late, meanings, symbol_for, symbols_in_tex
 from tests.conftest import mkdocs_config, nav_pages
@@ -106,3 +109,15 @@ def test_a_row_of_scores_is_s_on_the_forward_and_why_pages(built_site):
         if any(n.partition("_")[0] in ("z", "Z") for n in symbols_in_tex(tex))
     ]
     assert not bad, bad
+
+
+@pytest.mark.docs
+def test_equations_are_numbered_in_reading_order(built_site: Path) -> None:
+    root = Path(__file__).resolve().parents[1]
+    first_seen: list[int] = []
+    for md in nav_pages(mkdocs_config()["nav"]):
+        text = (root / "docs" / md).read_text(encoding="utf-8")
+        for tag in re.findall(r"\\tag\{(\d+)\}", text):
+            if int(tag) not in first_seen:
+                first_seen.append(int(tag))
+    assert first_seen and first_seen == sorted(first_seen), first_seen

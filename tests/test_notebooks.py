@@ -17,6 +17,7 @@ import concurrent.futures
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -235,3 +236,19 @@ def test_the_runner_reports_each_notebook_in_order_a_crash_included(tmp_path: Pa
         "fails: cell 2: ZeroDivisionError: division by zero",
         "",
     ]
+
+
+def test_home_page_ends_with_the_notebook_link_other_pages_open_with_it():
+    notebooks = load_hook("notebooks")
+    source = '# T\n\n```python exec="on"\nprint(1)\n```\n'
+
+    def page(home: bool) -> SimpleNamespace:
+        file = SimpleNamespace(content_string=source, src_uri="index.md", dest_uri="index.html")
+        return SimpleNamespace(file=file, is_homepage=home, title="T", url="")
+
+    html = "<h1>T</h1><p>first</p>"
+    config = {"site_url": "http://x/"}
+    home = notebooks.on_page_content(html, page(True), config, None)
+    other = notebooks.on_page_content(html, page(False), config, None)
+    assert home.startswith("<h1>T</h1><p>first</p>") and "Download notebook" in home
+    assert other.index("Download notebook") < other.index("<p>first</p>")

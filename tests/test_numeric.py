@@ -1,4 +1,10 @@
-"""The NumPy reference: hand-derived cases, properties, and every kind of bad input."""
+"""The NumPy reference: hand-derived cases, properties, and every kind of bad input.
+
+Also the conventions a PyTorch, d2l or Hugging Face user expects of ``attention`` and the
+softmax, checked without PyTorch (``test_oracle_torch.py`` compares with it): causal masks
+aligned top-left or bottom-right, ``return_lse``, zero-length sequences, float16/bfloat16
+inputs, ``log_softmax`` and the sign of ``scale``.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +16,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from attention_math.numeric import attention, causal_mask, compute_qkv, softmax
+from attention_math import numeric
+from attention_math.numeric import (
+    attention,
+    attention_backward,
+    causal_mask,
+    compute_qkv,
+    log_softmax,
+    softmax,
+)
 
 # ---------------------------------------------------------------- cases derived by hand
 
@@ -371,3 +385,185 @@ def test_compute_qkv_shape_errors(w_q, words):
 def test_compute_qkv_d_k_mismatch():
     with pytest.raises(ValueError, match="same d_k"):
         compute_qkv(np.ones((4, 2)), np.ones((2, 3)), np.ones((2, 2)), np.ones((2, 2)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(n_q=st.integers(0, 9), n_k=st.integers(0, 9))
+def test_causal_mask_alignments_by_definition(n_q, n_k):
+    i, j = np.ogrid[:n_q, :n_k]
+    np.testing.assert_array_equal(causal_mask(n_q, n_k), j <= i)
+    np.testing.assert_array_equal(
+        causal_mask(n_q, n_k, causal_alignment="bottom-right"), j <= i + (n_k - n_q)
+    )
+    # bottom-right is top-left seen from the end: flip both axes and transpose
+    br = causal_mask(n_q, n_k, causal_alignment="bottom-right")
+    np.testing.assert_array_equal(br[::-1, ::-1], causal_mask(n_k, n_q).T)
+    if n_q == n_k:
+        np.testing.assert_array_equal(br, causal_mask(n_q))
+
+
+def test_causal_mask_bottom_right_last_query_sees_everything():
+    m = causal_mask(2, 5, causal_alignment="bottom-right")
+    assert m[-1].all() and m[0].sum() == 4
+
+
+def test_causal_mask_rejects_unknown_alignment():
+    with pytest.raises(ValueError, match=r'"top-left" or "bottom-right".*lower-right'):
+        causal_mask(2, 3, causal_alignment="lower-right")
+
+
+@pytest.mark.parametrize("block", [None, 1, 2, (3, 2), (2, 5)])
+@pytest.mark.parametrize(("n_q", "n_k"), [(3, 7), (7, 3), (5, 5), (1, 6)])
+def test_is_causal_bottom_right_equals_its_mask(block, n_q, n_k):
+    rng = np.random.default_rng(n_q * 10 + n_k)
+    q = rng.standard_normal((2, n_q, 4))
+    k = rng.standard_normal((2, n_k, 4))
+    v = rng.standard_normal((2, n_k, 3))
+    want = attention(q, k, v, causal_mask(n_q, n_k, causal_alignment="bottom-right"))
+    got = attention(q, k, v, is_causal=True, causal_alignment="bottom-right", block_size=block)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-13)
+    if n_q > n_k:  # the first n_q − n_k queries see no key: zero rows
+        assert (got[:, : n_q - n_k] == 0).all()
+
+
+def test_attention_rejects_unknown_alignment_even_when_not_causal():
+    with pytest.raises(ValueError, match='causal_alignment must be "top-left" or "bottom-right"'):
+        attention(np.eye(2), np.eye(2), np.eye(2), causal_alignment="bottom")
+
+
+@pytest.mark.parametrize("block", [None, 2, (1, 3)])
+def test_return_lse_is_the_log_of_the_softmax_denominator(block):
+    rng = np.random.default_rng(7)
+    q, k, v = rng.standard_normal((3, 2, 5, 4))
+    mask = rng.random((2, 5, 5)) < 0.7
+    mask[1, 2] = False  # a fully masked row
+    out, lse = attention(q, k, v, mask, return_lse=True, block_size=block)
+    assert lse.shape == (2, 5)
+    s = np.where(mask, q @ np.swapaxes(k, -1, -2) / 2.0, -np.inf)
+    with np.errstate(divide="ignore"):
+        want = np.log(np.exp(s).sum(-1))
+    np.testing.assert_allclose(lse, want, rtol=1e-13)
+    assert lse[1, 2] == -np.inf
+    np.testing.assert_array_equal(out, attention(q, k, v, mask, block_size=block))
+    # what FlashAttention does with it: the weights from the scores and lse alone
+    _, w = attention(q, k, v, mask, return_weights=True)
+    with np.errstate(invalid="ignore"):
+        p = np.exp(s - lse[..., None])
+    np.testing.assert_allclose(np.nan_to_num(p), w, atol=1e-15)
+
+
+def test_lse_survives_scores_that_overflow_exp():
+    q = np.array([[30.0]])
+    k = np.array([[30.0], [-30.0]])
+    _, lse = attention(q, k, np.ones((2, 1)), scale=1.0, return_lse=True)
+    assert lse[0] == pytest.approx(900.0)  # exp(900) overflows float64; lse does not
+    _, lse32 = attention(
+        q.astype(np.float32),
+        k.astype(np.float32),
+        np.ones((2, 1), np.float32),
+        scale=1.0,
+        return_lse=True,
+        block_size=1,
+    )
+    assert lse32.dtype == np.float32 and lse32[0] == pytest.approx(900.0)
+
+
+def test_weights_and_lse_together_in_that_order():
+    _out, w, lse = attention(np.eye(2), np.eye(2), np.eye(2), return_weights=True, return_lse=True)
+    assert w.shape == (2, 2) and lse.shape == (2,)
+
+
+@pytest.mark.parametrize("block", [None, 2])
+def test_zero_length_sequences_give_the_empty_result(block):
+    q, k, v = np.ones((2, 0, 4)), np.ones((2, 3, 4)), np.ones((2, 3, 5))
+    assert attention(q, k, v, block_size=block).shape == (2, 0, 5)
+    out, lse = attention(
+        np.ones((2, 3, 4)),
+        np.ones((2, 0, 4)),
+        np.ones((2, 0, 5)),
+        return_lse=True,
+        block_size=block,
+        is_causal=True,
+    )
+    assert out.shape == (2, 3, 5) and (out == 0).all()  # queries with no keys: zeros
+    assert (lse == -np.inf).all()
+    assert attention(np.ones((0, 2, 4)), k[:1], v[:1], block_size=block).shape == (0, 2, 5)
+    _, w = attention(np.ones((3, 4)), np.ones((0, 4)), np.ones((0, 5)), return_weights=True)
+    assert w.shape == (3, 0)
+
+
+def test_d_k_zero_is_still_refused():
+    with pytest.raises(ValueError, match="d_k = 0"):
+        attention(np.ones((2, 0)), np.ones((2, 0)), np.ones((2, 3)))
+
+
+def test_mixed_float16_float32_promotes_as_numpy():
+    rng = np.random.default_rng(2)
+    q = rng.standard_normal((4, 3)).astype(np.float16)
+    k, v = (rng.standard_normal((4, 3)).astype(np.float32) for _ in range(2))
+    out = attention(q, k, v)
+    assert out.dtype == np.result_type(np.float16, np.float32) == np.float32
+    np.testing.assert_allclose(out, attention(q.astype(np.float32), k, v), rtol=1e-6)
+    grads = attention_backward(q, k, v, np.ones((4, 3), np.float16))
+    assert all(g.dtype == np.float32 for g in grads)
+
+
+def test_bfloat16_is_computed_in_float32_and_returned_as_bfloat16():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    bf16 = ml_dtypes.bfloat16
+    rng = np.random.default_rng(3)
+    q, k, v = (rng.standard_normal((2, 5, 4)).astype(bf16) for _ in range(3))
+    out, lse = attention(q, k, v, is_causal=True, return_lse=True)
+    assert out.dtype == bf16 and lse.dtype == bf16
+    want = attention(*(a.astype(np.float32) for a in (q, k, v)), is_causal=True)
+    np.testing.assert_array_equal(out, want.astype(bf16))  # float32 result, rounded once
+    tiled = attention(q, k, v, is_causal=True, block_size=2)
+    assert tiled.dtype == bf16
+    np.testing.assert_allclose(tiled.astype(np.float32), want, atol=2e-2)
+    assert attention(q, k.astype(np.float32), v).dtype == np.float32  # mixed: float32
+    grads = attention_backward(q, k, v, np.ones((2, 5, 4), bf16))
+    assert all(g.dtype == bf16 for g in grads)
+    assert softmax(np.array([0, 1], bf16)).dtype == bf16
+    with pytest.raises(ValueError, match="NaN"):
+        attention(np.array([[np.nan]], bf16), k[0], v[0])
+
+
+def test_log_softmax_keeps_what_softmax_underflows():
+    np.testing.assert_array_equal(log_softmax([0.0, -1000.0]), [0.0, -1000.0])
+    with np.errstate(divide="ignore"):
+        assert np.log(softmax([0.0, -1000.0]))[1] == -np.inf  # the naive way loses it
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.floats(-50, 50), min_size=1, max_size=6),
+    st.lists(st.booleans(), min_size=6, max_size=6),
+)
+def test_log_softmax_is_log_of_softmax(xs, blocked):
+    x = np.array(xs)
+    x[np.array(blocked[: len(xs)])] = -np.inf
+    got = log_softmax(x)
+    with np.errstate(divide="ignore"):
+        want = np.log(softmax(x))
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_log_softmax_fully_masked_row_and_axis():
+    np.testing.assert_array_equal(log_softmax([-np.inf, -np.inf]), [-np.inf, -np.inf])
+    x = np.array([[0.0, 1.0], [2.0, 2.0]])
+    np.testing.assert_allclose(np.exp(log_softmax(x, axis=0)), softmax(x, axis=0))
+
+
+@pytest.mark.parametrize("f", [softmax, log_softmax])
+def test_empty_softmax_has_the_package_message(f):
+    with pytest.raises(ValueError, match=r"no entries along axis -1 \(shape \(0,\)\)"):
+        f([])
+    with pytest.raises(ValueError, match="axis 2 is out of range"):
+        f([[1.0]], axis=2)
+    assert f(np.ones((0, 3))).shape == (0, 3)  # an empty batch of rows is fine
+
+
+def test_negative_scale_is_refused_and_documented():
+    with pytest.raises(ValueError, match="scale must be finite and ≥ 0"):
+        attention(np.eye(2), np.eye(2), np.eye(2), scale=-1.0)
+    assert "negative scale" in numeric.attention.__doc__

@@ -107,3 +107,20 @@ def test_the_reference_is_not_rounded_to_float64_before_measuring():
     assert np.asarray(ref)[0, 0] == third[0, 0]  # rounded, the two would be equal
     measured = err.row_error_eps(third, ref)  # but 1/3 is not a float64: |1/3 − fl(1/3)| > 0
     assert 0.1 < measured <= 0.5  # at most half a unit in the last place, relative to 1/3
+
+
+def test_merge_is_commutative_and_a_noncommutative_merge_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from attention_math.derivations import online_softmax as osm
+
+    s, v = osm.symbols(3)
+    a, b = osm.tile_state(s[:1], v[:1]), osm.tile_state(s[1:], v[1:])
+    assert osm.merge_is_commutative(a, b)
+
+    def keeps_first_shift(x: osm.State, y: osm.State) -> osm.State:  # wrong: y's shift ignored
+        return osm.State(x.m, x.ell + y.ell, x.o + y.o)
+
+    monkeypatch.setattr(osm, "merge", keeps_first_shift)
+    assert not osm.merge_is_commutative(a, b)
+    assert {r[1] for r in osm.REFERENCES.values()} >= {"Online normalizer calculation for softmax"}

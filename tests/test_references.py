@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from attention_site.pages.references import BIB, cite_text, load, references_markdown
+from tests.built_pages import page as page_text
 
 #: Papers issue 37 asks the site to cite (its first list) and those other chapters cite.
 REQUIRED = {
@@ -119,3 +120,28 @@ def test_a_pending_entry_that_is_cited_leaves_the_pending_set(built_site):
     assert PENDING <= urls.keys(), PENDING - urls.keys()
     cited = sorted(k for k in PENDING if urls[k] in links)
     assert not cited, f"cited now: remove from PENDING: {cited}"
+
+
+FILE_NAME = re.compile(r"\d{3}_[0-9a-f]{16}\.txt")
+
+
+SEED_AS_DOCUMENT = re.compile(r"\b[Ss]eed (document|file|\d{3})|\bthe seed\b|\bseed's\b")
+
+
+@pytest.mark.docs
+def test_pages_cite_sources_by_title_never_by_file_name(built_site: Path) -> None:
+    from attention_math.examples import EXAMPLES
+
+    offenders = []
+    for html_file in sorted(built_site.rglob("*.html")):
+        text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html_file.read_text(encoding="utf-8")))
+        rel = html_file.relative_to(built_site)
+        offenders += [f"{rel}: {m.group()}" for m in FILE_NAME.finditer(text)]
+        offenders += [f"{rel}: {m.group()}" for m in SEED_AS_DOCUMENT.finditer(text)]
+    assert not offenders, offenders
+    for ex in EXAMPLES.values():
+        text = page_text(built_site, f"examples/{ex.id}")
+        assert ex.source.cite() in text, (ex.id, ex.source.cite())
+    audit = page_text(built_site, "audit")
+    for ex in EXAMPLES.values():
+        assert ex.source.cite() in audit

@@ -6,12 +6,15 @@ example stays as a worked example of its own), and the built page shows that exa
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+import sympy as sp
 
+from attention_math import running
 from attention_math.running import forward, numeric_forward
 from attention_site.render import fmt
 
@@ -67,3 +70,21 @@ def test_built_scaling_page_shows_the_running_scores(built_site: Path) -> None:
     html = (built_site / "forward" / "scaling" / "index.html").read_text("utf-8")
     p13 = numeric_forward()["P"][0, 2]  # token 1's weight on key 3, scaled
     assert f"<mn>{fmt(p13)}</mn>" in html
+
+
+def test_forward_hands_out_copies() -> None:
+    first = running.forward(is_causal=True)
+    first["P"][0, 0] = 99  # a page that edits its matrix
+    assert running.forward(is_causal=True)["P"][0, 0] == 1
+    numeric = running.numeric_forward()
+    numeric["O"][:] = 0.0
+    assert running.numeric_forward()["O"].any()
+
+
+def test_forward_is_keyed_on_the_example(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = running.forward()["Q"]
+    x = ((1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0))
+    monkeypatch.setattr(running, "RUNNING", dataclasses.replace(running.RUNNING, x=x))
+    after = running.forward()["Q"]
+    assert after == sp.Matrix(x) * sp.Matrix(running.RUNNING.w_q)
+    assert after != before

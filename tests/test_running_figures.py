@@ -3,6 +3,9 @@ draw what the pages say they draw."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -10,6 +13,7 @@ import sympy as sp
 from attention_math.running import RUNNING, forward, numeric_forward
 from attention_site.figures import curves, panels
 from attention_site.figures import hull as hulls
+from attention_site.figures.panels import running_pipeline
 
 
 def test_the_running_example_teaches_what_it_was_chosen_for() -> None:
@@ -59,3 +63,27 @@ def test_figures_refuse_what_they_cannot_draw() -> None:
         hulls.value_hull(np.zeros((3, 3)), {}, title="t")
     with pytest.raises(ValueError, match="X must be a matrix"):
         panels.pipeline(*([np.zeros(3)] + [np.zeros((2, 2))] * 7))
+
+
+ROOT = Path(__file__).resolve().parents[1]
+CSS = (ROOT / "docs/stylesheets/extra.css").read_text(encoding="utf-8")
+
+
+def test_pipeline_has_a_phone_layout_and_the_css_picks_it():
+    wide, narrow = running_pipeline(), running_pipeline(narrow=True)
+
+    def box(svg: str) -> tuple[float, float]:
+        w, h = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg).groups()
+        return float(w), float(h)
+
+    (ww, wh), (nw, nh) = box(wide), box(narrow)
+    assert ww > wh and nh > 2 * nw  # wide for a desk, tall for a phone
+    # at a phone's 343 px of content, the narrow figure's 10 pt labels are at least 11 px
+    assert 343 / (nw * 4 / 3) * 10 * 4 / 3 >= 11
+    for title in ("input $X$", "output $O = PV$"):
+        assert title.split("$")[0] in narrow
+    home = (ROOT / "docs/index.md").read_text(encoding="utf-8")
+    assert "pipeline-narrow" in home and "narrow=True" in home
+    assert re.search(r"\.pipeline-narrow \{ display: none; \}", CSS)
+    # each layout is hidden at the other width (the breakpoint is the theme's)
+    assert re.search(r"\.pipeline-wide \{ display: none; \}", CSS)

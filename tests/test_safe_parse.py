@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attention_math.exercises import ParseError, catalogue, check, parse_answer
+from attention_math.exercises.parse import FUNCTIONS
 
 x, y = sp.symbols("x y")
 SYMS = {"x": x, "y": y}
@@ -198,3 +199,13 @@ def test_any_text_parses_or_raises_parse_error(text):
     except ParseError:
         return
     assert isinstance(out, sp.Basic | sp.MatrixBase)
+
+
+def test_the_parser_still_refuses_calls_outside_the_allow_list() -> None:
+    assert {"sin", "cos"} <= set(FUNCTIONS)
+    assert parse_answer("sin(x)^2 + cos(x)^2", {"x": sp.Symbol("x")}).equals(1)
+    for text in ("tan(1)", "eval(1)", "sin.__class__", "sin(1, 2)"):
+        with pytest.raises(ParseError):
+            parse_answer(text)
+    with pytest.raises(ParseError, match=r"a call to 'tan'.*the functions .*sin, cos"):
+        parse_answer("tan(1)")

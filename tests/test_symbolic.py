@@ -207,3 +207,16 @@ def test_the_exact_backward_reads_a_float_scale_as_the_forward_does() -> None:
 
     g = backward(sp.eye(2), sp.eye(2), sp.eye(2), sp.ones(2, 2), scale=0.1)
     assert not any(x.atoms(sp.Float) for name in ("O", "dQ", "dK") for x in g[name])
+
+
+def test_in_terms_of_sigmoid_still_refuses_a_wrong_rewrite(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    out = symbolic.attention(sp.eye(2), sp.eye(2), [[1, 2], [3, 4]])
+    a = 1 / sp.sqrt(2)
+    sigma = sp.Symbol("sigma", positive=True)
+    assert symbolic.in_terms_of_sigmoid(out[0, 0], a, sigma) == 3 - 2 * sigma
+    real_factor = sp.factor
+    monkeypatch.setattr(sp, "factor", lambda e: real_factor(e) + sp.Rational(1, 10**9))
+    with pytest.raises(ArithmeticError, match="did not verify"):
+        symbolic.in_terms_of_sigmoid(out[0, 0], a, sigma)

@@ -83,3 +83,15 @@ def test_reference_is_many_digit():
 def test_citation_is_the_ima_paper():
     c = ss.BLANCHARD_HIGHAM_HIGHAM
     assert c["doi"] == "10.1093/imanum/draa038" and c["year"] == "2021"
+
+
+def test_large_scores_error_is_the_input_rounding() -> None:
+    from attention_math.crosscheck import crosscheck
+    from attention_math.derivations.softmax_stability import input_rounding
+    from attention_math.exercises import get
+
+    ex = get("softmax-shift")
+    r = input_rounding(ex.inputs["z"])
+    measured = crosscheck(ex.answer, ex.numeric(), bound_eps=ex.bound_eps).error_eps
+    assert abs(r.delta_eps[1]) <= 256  # half the spacing near 1000
+    assert abs(measured - r.normwise_eps) < 2  # the cause explains the measured error
