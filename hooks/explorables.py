@@ -16,8 +16,10 @@ SCRIPT = re.compile(
     r'<script (?:type="text/x-later" data-src|src)="[^"]*javascripts/explorables\.js"[^>]*>'
     r"</script>\s*"
 )
-# an element that holds an explorable (a docstring that shows one, in code, is escaped)
-USER = re.compile(r'<[a-z]+[^<>]*\sdata-explorable="')
+# the attribute of an element that holds an explorable
+ATTRIBUTE = "data-explorable"
+# such an element (a docstring that shows one, in code, is escaped)
+USER = re.compile(rf'<[a-z]+[^<>]*\s{ATTRIBUTE}="')
 
 
 def without_unused_script(output: str) -> str:

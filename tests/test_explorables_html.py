@@ -93,3 +93,15 @@ def test_the_hook_keeps_the_script_where_an_explorable_is() -> None:
     assert without_unused_script(f"<main>x</main>{later}") == "<main>x</main>"
     with_one = f"<main>{page('mask')}</main>{later}"
     assert without_unused_script(with_one) == with_one
+
+
+def test_the_browser_tests_refuse_a_script_no_hook_keeps_to_its_users(monkeypatch):
+    """A script added to extra_javascript would load on every page, used or not: the browser
+    tests' allow-list has no users for it and says so (tests/browser/scripts.py)."""
+    from tests.browser import scripts
+
+    shipped = scripts.extra_scripts()
+    assert {f"/{path}" for path in shipped} <= set(scripts.script_users())
+    monkeypatch.setattr(scripts, "extra_scripts", lambda: [*shipped, "javascripts/new.js"])
+    with pytest.raises(LookupError, match=r"javascripts/new\.js"):
+        scripts.script_users()

@@ -15,6 +15,7 @@ import pytest
 
 from .axe import SEVERE
 from .conftest import ARTIFACTS, PHONE_SHOT, THEME_SCRIPT, slug
+from .scripts import script_users
 
 pytestmark = pytest.mark.browser
 
@@ -25,14 +26,10 @@ RAW_TEX = (
     *("\\times", "^{", "_{", "\\infty", "\\sqrt", "\\cdot", "\\top"),
 )
 
-# Each script the site may load, and the elements that use it: a page loading a script
-# none of whose elements it has loads something it does not use.
-SCRIPT_USERS = {
-    THEME_SCRIPT: "body",  # the theme: navigation, search, copy buttons
-    "/javascripts/mathjax-config.js": ".arithmatex",
-    "/assets/mathjax/tex-svg.js": ".arithmatex",
-    "/javascripts/explorables.js": "[data-explorable]",  # hooks/explorables.py keeps it there
-}
+# Each script the site ships, and the elements that use it (derived from mkdocs.yml and the
+# hooks, see scripts.py): a page loading a script none of whose elements it has loads
+# something it does not use; a script not listed is one the site does not ship.
+SCRIPT_USERS = script_users()
 
 Seen = dict[str, dict[str, Any]]
 

@@ -1,0 +1,46 @@
+"""The scripts the site ships, and the elements of a page that use each one.
+
+Derived from what ships them, not typed here: the theme's bundle (loaded on every page, at the
+reader's first interaction: overrides/main.html), and each script of ``extra_javascript`` in
+``mkdocs.yml``, which a hook keeps to the pages holding the elements that use it
+(``hooks/explorables.py``: an element with its ``ATTRIBUTE``). A script added to
+``extra_javascript`` without such a hook has no known users, and ``script_users`` says so.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tests.conftest import mkdocs_config
+from tests.hooks import load_hook
+
+from .conftest import THEME_SCRIPT
+
+__all__ = ["extra_scripts", "script_users"]
+
+
+def extra_scripts() -> list[str]:
+    """The paths of ``mkdocs.yml``'s ``extra_javascript`` (``javascripts/explorables.js``)."""
+    entries = mkdocs_config().get("extra_javascript") or []
+    return [e["path"] if isinstance(e, dict) else e for e in entries]
+
+
+def _keepers() -> dict[re.Pattern[str], str]:
+    """Each hook's pattern for the script tag it keeps off unused pages -> its users' selector."""
+    explorables = load_hook("explorables")
+    return {explorables.SCRIPT: f"[{explorables.ATTRIBUTE}]"}
+
+
+def script_users() -> dict[str, str]:
+    """``{part of a script's URL: CSS selector of the elements that use it}``, for every script
+    the site ships; raises ``LookupError`` for a script of ``extra_javascript`` no hook keeps
+    to its users (it would load on every page, used or not)."""
+    users = {THEME_SCRIPT: "body"}  # the theme: navigation, search, copy buttons
+    keepers = _keepers()
+    for path in extra_scripts():
+        tag = f'<script src="{path}"></script>'
+        found = [sel for pattern, sel in keepers.items() if pattern.search(tag)]
+        if not found:
+            raise LookupError(f"{path} (extra_javascript): no hook keeps it to the pages using it")
+        users["/" + path] = found[0]
+    return users
