@@ -121,7 +121,10 @@ def main(argv: list[str] | None = None) -> int:
                         r = in_child(case)
                         if "median_s" in r:
                             t[impl].append(r["median_s"])
-                            early[impl].append(statistics.median(r["times"][1 : 1 + EARLY]))
+                            # at the longest lengths the time budget may leave no call
+                            # after the first: then there is no early median to keep
+                            if r["times"][1 : 1 + EARLY]:
+                                early[impl].append(statistics.median(r["times"][1 : 1 + EARLY]))
                             if impl == "default":
                                 mem.append(r["peak_extra_mib"])
                 if not (t["default"] and t["torch"]):
@@ -140,13 +143,15 @@ def main(argv: list[str] | None = None) -> int:
                     peak_extra_mib=max(mem),
                     load=os.getloadavg()[0],
                     early_ratio=statistics.median(early["default"])
-                    / statistics.median(early["torch"]),
+                    / statistics.median(early["torch"])
+                    if early["default"] and early["torch"]
+                    else None,
                 )
                 rows.append(row)
                 print(
                     f"L={n:5d} {dtype} causal={causal!s:5} default {a:.4f} s torch {b:.4f} s "
                     f"ratio {a / b:.2f} (target ≤ {target(n)}; first calls "
-                    f"{row['early_ratio']:.2f}) peak+{max(mem):.1f} MiB load {row['load']:.1f}",
+                    f"{row['early_ratio'] or float('nan'):.2f}) peak+{max(mem):.1f} MiB load {row['load']:.1f}",
                     flush=True,
                 )
     profiles = []

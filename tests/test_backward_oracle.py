@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from attention_math.gradcheck import relative_error
-from attention_math.numeric import attention_backward
+from attention_math.backward import attention_backward
 
 from .conftest import require_torch
 

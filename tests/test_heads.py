@@ -19,7 +19,7 @@ from attention_math.derivations.heads import (
     two_patterns,
     two_patterns_numeric,
 )
-from attention_math.numeric import multi_head_attention
+from attention_math.multihead import multi_head_attention
 
 from .conftest import require_torch
 

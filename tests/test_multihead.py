@@ -10,13 +10,8 @@ from hypothesis import strategies as st
 
 from attention_math import numeric
 from attention_math.derivations import multihead as mh
-from attention_math.numeric import (
-    attention,
-    causal_mask,
-    multi_head_attention,
-    padding_mask,
-    softmax,
-)
+from attention_math.multihead import multi_head_attention
+from attention_math.numeric import attention, causal_mask, padding_mask, softmax
 
 
 def _weights(rng, d_model, h, d_k, d_v, d_out):
@@ -28,10 +23,17 @@ def _weights(rng, d_model, h, d_k, d_v, d_out):
     )
 
 
-def test_reexported_from_numeric():
-    from attention_math.multihead import multi_head_attention
+def test_numeric_does_not_import_multihead():
+    # multihead imports numeric; numeric must not reach back (no cycle, not even lazily)
+    import subprocess
+    import sys
 
-    assert numeric.multi_head_attention is multi_head_attention
+    code = (
+        "import sys, attention_math.numeric as n; "
+        "print('attention_math.multihead' in sys.modules, hasattr(n, 'multi_head_attention'))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    assert out.stdout.split() == ["False", "False"]
 
 
 @settings(max_examples=40, deadline=None)
@@ -49,7 +51,7 @@ def test_reshape_code_equals_per_head_loop(seed, h, d_k, d_v, l_q, l_k, causal):
     x_q, x_kv = rng.standard_normal((l_q, 5)), rng.standard_normal((l_k, 5))
     w = _weights(rng, 5, h, d_k, d_v, 3)
     mask = numeric.causal_mask(l_q, l_k) if causal else None
-    got = numeric.multi_head_attention(x_q, x_kv, *w, n_heads=h, mask=mask)
+    got = multi_head_attention(x_q, x_kv, *w, n_heads=h, mask=mask)
     want = mh.multi_head_loop(x_q, x_kv, *w, n_heads=h, mask=mask)
     assert got.shape == (l_q, 3)
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
@@ -61,7 +63,7 @@ def test_one_head_is_plain_attention_then_w_o():
     w_q, w_k, w_v, w_o = _weights(rng, 3, 1, 2, 2, 3)
     q, k, v = numeric.compute_qkv(x, w_q, w_k, w_v)
     np.testing.assert_allclose(
-        numeric.multi_head_attention(x, x, w_q, w_k, w_v, w_o, 1),
+        multi_head_attention(x, x, w_q, w_k, w_v, w_o, 1),
         numeric.attention(q, k, v) @ w_o,
     )
 
@@ -72,7 +74,7 @@ def test_batched_inputs_and_batched_mask():
     w = _weights(rng, 4, 2, 2, 3, 4)
     mask = np.ones((2, 3, 5), dtype=bool)
     mask[1, :, 3:] = False  # second sequence: last two keys are padding
-    out = numeric.multi_head_attention(x_q, x_kv, *w, 2, mask=mask)
+    out = multi_head_attention(x_q, x_kv, *w, 2, mask=mask)
     for b in range(2):
         np.testing.assert_allclose(out[b], mh.multi_head_loop(x_q[b], x_kv[b], *w, 2, mask[b]))
 
@@ -155,27 +157,17 @@ def test_bad_input_errors(change, error, match):
     }
     args.update(change)
     with pytest.raises(error, match=match):
-        numeric.multi_head_attention(**args)
-
-
-@pytest.mark.parametrize("first", ["attention_math.multihead", "attention_math.numeric"])
-def test_either_module_can_be_imported_first(first):
-    # numeric reaches multihead lazily (module __getattr__): either import order works
-    import subprocess
-    import sys
-
-    code = f"import {first}; from attention_math.numeric import multi_head_attention"
-    subprocess.run([sys.executable, "-c", code], check=True)
+        multi_head_attention(**args)
 
 
 def test_float32_inputs_and_mask_shape_error_names_shapes():
     rng = np.random.default_rng(5)
     x = rng.standard_normal((3, 4)).astype(np.float32)
     w = [rng.standard_normal((4, 4)).astype(np.float32) for _ in range(4)]
-    out = numeric.multi_head_attention(x, x, *w, 2)
+    out = multi_head_attention(x, x, *w, 2)
     assert out.dtype == np.float32 and out.shape == (3, 4)
     with pytest.raises(ValueError, match=r"\(4, 4\)"):
-        numeric.multi_head_attention(x, x, *w, 2, mask=np.ones((4, 4), dtype=bool))
+        multi_head_attention(x, x, *w, 2, mask=np.ones((4, 4), dtype=bool))
 
 
 def test_circuits_sum_of_heads_equals_concatenation():

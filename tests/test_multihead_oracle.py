@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from attention_math import numeric
-from attention_math.numeric import multi_head_attention
+from attention_math.multihead import multi_head_attention
 
 from .conftest import require_torch
 
@@ -30,7 +30,7 @@ def test_multi_head_attention_matches_torch(torch, causal):
     x_q, x_kv = rng.standard_normal((l_q, d_model)), rng.standard_normal((l_k, d_model))
     w_q, w_k, w_v, w_o = (rng.standard_normal((d_model, d_model)) for _ in range(4))
     mask = numeric.causal_mask(l_q, l_k) if causal else None
-    ours = numeric.multi_head_attention(x_q, x_kv, w_q, w_k, w_v, w_o, h, mask=mask)
+    ours = multi_head_attention(x_q, x_kv, w_q, w_k, w_v, w_o, h, mask=mask)
 
     mha = torch.nn.MultiheadAttention(d_model, h, bias=False, batch_first=True, dtype=torch.float64)
     with torch.no_grad():

@@ -363,11 +363,9 @@ def test_numeric_module_still_exports_the_same_names():
         "softmax",
     }
     assert all(callable(getattr(numeric, name)) for name in numeric.__all__)
-    # reached through numeric's module __getattr__, without an import cycle
-    assert callable(numeric.attention_backward)
-    assert callable(numeric.multi_head_attention)
-    with pytest.raises(AttributeError, match="no attribute 'nope'"):
-        numeric.nope  # noqa: B018
+    # backward and multihead import numeric, so numeric does not hand out their functions
+    for name in ("attention_backward", "multi_head_attention"):
+        assert not hasattr(numeric, name)
 
 
 def _forked_child(conn, q):  # runs in a forked child: the parent's pool threads are gone there

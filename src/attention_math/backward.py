@@ -106,7 +106,7 @@ def attention_backward(
 
     Examples:
         >>> import numpy as np
-        >>> from attention_math.numeric import attention_backward
+        >>> from attention_math.backward import attention_backward
         >>> q = k = np.eye(2)
         >>> v = np.array([[1.0, 2.0], [3.0, 4.0]])
         >>> dq, dk, dv = attention_backward(q, k, v, d_out=np.eye(2))  # loss = trace(O)

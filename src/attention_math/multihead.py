@@ -317,7 +317,7 @@ def multi_head_attention(
 
     Examples:
         >>> import numpy as np
-        >>> from attention_math.numeric import multi_head_attention
+        >>> from attention_math.multihead import multi_head_attention
         >>> rng = np.random.default_rng(0)
         >>> x_q, x_kv = rng.standard_normal((3, 4)), rng.standard_normal((5, 4))
         >>> w_q, w_k, w_v, w_o = (rng.standard_normal((4, 4)) for _ in range(4))

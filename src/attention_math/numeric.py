@@ -36,8 +36,6 @@ from attention_math._checks import (
     work_dtype,
 )
 
-# attention_backward and multi_head_attention are reachable here too (see __getattr__ at
-# the end); their home modules, backward and multihead, document them.
 __all__ = [
     "attention",
     "causal_mask",
@@ -586,18 +584,3 @@ def _scores(
 def _untiled_reference(q: NDArray[Any], k: NDArray[Any], v: NDArray[Any]) -> object:
     """The untiled path, for [`tiles_pay`][attention_math.tiled.tiles_pay] to time against tiles."""
     return attention(q, k, v, return_weights=True)  # the weights need the untiled path
-
-
-def __getattr__(name: str) -> Any:
-    """``numeric.attention_backward`` and ``numeric.multi_head_attention``, where users look
-    for them, imported on first use: both modules import this one, so an import at the top
-    would make a cycle (PEP 562 module ``__getattr__``)."""
-    if name == "attention_backward":
-        from attention_math.backward import attention_backward
-
-        return attention_backward
-    if name == "multi_head_attention":
-        from attention_math.multihead import multi_head_attention
-
-        return multi_head_attention
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

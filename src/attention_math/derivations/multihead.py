@@ -90,7 +90,7 @@ def multi_head_loop(
 
     Examples:
         >>> import numpy as np
-        >>> from attention_math.numeric import multi_head_attention
+        >>> from attention_math.multihead import multi_head_attention
         >>> from attention_math.derivations.multihead import multi_head_loop
         >>> rng = np.random.default_rng(1)
         >>> shapes = [(3, 4), (2, 4), (4, 4), (4, 4), (4, 6), (6, 5)]
