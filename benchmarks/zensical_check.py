@@ -4,17 +4,16 @@ Installs ``zensical`` from PyPI with the site's own dependencies into a throwawa
 environment (never a project dependency), builds the site with it, and counts the build as
 failed if Zensical exits non-zero, if its log shows any markdown-exec execution error, or if
 a built page contains a Python traceback (markdown-exec renders failures into the page).
-Writes ``benchmarks/zensical.json`` and ``benchmarks/zensical.md`` (shown on the About
+Writes ``benchmarks/results/zensical_check.json`` and ``zensical_check.md`` (shown on the About
 page), with the date and the commit checked. Run from the project root::
 
     uv run python benchmarks/zensical_check.py
-    uv run python benchmarks/zensical_check.py --table  # zensical.md again from the JSON
+    uv run python benchmarks/zensical_check.py --table  # the .md again from the JSON
 """
 
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -23,16 +22,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmarks"
-# What markdown-exec logs, or leaves in a page, when an executed block fails.
-EXEC_ERRORS = re.compile(
-    r"markdown[_-]exec.*(error|fail)|Execution of \w+ code block|Traceback \(most recent",
-    re.IGNORECASE,
-)
-# A failed block's traceback names its file "<code block: n1>" (escaped in HTML); doctest
-# tracebacks in the API pages do not.
-BLOCK_TRACEBACK = re.compile(r"(<|&lt;)code block: ")
+from _common import ROOT, result_path  # benchmarks/, the script's directory
+
+from attention_site.checks.zensical import BLOCK_TRACEBACK, exec_errors, summary
+
+OUT = result_path(__file__)
 DEPENDENCIES = [
     "zensical",
     "markdown-exec",
@@ -43,18 +37,6 @@ DEPENDENCIES = [
     "mkdocs-gen-files>=0.5,<0.6",
     "mkdocs-literate-nav>=0.6.1,<0.6.2",
 ]
-
-
-def exec_errors(text: str) -> list[str]:
-    """Lines of ``text`` that report a markdown-exec execution error.
-
-    Examples:
-        >>> exec_errors("INFO built\\nWARNING markdown_exec: Execution of python code block failed")
-        ['WARNING markdown_exec: Execution of python code block failed']
-        >>> exec_errors("INFO built in 3 s")
-        []
-    """
-    return [line for line in text.splitlines() if EXEC_ERRORS.search(line)]
 
 
 def checked_commit() -> str:
@@ -119,42 +101,14 @@ def check() -> dict[str, Any]:
         } | when
 
 
-def summary(result: dict[str, Any]) -> str:
-    """One Markdown paragraph for the About page, saying when and on which commit.
-
-    Examples:
-        >>> line = summary({"status": "passed", "zensical": "0.0.73", "pages": 41,
-        ...     "date": "2026-11-21", "commit": "82ce2c6"})
-        >>> line.startswith("**Passed** with Zensical 0.0.73: 41 pages built")
-        True
-        >>> line.split(". ")[-1].strip()
-        'Checked on 2026-11-21, commit 82ce2c6.'
-    """
-    when = (
-        f" Checked on {result['date']}, commit {result['commit']}."
-        if "date" in result and "commit" in result
-        else ""
-    )
-    if result["status"] == "passed":
-        return (
-            f"**Passed** with Zensical {result['zensical']}: {result['pages']} pages built, "
-            f"no markdown-exec execution error.{when}\n"
-        )
-    why = result.get("exec_errors") or [f"exit status {result.get('returncode')}"]
-    return (
-        f"**{result['status'].capitalize()}** with Zensical {result.get('zensical', '?')} "
-        f"(non-blocking): {why[0]}{when}\n"
-    )
-
-
 def main() -> int:
-    if sys.argv[1:] == ["--table"]:  # zensical.md again from zensical.json, nothing checked
-        kept = json.loads((OUT / "zensical.json").read_text(encoding="utf-8"))
-        (OUT / "zensical.md").write_text(summary(kept), encoding="utf-8")
+    if sys.argv[1:] == ["--table"]:  # the .md again from the .json, nothing checked
+        kept = json.loads(OUT.read_text(encoding="utf-8"))
+        OUT.with_suffix(".md").write_text(summary(kept), encoding="utf-8")
         return 0
     result = check()
-    (OUT / "zensical.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    (OUT / "zensical.md").write_text(summary(result), encoding="utf-8")
+    OUT.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    OUT.with_suffix(".md").write_text(summary(result), encoding="utf-8")
     print(summary(result))
     return 0 if result["status"] == "passed" else 1
 

@@ -293,7 +293,7 @@ def test_the_rows_claims_about_torch_hold(torch):
 
 
 def test_recorded_pytorch_side_matches_a_fresh_run(torch):
-    """benchmarks/results/conventions_torch.json is what a build without PyTorch shows as
+    """benchmarks/results/conventions_oracle.json is what a build without PyTorch shows as
     PyTorch's side: under CI (where PyTorch is installed) it must still be what PyTorch finds;
     rerun benchmarks/conventions_oracle.py when this fails."""
     import json
@@ -302,7 +302,7 @@ def test_recorded_pytorch_side_matches_a_fresh_run(torch):
 
     from attention_site.pages.conventions import record
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks/results/conventions_torch.json"
+    path = Path(__file__).resolve().parents[1] / "benchmarks/results/conventions_oracle.json"
     saved = json.loads(path.read_text(encoding="utf-8"))
     fresh = record(torch)
 

@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
-from .axe import SEVERE
+from attention_site.checks.axe import SEVERE
+from attention_site.checks.probes import SCRIPT_USERS
+
 from .conftest import ARTIFACTS, PHONE_SHOT, THEME_SCRIPT, slug
 
 pytestmark = pytest.mark.browser
@@ -24,15 +26,6 @@ RAW_TEX = (
     # what render.fmt writes for a tiny or huge number, and other TeX outside $…$
     *("\\times", "^{", "_{", "\\infty", "\\sqrt", "\\cdot", "\\top"),
 )
-
-# Each script the site may load, and the elements that use it: a page loading a script
-# none of whose elements it has loads something it does not use.
-SCRIPT_USERS = {
-    THEME_SCRIPT: "body",  # the theme: navigation, search, copy buttons
-    "/javascripts/mathjax-config.js": ".arithmatex",
-    "/assets/mathjax/tex-svg.js": ".arithmatex",
-    "/javascripts/explorables.js": "[data-explorable]",  # hooks/explorables.py keeps it there
-}
 
 Seen = dict[str, dict[str, Any]]
 
