@@ -4,6 +4,12 @@ Installs ``zensical`` from PyPI with the site's own dependencies into a throwawa
 environment (never a project dependency), builds the site with it, and counts the build as
 failed if Zensical exits non-zero, if its log shows any markdown-exec execution error, or if
 a built page contains a Python traceback (markdown-exec renders failures into the page).
+
+Zensical runs neither MkDocs hooks nor the ``gen-files`` plugin (it ignores plugins it does
+not implement; ``literate-nav`` it does). The API reference's pages and their ``SUMMARY.md``
+are generated at build time by ``gen-files`` (``hooks/gen_reference.py``), so the check builds
+a copy of the checkout into which it first writes those files, from the same generator
+(``attention_site.pages.reference``), as ``gen-files`` would hand them to MkDocs.
 Writes ``benchmarks/results/zensical_check.json`` and ``zensical_check.md`` (shown on the About
 page), with the date and the commit checked. Run from the project root::
 
@@ -14,6 +20,7 @@ page), with the date and the commit checked. Run from the project root::
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -25,18 +32,12 @@ from typing import Any
 from _common import ROOT, result_path  # benchmarks/, the script's directory
 
 from attention_site.checks.zensical import BLOCK_TRACEBACK, exec_errors, summary
+from attention_site.pages.reference import SECTIONS, module_page, modules, nav_file
 
 OUT = result_path(__file__)
-DEPENDENCIES = [
-    "zensical",
-    "markdown-exec",
-    "mkdocstrings[python]",
-    "pymdown-extensions",
-    "django-static-mathjax==3.2.2.1",
-    # the API reference's generated pages and nav (pyproject.toml says why these versions)
-    "mkdocs-gen-files>=0.5,<0.6",
-    "mkdocs-literate-nav>=0.6.1,<0.6.2",
-]
+# the site's own dependencies: the docs group of pyproject.toml (bibtexparser for the
+# references page, the reference's plugins, ...), never copied here by hand
+DOCS_GROUP = f"{ROOT / 'pyproject.toml'}:docs"
 
 
 def checked_commit() -> str:
@@ -50,6 +51,28 @@ def checked_commit() -> str:
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True).stdout.strip()
 
 
+def checkout_copy(dest: Path) -> Path:
+    """The checkout's files as they are now (tracked and new, not ignored) copied to ``dest``,
+    with the reference pages ``gen-files`` would generate written into its ``docs/``."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file():  # a file deleted in the work tree is still listed as tracked
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+    for section in SECTIONS:
+        folder = dest / "docs" / section.folder
+        for name in modules(section):
+            (folder / f"{name}.md").write_text(module_page(section, name), encoding="utf-8")
+        (folder / "SUMMARY.md").write_text(nav_file(section), encoding="utf-8")
+    return dest
+
+
 def check() -> dict[str, Any]:
     when = {"date": time.strftime("%Y-%m-%d", time.gmtime()), "commit": checked_commit()}
     with tempfile.TemporaryDirectory(prefix="zensical-") as tmp:
@@ -58,7 +81,10 @@ def check() -> dict[str, Any]:
         python = str(venv / "bin" / "python")
         install = subprocess.run(
             # editable: the pages also import attention_site, which the wheel does not hold
-            ["uv", "pip", "install", "-q", "--python", python, "-e", str(ROOT), *DEPENDENCIES],
+            [
+                *("uv", "pip", "install", "-q", "--python", python, "-e", str(ROOT), "zensical"),
+                *("--group", DOCS_GROUP),
+            ],
             capture_output=True,
             text=True,
         )
@@ -69,26 +95,27 @@ def check() -> dict[str, Any]:
             capture_output=True,
             text=True,
         ).stdout.strip()
+        project = checkout_copy(Path(tmp) / "project")
         start = time.perf_counter()
         build = subprocess.run(
             [str(venv / "bin" / "zensical"), "build", "--clean", "-f", "mkdocs.yml"],
-            cwd=ROOT,
+            cwd=project,
             capture_output=True,
             text=True,
             timeout=900,
             env={"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": tmp, "NO_COLOR": "1"},
         )
         seconds = time.perf_counter() - start
-        log = build.stdout + build.stderr
+        # Zensical colours its log even with NO_COLOR set
+        log = re.sub(r"\x1b\[[0-9;]*m", "", build.stdout + build.stderr)
         errors = exec_errors(log)
-        built = ROOT / "site"  # Zensical writes to the configured site_dir
+        built = project / "site"  # Zensical writes to the configured site_dir
         pages = list(built.rglob("*.html")) if built.is_dir() else []
         errors += [
             f"{p.relative_to(built)}: a code block's traceback in the page"
             for p in pages
             if BLOCK_TRACEBACK.search(p.read_text(encoding="utf-8", errors="replace"))
         ]
-        shutil.rmtree(built, ignore_errors=True)  # Zensical's output, not the project's
         ok = build.returncode == 0 and not errors and len(pages) > 10
         return {
             "status": "passed" if ok else "failed",
