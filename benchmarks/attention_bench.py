@@ -10,7 +10,7 @@ on all cores; without it the tiled path is single-threaded apart from BLAS).
 
 Every case runs in a fresh Python process, so its peak memory is its own: the peak
 resident size (VmHWM, reset just before) during the first call minus the resident size
-just before it. Single head, d = 64. The results go to ``benchmarks/results/attention.json``
+just before it. Single head, d = 64. The results go to ``benchmarks/results/attention_bench.json``
 (read by the site's Performance page) and a table
 is printed. PyTorch is needed here only: ``uv pip install --find-links /opt/wheels torch``.
 """
@@ -30,13 +30,14 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _common import result_path  # benchmarks/, the script's directory
 
 D = 64
 LENGTHS = (512, 2048, 8192)
 LONG = 65_536
 IMPLS = ("naive", "untiled", "tiled", "torch")
 NAIVE_MAX_BYTES = 2 * 2**30  # the naive formula holds ~3 L×L buffers: skip above this
-RESULTS = Path(__file__).parent / "results" / "attention.json"
+RESULTS = result_path(__file__)
 
 
 def flops(n: int) -> float:

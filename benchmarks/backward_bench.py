@@ -9,7 +9,7 @@ Each case (implementation × length; float32, d = 64, one head, no mask) runs in
 process, so its peak memory is its own: the peak resident size during the first call minus
 the resident size just before it (as in ``attention_bench.py``). The tiled and untiled
 gradients are compared in the tiled case after its memory was measured. Results go to
-``benchmarks/results/backward.json`` (read by the Performance page) with the machine
+``benchmarks/results/backward_bench.json`` (read by the Performance page) with the machine
 (CPU model, BLAS) and the load average before and after.
 """
 
@@ -21,15 +21,15 @@ import json
 import os
 import statistics
 import time
-from pathlib import Path
 
 import numpy as np
+from _common import result_path  # benchmarks/, the script's directory
 from attention_bench import in_child, machine, peak_rss, reset_peak_rss
 
 D = 64
 LENGTHS = (4096, 16384)
 BLOCK = (256, 512)
-RESULTS = Path(__file__).parent / "results" / "backward.json"
+RESULTS = result_path(__file__)
 
 
 def inputs(n: int) -> tuple[np.ndarray, ...]:

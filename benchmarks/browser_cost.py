@@ -1,11 +1,13 @@
 """What the browser tests' one visit of each page costs, step by step, in wall and CPU time.
 
 Visits the pages of a built site as the ``seen`` fixture of ``tests/browser`` does (the same
-code: ``tests.browser.conftest._visit`` and every registered probe), in one Chromium, timing
+code: ``attention_site.checks.browser.visit`` and every probe of ``attention_site.checks.probes``),
+in one Chromium, timing
 each step: the page load with the reader's first interaction, each probe (axe-core among
 them), the screenshots. CPU time is the whole machine's, read from ``/proc/stat`` around each
 step, because Chromium's processes are not the caller's children to count: run it on an
-otherwise idle machine. Writes ``benchmarks/browser_cost.json`` and ``.md`` (on the About page).
+otherwise idle machine. Writes ``benchmarks/results/browser_cost.json`` and ``.md`` (on the
+About page).
 
     python benchmarks/browser_cost.py [--site DIR] [--every N]
 
@@ -19,17 +21,16 @@ import collections
 import json
 import os
 import platform
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from _common import result_path  # benchmarks/, the script's directory
+from lighthouse import build, head_commit
 
-OUT = ROOT / "benchmarks" / "browser_cost"
+OUT = result_path(__file__)
 PORT = 8767
 
 
@@ -44,10 +45,9 @@ def busy_s() -> float:
 def measure(site: Path, every: int) -> dict[str, Any]:
     from playwright.sync_api import sync_playwright
 
-    import tests.browser.probes  # registers the probes
-    import tests.browser.test_layout  # noqa: F401  (registers its probes)
-    from tests.browser import conftest as bc
-    from tests.browser.server import SiteServer
+    import attention_site.checks.probes  # noqa: F401  (registers the probes)
+    from attention_site.checks import browser as bc
+    from attention_site.checks.server import SiteServer
 
     wall: dict[str, float] = collections.defaultdict(float)
     cpu: dict[str, float] = collections.defaultdict(float)
@@ -74,9 +74,9 @@ def measure(site: Path, every: int) -> dict[str, Any]:
             base = server.start(site).rstrip("/")
             pages = bc.sitemap_paths(site)[::every]
             browser = p.chromium.launch(executable_path=str(bc.CHROMIUM), args=bc.CHROMIUM_ARGS)
-            tab = bc._open_tab(browser, base, viewport=bc.DESKTOP)
+            tab = bc.open_tab(browser, base, viewport=bc.DESKTOP)
             t, c = time.perf_counter(), busy_s()
-            bc._visit(tab, pages)
+            bc.visit(tab, pages)
             total = {"wall_s": time.perf_counter() - t, "cpu_s": busy_s() - c}
             browser.close()
     finally:
@@ -116,7 +116,6 @@ def main() -> None:
     parser.add_argument("--site", type=Path, help="a built site (default: build one)")
     parser.add_argument("--every", type=int, default=1, help="visit every N-th page only")
     args = parser.parse_args()
-    from benchmarks.lighthouse import build, head_commit
 
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
@@ -132,7 +131,7 @@ def main() -> None:
         "load": load,
         "platform": platform.platform(),
     }
-    OUT.with_suffix(".json").write_text(json.dumps(doc, indent=2) + "\n")
+    OUT.write_text(json.dumps(doc, indent=2) + "\n")
     OUT.with_suffix(".md").write_text(table(doc))
     print(table(doc))
 

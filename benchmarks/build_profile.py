@@ -9,9 +9,11 @@ measures, in CPU seconds of this process (``time.process_time``):
   process's own CPU time is reported from its exit, as children's CPU);
 - the rest (configuration, plugins, navigation, search index, copying files).
 
-Prints the top of each list; ``--json FILE`` writes everything. Run from the project root::
+Prints the top of each list; ``--json`` writes everything to
+``benchmarks/results/build_profile.json`` (``--json FILE``: to FILE, a scratch copy outside
+the results). Run from the project root::
 
-    python3 -m uv run python benchmarks/build_profile.py [--top 25] [--json out.json]
+    python3 -m uv run python benchmarks/build_profile.py [--top 25] [--json [FILE]]
         [--site DIR] [--cprofile out.prof]
 
 ``--site`` keeps the built site (to compare the HTML before and after a change);
@@ -30,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+from _common import ROOT, result_path  # benchmarks/, the script's directory
 
 
 def _children_cpu() -> float:
@@ -43,8 +45,7 @@ def profile(site_dir: Path | None = None, cprofile: Path | None = None) -> dict[
     os.environ.pop("ATTENTION_MATH_EXEC_CACHE", None)
     os.environ["ATTENTION_MATH_PARALLEL"] = "0"  # the work itself, all in this process
     os.environ["NO_MKDOCS_2_WARNING"] = "1"
-    os.chdir(ROOT)
-    sys.path.insert(0, str(ROOT / "src"))
+    os.chdir(ROOT)  # the pages read the repository's files by relative paths
     from markdown_exec._internal.formatters import python as _python
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
@@ -148,7 +149,9 @@ def profile(site_dir: Path | None = None, cprofile: Path | None = None) -> dict[
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--top", type=int, default=25)
-    parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--json", type=Path, nargs="?", const=result_path(__file__), help="write everything"
+    )
     parser.add_argument("--site", type=Path, help="build into this directory (kept)")
     parser.add_argument("--cprofile", type=Path, help="also write cProfile stats here")
     args = parser.parse_args()

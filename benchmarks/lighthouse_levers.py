@@ -13,7 +13,7 @@ toggle, formulas skipped off screen) are in every variant.
 
     python benchmarks/lighthouse_levers.py [--site DIR [--commit C]] [--only /gradients/ ...]
 
-Writes ``benchmarks/lighthouse_levers.json`` (with when and on which commit's build) and
+Writes ``benchmarks/results/lighthouse_levers.json`` (with when and on which commit's build) and
 ``.md`` (``--table``: the ``.md`` again from the ``.json``); about 10 minutes on a quiet
 machine.
 """
@@ -24,25 +24,16 @@ import argparse
 import json
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from _common import ROOT, result_path  # benchmarks/, the script's directory
+from lighthouse import NODE_BIN, PORT, build, head_commit, install_lighthouse, page_of
 
-from benchmarks.lighthouse import (  # noqa: E402
-    NODE_BIN,
-    PORT,
-    build,
-    head_commit,
-    install_lighthouse,
-    page_of,
-)
-from tests.browser.server import SiteServer  # noqa: E402
+from attention_site.checks.server import SiteServer
 
 PAGES = ["/", "/about/", "/glossary/", "/gradients/", "/reference/api/numeric/"]
 # name: (served gzip-compressed, code blocks mounted lazily)
@@ -129,15 +120,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--site", type=Path, help="a built site (default: build one)")
     parser.add_argument("--only", nargs="*", default=PAGES, help="page paths")
-    parser.add_argument("--out", default="lighthouse_levers", help="name of the result files")
-    parser.add_argument("--table", action="store_true", help="only write NAME.md from NAME.json")
+    parser.add_argument("--variant", help="results/lighthouse_levers.VARIANT.json and .md instead")
+    parser.add_argument("--table", action="store_true", help="only write the .md from the .json")
     parser.add_argument(
         "--commit",
         help="the commit --site was built from, recorded with the figures (without --site: "
         "the checkout's)",
     )
     args = parser.parse_args()
-    out = ROOT / "benchmarks" / f"{args.out}.json"
+    out = result_path(__file__, args.variant)
     if args.table:
         out.with_suffix(".md").write_text(table(json.loads(out.read_text())))
         return

@@ -17,14 +17,14 @@ sub-path. Each cold measurement uses a fresh browser context (empty HTTP cache):
 Bytes are as served (this server does not compress) and, beside them, gzip-compressed as
 GitHub Pages serves them. The machine is shared: the load average is recorded.
 
-    python benchmarks/live_bench.py [--site DIR] [--out NAME] [--repeat N] [--no-sources]
+    python benchmarks/live_bench.py [--site DIR] [--variant V] [--repeat N] [--no-sources]
 
 Without ``--site`` the site is built first (the official run: one command, unattended).
 ``--repeat`` takes each cold first check N times (alternating bytecode and sources; the
 table gives the median, and the phases of the median run); ``--no-sources`` skips the
 sources copy; ``--table`` writes the table again from the JSON, measuring nothing. Writes
-``benchmarks/NAME.json`` and the table ``benchmarks/NAME.md`` that the engineering appendix
-(docs/about.md) includes.
+``benchmarks/results/live_bench.json`` and the table ``live_bench.md`` that the engineering
+appendix (docs/about.md) includes (``--variant V``: ``live_bench.V.json`` and ``.md``).
 """
 
 from __future__ import annotations
@@ -45,13 +45,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from _common import result_path  # benchmarks/, the script's directory
+from loop_time import strict_build
 
-from loop_time import strict_build  # noqa: E402  (benchmarks/, the script's directory)
-
-from tests.browser.server import SUBPATH, SiteServer  # noqa: E402
-from tests.hooks import load_hook  # noqa: E402
+from attention_site.checks.hooks import load_hook
+from attention_site.checks.server import SUBPATH, SiteServer
 
 CHROMIUM = os.environ.get("ATTENTION_MATH_CHROMIUM", "/usr/bin/chromium")
 PAGE = "exercises/softmax/"
@@ -454,14 +452,15 @@ def table(r: dict[str, Any]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--site", type=Path, help="a built site (default: build one)")
-    ap.add_argument("--out", default="live", help="benchmarks/OUT.json and OUT.md")
+    ap.add_argument("--variant", help="results/live_bench.VARIANT.json and .md instead")
     ap.add_argument("--repeat", type=int, default=1, help="cold first checks of each kind")
     ap.add_argument("--no-sources", action="store_true", help="skip the sources copy")
-    ap.add_argument("--table", action="store_true", help="only write OUT.md from OUT.json")
+    ap.add_argument("--table", action="store_true", help="only write the .md from the .json")
     args = ap.parse_args()
+    out = result_path(__file__, args.variant)
     if args.table:
-        kept = json.loads((ROOT / "benchmarks" / f"{args.out}.json").read_text())
-        (ROOT / "benchmarks" / f"{args.out}.md").write_text(table(kept))
+        kept = json.loads(out.read_text())
+        out.with_suffix(".md").write_text(table(kept))
         return
     with SiteServer() as server, SiteServer() as second, tempfile.TemporaryDirectory() as tmp:
         site = Path(tmp) / "site"
@@ -486,8 +485,8 @@ def main() -> None:
         "targets": TARGETS,
     }
     r["verdicts"] = verdicts(r)
-    (ROOT / "benchmarks" / f"{args.out}.json").write_text(json.dumps(r, indent=1) + "\n")
-    (ROOT / "benchmarks" / f"{args.out}.md").write_text(table(r))
+    out.write_text(json.dumps(r, indent=1) + "\n")
+    out.with_suffix(".md").write_text(table(r))
     print(table(r))
 
 

@@ -18,7 +18,7 @@ shared machine the wall time grows with the other work; the CPU time hardly does
 cores. The load average is recorded with every figure: the machine is shared. Results are
 written after each step, so a run stopped during the test command keeps its build figures
 (``--skip-tests`` measures setup and build only). Writes
-``benchmarks/loop_time.json`` (data) and ``benchmarks/loop_time.md`` (the table the About
+``benchmarks/results/loop_time.json`` (data) and ``loop_time.md`` (the table the About
 page includes). Then it runs ``benchmarks/build_time.py`` (cold builds with and without the
 parallel worker, rebuilds under ``mkdocs serve``; its own table, also on the About page)
 unless ``--skip-build-times``. One unattended command, from the project root, alone on the
@@ -44,8 +44,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmarks"
+from _common import ROOT, result_path  # benchmarks/, the script's directory
+
+OUT = result_path(__file__)
 TARGETS = {"test_command_s": 120.0, "cold_build_s": 12.0}  # issue 13, on the 2-core machine
 _UV_BIN = shutil.which("uv")
 UV = (_UV_BIN,) if _UV_BIN else ("python3", "-m", "uv")
@@ -207,13 +208,13 @@ def table(f: dict[str, Any]) -> str:
 
 def write(figures: dict[str, Any]) -> None:
     """``loop_time.json`` (everything measured so far) and ``loop_time.md`` (its table)."""
-    (OUT / "loop_time.json").write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    OUT.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     if "calibration_end_s" not in figures:  # a partial run: the table needs the end figures
         figures = figures | {
             "calibration_end_s": "not measured: the run stopped before",
             "load_end": load(),
         }
-    (OUT / "loop_time.md").write_text(table(figures), encoding="utf-8")
+    OUT.with_suffix(".md").write_text(table(figures), encoding="utf-8")
 
 
 def main() -> None:
@@ -227,14 +228,15 @@ def main() -> None:
     measure(figures, skip_tests="--skip-tests" in sys.argv[1:])
     write(figures)
     print(table(figures))
-    print("wrote", shlex.quote(str(OUT / "loop_time.json")), flush=True)
+    print("wrote", shlex.quote(str(OUT)), flush=True)
     if "--skip-build-times" not in sys.argv[1:]:
         # exit status 1 there means a target missed, which the tables say: not a failure here
-        subprocess.run([sys.executable, str(OUT / "build_time.py")], cwd=ROOT, check=False)
+        build_time = ROOT / "benchmarks" / "build_time.py"
+        subprocess.run([sys.executable, str(build_time)], cwd=ROOT, check=False)
 
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--table"]:  # the table again from loop_time.json (a stopped run)
-        write(json.loads((OUT / "loop_time.json").read_text(encoding="utf-8")))
+        write(json.loads(OUT.read_text(encoding="utf-8")))
     else:
         main()

@@ -13,9 +13,9 @@ this shared machine (recorded) changes less than the wall time, also recorded.
 
     python benchmarks/maths_rendering.py [--site DIR [--commit C]] [--table]
 
-Writes ``benchmarks/maths_rendering.json`` (with the date and the commit of the build
-measured) and ``benchmarks/maths_rendering.md`` (shown on the About page); ``--table`` writes
-the ``.md`` again from the ``.json``, measuring nothing.
+Writes ``benchmarks/results/maths_rendering.json`` (with the date and the commit of the
+build measured) and ``benchmarks/results/maths_rendering.md`` (shown on the About page);
+``--table`` writes the ``.md`` again from the ``.json``, measuring nothing.
 """
 
 from __future__ import annotations
@@ -29,17 +29,15 @@ import os
 import re
 import resource
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from _common import ROOT, result_path  # benchmarks/, the script's directory
+from lighthouse import NODE_BIN, build, head_commit, install_lighthouse
 
-from benchmarks.lighthouse import NODE_BIN, build, head_commit, install_lighthouse  # noqa: E402
-from tests.hooks import load_hook  # noqa: E402
+from attention_site.checks.hooks import load_hook
 
 # what the hook left beside each drawn formula: its TeX, and <div> for displayed maths
 TEX = re.compile(r'<(span|div) class="arithmatex" data-tex="([^"]*)"')
@@ -170,7 +168,7 @@ def main() -> None:
     )
     parser.add_argument("--table", action="store_true", help="only write the .md from the .json")
     args = parser.parse_args()
-    out = ROOT / "benchmarks" / "maths_rendering"
+    out = result_path(__file__)
     if args.table:
         out.with_suffix(".md").write_text(table(json.loads(out.with_suffix(".json").read_text())))
         return

@@ -30,12 +30,12 @@ import datetime
 import json
 import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import mpmath
 import numpy as np
 import torch
+from _common import result_path  # benchmarks/, the script's directory
 from attention_bench import machine
 
 from attention_math.block import params_from_torch, transformer_block
@@ -44,7 +44,7 @@ from attention_math.multihead import _split_heads, grouped_query_attention
 from attention_math.numeric import causal_mask, sliding_window_mask
 from attention_math.positional import rope, rope_frequencies
 
-RESULTS = Path(__file__).parent / "results" / "positions_oracle.json"
+RESULTS = result_path(__file__)
 DTYPES = {"float64": (np.float64, torch.float64), "float32": (np.float32, torch.float32)}
 BOUND = {"gqa": 16, "block": 64, "rope": 16, "incremental": 16}  # ε, as in the tests
 

@@ -14,11 +14,14 @@ the same pages of two built sites, loaded in turn in one Chromium at 4x CPU thro
   work moved out of the start-up is shown where it went, not lost.
 
 Both sites are served as the host serves them (gzip, under ``/attention-math/``) by
-``tests.browser.server.SiteServer``. Chromium: ``CHROME_PATH`` (default ``/usr/bin/chromium``).
+``attention_site.checks.server.SiteServer``. Chromium: ``CHROME_PATH`` (default
+``/usr/bin/chromium``).
 
-    python benchmarks/start_cost.py BEFORE_SITE AFTER_SITE PAGE... [--runs 3] [--out NAME]
+    python benchmarks/start_cost.py BEFORE_SITE AFTER_SITE PAGE... [--runs 3] [--variant V]
 
-Writes ``benchmarks/NAME.json`` (every run) and ``benchmarks/NAME.md`` (the medians).
+Writes ``benchmarks/results/start_cost.json`` (every run) and ``start_cost.md`` (the
+medians); ``--variant V``: ``start_cost.V.json`` and ``.md`` (``theme``, ``tables``: earlier
+changes measured the same way).
 """
 
 from __future__ import annotations
@@ -27,16 +30,14 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from _common import result_path  # benchmarks/, the script's directory
+from lighthouse import launch_chromium
 
-from benchmarks.lighthouse import launch_chromium  # noqa: E402
-from tests.browser.server import SiteServer  # noqa: E402
+from attention_site.checks.server import SiteServer
 
 LONG_TASKS = """() => new Promise((done) => {
   const found = [];
@@ -128,7 +129,7 @@ def main() -> None:
     parser.add_argument("after", type=Path, help="the built site after it")
     parser.add_argument("pages", nargs="+", help='page paths below the site ("/", "/glossary/")')
     parser.add_argument("--runs", type=int, default=3, help="loads of each page of each build")
-    parser.add_argument("--out", default="start_cost", help="name of the result files")
+    parser.add_argument("--variant", help="results/start_cost.VARIANT.json and .md instead")
     parser.add_argument("--labels", nargs=2, default=["before", "after"], metavar="LABEL")
     args = parser.parse_args()
     for site in (args.before, args.after):
@@ -142,9 +143,10 @@ def main() -> None:
         dict(zip(args.labels, (args.before, args.after), strict=True)), args.pages, args.runs
     )
     result["labels"] = args.labels
-    (ROOT / "benchmarks" / f"{args.out}.json").write_text(json.dumps(result, indent=1) + "\n")
+    out = result_path(__file__, args.variant)
+    out.write_text(json.dumps(result, indent=1) + "\n")
     text = table(result, args.labels)
-    (ROOT / "benchmarks" / f"{args.out}.md").write_text(text)
+    out.with_suffix(".md").write_text(text)
     print(text + f"\n({time.monotonic() - started:.0f} s)")
 
 

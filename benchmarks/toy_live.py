@@ -21,12 +21,12 @@ import statistics
 import time
 import urllib.parse
 import urllib.request
-from pathlib import Path
 
+from _common import result_path  # benchmarks/, the script's directory
 from playwright.sync_api import sync_playwright
 
 CHROMIUM = os.environ.get("ATTENTION_MATH_CHROMIUM", "/usr/bin/chromium")
-RESULTS = Path(__file__).parent / "results" / "toy_live.json"
+RESULTS = result_path(__file__)
 READY = (
     "b => { const t = document.querySelector('input[data-toy-tokens]').dataset.toyTokens;"
     " return t !== b && document.querySelector('[data-toy-heads]').dataset.state === 'ready' }"

@@ -18,11 +18,11 @@ import json
 import os
 import platform
 import time
-from pathlib import Path
 
 import numpy as np
+from _common import result_path  # benchmarks/, the script's directory
 
-RESULTS = Path(__file__).parent / "results" / "toy_train.json"
+RESULTS = result_path(__file__)
 
 
 def main() -> None:

@@ -4,11 +4,17 @@ Installs ``zensical`` from PyPI with the site's own dependencies into a throwawa
 environment (never a project dependency), builds the site with it, and counts the build as
 failed if Zensical exits non-zero, if its log shows any markdown-exec execution error, or if
 a built page contains a Python traceback (markdown-exec renders failures into the page).
-Writes ``benchmarks/zensical.json`` and ``benchmarks/zensical.md`` (shown on the About
+
+Zensical runs neither MkDocs hooks nor the ``gen-files`` plugin (it ignores plugins it does
+not implement; ``literate-nav`` it does). The API reference's pages and their ``SUMMARY.md``
+are generated at build time by ``gen-files`` (``hooks/gen_reference.py``), so the check builds
+a copy of the checkout into which it first writes those files, from the same generator
+(``attention_site.pages.reference``), as ``gen-files`` would hand them to MkDocs.
+Writes ``benchmarks/results/zensical_check.json`` and ``zensical_check.md`` (shown on the About
 page), with the date and the commit checked. Run from the project root::
 
     uv run python benchmarks/zensical_check.py
-    uv run python benchmarks/zensical_check.py --table  # zensical.md again from the JSON
+    uv run python benchmarks/zensical_check.py --table  # the .md again from the JSON
 """
 
 from __future__ import annotations
@@ -23,38 +29,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmarks"
-# What markdown-exec logs, or leaves in a page, when an executed block fails.
-EXEC_ERRORS = re.compile(
-    r"markdown[_-]exec.*(error|fail)|Execution of \w+ code block|Traceback \(most recent",
-    re.IGNORECASE,
-)
-# A failed block's traceback names its file "<code block: n1>" (escaped in HTML); doctest
-# tracebacks in the API pages do not.
-BLOCK_TRACEBACK = re.compile(r"(<|&lt;)code block: ")
-DEPENDENCIES = [
-    "zensical",
-    "markdown-exec",
-    "mkdocstrings[python]",
-    "pymdown-extensions",
-    "django-static-mathjax==3.2.2.1",
-    # the API reference's generated pages and nav (pyproject.toml says why these versions)
-    "mkdocs-gen-files>=0.5,<0.6",
-    "mkdocs-literate-nav>=0.6.1,<0.6.2",
-]
+from _common import ROOT, result_path  # benchmarks/, the script's directory
 
+from attention_site.checks.zensical import BLOCK_TRACEBACK, exec_errors, summary
+from attention_site.pages.reference import SECTIONS, module_page, modules, nav_file
 
-def exec_errors(text: str) -> list[str]:
-    """Lines of ``text`` that report a markdown-exec execution error.
-
-    Examples:
-        >>> exec_errors("INFO built\\nWARNING markdown_exec: Execution of python code block failed")
-        ['WARNING markdown_exec: Execution of python code block failed']
-        >>> exec_errors("INFO built in 3 s")
-        []
-    """
-    return [line for line in text.splitlines() if EXEC_ERRORS.search(line)]
+OUT = result_path(__file__)
+# the site's own dependencies: the docs group of pyproject.toml (bibtexparser for the
+# references page, the reference's plugins, ...), never copied here by hand
+DOCS_GROUP = f"{ROOT / 'pyproject.toml'}:docs"
 
 
 def checked_commit() -> str:
@@ -68,6 +51,28 @@ def checked_commit() -> str:
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True).stdout.strip()
 
 
+def checkout_copy(dest: Path) -> Path:
+    """The checkout's files as they are now (tracked and new, not ignored) copied to ``dest``,
+    with the reference pages ``gen-files`` would generate written into its ``docs/``."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file():  # a file deleted in the work tree is still listed as tracked
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+    for section in SECTIONS:
+        folder = dest / "docs" / section.folder
+        for name in modules(section):
+            (folder / f"{name}.md").write_text(module_page(section, name), encoding="utf-8")
+        (folder / "SUMMARY.md").write_text(nav_file(section), encoding="utf-8")
+    return dest
+
+
 def check() -> dict[str, Any]:
     when = {"date": time.strftime("%Y-%m-%d", time.gmtime()), "commit": checked_commit()}
     with tempfile.TemporaryDirectory(prefix="zensical-") as tmp:
@@ -76,7 +81,10 @@ def check() -> dict[str, Any]:
         python = str(venv / "bin" / "python")
         install = subprocess.run(
             # editable: the pages also import attention_site, which the wheel does not hold
-            ["uv", "pip", "install", "-q", "--python", python, "-e", str(ROOT), *DEPENDENCIES],
+            [
+                *("uv", "pip", "install", "-q", "--python", python, "-e", str(ROOT), "zensical"),
+                *("--group", DOCS_GROUP),
+            ],
             capture_output=True,
             text=True,
         )
@@ -87,26 +95,27 @@ def check() -> dict[str, Any]:
             capture_output=True,
             text=True,
         ).stdout.strip()
+        project = checkout_copy(Path(tmp) / "project")
         start = time.perf_counter()
         build = subprocess.run(
             [str(venv / "bin" / "zensical"), "build", "--clean", "-f", "mkdocs.yml"],
-            cwd=ROOT,
+            cwd=project,
             capture_output=True,
             text=True,
             timeout=900,
             env={"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": tmp, "NO_COLOR": "1"},
         )
         seconds = time.perf_counter() - start
-        log = build.stdout + build.stderr
+        # Zensical colours its log even with NO_COLOR set
+        log = re.sub(r"\x1b\[[0-9;]*m", "", build.stdout + build.stderr)
         errors = exec_errors(log)
-        built = ROOT / "site"  # Zensical writes to the configured site_dir
+        built = project / "site"  # Zensical writes to the configured site_dir
         pages = list(built.rglob("*.html")) if built.is_dir() else []
         errors += [
             f"{p.relative_to(built)}: a code block's traceback in the page"
             for p in pages
             if BLOCK_TRACEBACK.search(p.read_text(encoding="utf-8", errors="replace"))
         ]
-        shutil.rmtree(built, ignore_errors=True)  # Zensical's output, not the project's
         ok = build.returncode == 0 and not errors and len(pages) > 10
         return {
             "status": "passed" if ok else "failed",
@@ -119,42 +128,14 @@ def check() -> dict[str, Any]:
         } | when
 
 
-def summary(result: dict[str, Any]) -> str:
-    """One Markdown paragraph for the About page, saying when and on which commit.
-
-    Examples:
-        >>> line = summary({"status": "passed", "zensical": "0.0.73", "pages": 41,
-        ...     "date": "2026-11-21", "commit": "82ce2c6"})
-        >>> line.startswith("**Passed** with Zensical 0.0.73: 41 pages built")
-        True
-        >>> line.split(". ")[-1].strip()
-        'Checked on 2026-11-21, commit 82ce2c6.'
-    """
-    when = (
-        f" Checked on {result['date']}, commit {result['commit']}."
-        if "date" in result and "commit" in result
-        else ""
-    )
-    if result["status"] == "passed":
-        return (
-            f"**Passed** with Zensical {result['zensical']}: {result['pages']} pages built, "
-            f"no markdown-exec execution error.{when}\n"
-        )
-    why = result.get("exec_errors") or [f"exit status {result.get('returncode')}"]
-    return (
-        f"**{result['status'].capitalize()}** with Zensical {result.get('zensical', '?')} "
-        f"(non-blocking): {why[0]}{when}\n"
-    )
-
-
 def main() -> int:
-    if sys.argv[1:] == ["--table"]:  # zensical.md again from zensical.json, nothing checked
-        kept = json.loads((OUT / "zensical.json").read_text(encoding="utf-8"))
-        (OUT / "zensical.md").write_text(summary(kept), encoding="utf-8")
+    if sys.argv[1:] == ["--table"]:  # the .md again from the .json, nothing checked
+        kept = json.loads(OUT.read_text(encoding="utf-8"))
+        OUT.with_suffix(".md").write_text(summary(kept), encoding="utf-8")
         return 0
     result = check()
-    (OUT / "zensical.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    (OUT / "zensical.md").write_text(summary(result), encoding="utf-8")
+    OUT.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    OUT.with_suffix(".md").write_text(summary(result), encoding="utf-8")
     print(summary(result))
     return 0 if result["status"] == "passed" else 1
 

@@ -82,7 +82,7 @@ def site_server():
     Bound first so that the one build of the session is made for its address (``SITE_URL``),
     as the hosted site is built for the address it is served at.
     """
-    from tests.browser.server import SiteServer
+    from attention_site.checks.server import SiteServer
 
     with SiteServer() as server:
         yield server

@@ -132,7 +132,7 @@ def test_without_pytorch_the_table_shows_the_recorded_side_labelled():
     import json
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks/results/conventions_torch.json"
+    path = Path(__file__).resolve().parents[1] / "benchmarks/results/conventions_oracle.json"
     rec = json.loads(path.read_text(encoding="utf-8"))
     assert rec["torch"] and rec["recorded_utc"][:4].isdigit()
     assert {r["topic"] for r in rec["rows"]} == {r.topic for r in rows(torch=False)}
@@ -142,7 +142,7 @@ def test_without_pytorch_the_table_shows_the_recorded_side_labelled():
     assert torch_rows and all(label in line for line in torch_rows)
     assert not any("the package's side only" in line for line in body)
     page = Path(__file__).resolve().parents[1] / "docs/reference/coming-from-pytorch.md"
-    assert "conventions_torch.json" in page.read_text(encoding="utf-8")
+    assert "conventions_oracle.json" in page.read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -181,7 +181,7 @@ def test_the_rows_claims_about_torch_hold(torch):
 
 @pytest.mark.oracle
 def test_recorded_pytorch_side_matches_a_fresh_run(torch):
-    """benchmarks/results/conventions_torch.json is what a build without PyTorch shows as
+    """benchmarks/results/conventions_oracle.json is what a build without PyTorch shows as
     PyTorch's side: under CI (where PyTorch is installed) it must still be what PyTorch finds;
     rerun benchmarks/conventions_oracle.py when this fails."""
     import json
@@ -190,7 +190,7 @@ def test_recorded_pytorch_side_matches_a_fresh_run(torch):
 
     from attention_site.pages.conventions import record
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks/results/conventions_torch.json"
+    path = Path(__file__).resolve().parents[1] / "benchmarks/results/conventions_oracle.json"
     saved = json.loads(path.read_text(encoding="utf-8"))
     fresh = record(torch)
 

@@ -154,11 +154,11 @@ def test_the_docs_build_never_times_a_path(built_site):
 
 
 def test_committed_benchmark_covers_the_issue_cases():
-    """benchmarks/results/default_path.json, shown on the Performance page: every length,
+    """benchmarks/results/default_path_bench.json, shown on the Performance page: every length,
     dtype and mask the targets name, with the machine, the load and the one-thread profile."""
     from pathlib import Path
 
-    path = Path(__file__).parents[1] / "benchmarks" / "results" / "default_path.json"
+    path = Path(__file__).parents[1] / "benchmarks/results/default_path_bench.json"
     doc = json.loads(path.read_text())
     assert {"cpu", "blas", "blas_kernel", "l2_cache_bytes"} <= doc["machine"].keys()
     assert len(doc["load_before"]) == 3 and len(doc["load_after"]) == 3

@@ -167,7 +167,7 @@ def test_the_browser_tests_know_exactly_the_scripts_the_site_ships(built_site):
     """tests/browser's allow-list (``scripts.script_users``, from mkdocs.yml and the hooks)
     names every script a built page loads, as the theme writes it or as overrides/main.html
     defers it, and nothing the site does not ship."""
-    from tests.browser.scripts import script_users
+    from attention_site.checks.scripts import script_users
 
     users = script_users()
     shipped: set[str] = set()

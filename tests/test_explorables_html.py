@@ -97,8 +97,8 @@ def test_the_hook_keeps_the_script_where_an_explorable_is() -> None:
 
 def test_the_browser_tests_refuse_a_script_no_hook_keeps_to_its_users(monkeypatch):
     """A script added to extra_javascript would load on every page, used or not: the browser
-    tests' allow-list has no users for it and says so (tests/browser/scripts.py)."""
-    from tests.browser import scripts
+    tests' allow-list has no users for it and says so (attention_site/checks/scripts.py)."""
+    from attention_site.checks import scripts
 
     shipped = scripts.extra_scripts()
     assert {f"/{path}" for path in shipped} <= set(scripts.script_users())

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.server import SiteServer
+from attention_site.checks.server import SiteServer
 from tests.conftest import require_or_skip
 from tests.hooks import load_hook
 
@@ -90,9 +90,8 @@ def needs_repository(nb: object) -> bool:
 
 
 def test_only_pages_reading_committed_data_need_the_repository() -> None:
-    reads = notebooks.notebook(
-        'x\n\n```python exec="on"\nPath("benchmarks/results/a.json")\n```\n', "p.md", "/", "P"
-    )
+    page = 'x\n\n```python exec="on"\nPath("benchmarks/results/toy_live.json")\n```\n'
+    reads = notebooks.notebook(page, "p.md", "/", "P")
     assert needs_repository(reads) and "clone" in reads.cells[0].source
     assert not needs_repository(notebooks.notebook(PAGE, "p.md", "/", "P"))
     site = 'x\n\n```python exec="on"\nfrom attention_site.render import table\n```\n'

@@ -23,7 +23,7 @@ from types import ModuleType
 
 import pytest
 
-from tests.browser.server import SiteServer
+from attention_site.checks.server import SiteServer
 from tests.conftest import SECOND_BUILD
 from tests.hooks import load_hook
 

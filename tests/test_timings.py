@@ -33,8 +33,8 @@ def test_performance_times_only_from_a_quiet_run(monkeypatch):
     from attention_site.pages.timings import quiet
 
     monkeypatch.chdir(ROOT)  # the page's block reads its results from the repository root
-    doc = json.loads((ROOT / "benchmarks/results/backward.json").read_text())
-    (code,) = [b for b in blocks("long/performance.md") if "backward.json" in b]
+    doc = json.loads((ROOT / "benchmarks/results/backward_bench.json").read_text())
+    (code,) = [b for b in blocks("long/performance.md") if "backward_bench.json" in b]
     out = run(code)
     assert "load average" in out and f"on {doc['machine']['cores']} cores" in out
     timed = bool(re.search(r"\d \| [\d.]+ s, ", out.replace("|", " | ")))
@@ -42,5 +42,5 @@ def test_performance_times_only_from_a_quiet_run(monkeypatch):
     assert timed == quiet(doc), out
     # every results file the page reads is printed with its load
     page = (DOCS / "long/performance.md").read_text(encoding="utf-8")
-    for name in set(re.findall(r"benchmarks/results/(\w+)\.json", page)) - {"default_path_2026"}:
+    for name in set(re.findall(r"benchmarks/results/(\w+)\.json", page)):  # not a variant
         assert page.count(f"{name}.json") and "load_text(doc)" in page

@@ -2,21 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "zensical_check.py"
-
-
-def _check():
-    spec = importlib.util.spec_from_file_location("zensical_check", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from attention_site.checks import zensical as check
 
 
 def test_log_lines_reporting_a_failed_block_are_errors() -> None:
-    check = _check()
     log = "\n".join(
         [
             "Build started",
@@ -30,13 +19,12 @@ def test_log_lines_reporting_a_failed_block_are_errors() -> None:
 
 
 def test_a_blocks_traceback_in_a_page_is_caught_but_a_doctest_is_not() -> None:
-    pattern = _check().BLOCK_TRACEBACK
+    pattern = check.BLOCK_TRACEBACK
     assert pattern.search('File "&lt;code block: n3&gt;", line 2, in &lt;module&gt;')
     assert not pattern.search(">>> f()\nTraceback (most recent call last):\nValueError: x")
 
 
 def test_summary_names_the_first_error() -> None:
-    check = _check()
     failed = {"status": "failed", "zensical": "0.1", "exec_errors": ["a.html: boom"]}
     assert "a.html: boom" in check.summary(failed)
     passed = {"status": "passed", "zensical": "0.1", "pages": 40}

@@ -7,41 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import PHONE, Tab, probe
+from .conftest import PHONE
 
 pytestmark = pytest.mark.browser
-
-# The blocks a reader reads as one piece: displayed maths, tables, wide figures.
-BLOCKS = "article div.arithmatex, article .md-typeset__scrollwrap, article .wide-figure"
-
-MEASURE = """(blocks) => ({
-  viewport: window.innerWidth,
-  page: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
-  column: document.querySelector('article').clientWidth,
-  // blocks whose content is wider than the block: they need a scroll bar
-  wide: [...document.querySelectorAll(blocks)]
-    .filter(b => b.offsetParent !== null && b.scrollWidth > b.clientWidth + 1)
-    .map(b => ({what: b.className, content: b.scrollWidth, box: b.clientWidth,
-                overflow: getComputedStyle(b).overflowX,
-                text: b.textContent.replace(/\\s+/g, ' ').trim().slice(0, 60)})),
-})"""
-
-
-@probe("layout")
-def _layout(tab: Tab) -> dict:
-    """Measured at 1280 px during the one visit of each page that ``seen`` makes."""
-    return tab.page.evaluate(MEASURE, BLOCKS)
 
 
 @pytest.fixture(scope="session")
 def desktop_layout(seen: dict[str, dict]) -> dict[str, dict]:
     return {path: record["layout"] for path, record in seen.items()}
-
-
-@probe("narrow:layout")
-def _narrow_layout(tab: Tab) -> dict:
-    """Measured at the phone width in the same visit (the settled page, after ``WIDTHS``)."""
-    return tab.page.evaluate(MEASURE, BLOCKS)
 
 
 @pytest.fixture(scope="session")

@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from .axe import SEVERE
+from attention_site.checks.axe import SEVERE
+from attention_site.checks.scripts import script_users
+
 from .conftest import ARTIFACTS, PHONE_SHOT, THEME_SCRIPT, slug
-from .scripts import script_users
 
 pytestmark = pytest.mark.browser
 

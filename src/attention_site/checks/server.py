@@ -1,5 +1,7 @@
 """The built site served on localhost under a sub-path, as a project page is hosted.
 
+Used by the browser tests, the build tests and the benchmarks that load pages.
+
 ``https://<owner>.github.io/attention-math/`` serves the site below ``/attention-math/``;
 ``SiteServer`` does the same on ``127.0.0.1``: a missing path gets the site's ``404.html``
 with status 404, and nothing is served outside the sub-path. The server binds its port
@@ -83,6 +85,20 @@ class SiteServer(http.server.ThreadingHTTPServer):
 
     ``url`` (``http://127.0.0.1:PORT/attention-math/``) is known at once, to build for;
     ``start(site)`` serves ``site`` from a daemon thread; ``close()`` stops it.
+
+    Examples:
+        >>> import tempfile, urllib.error, urllib.request
+        >>> with tempfile.TemporaryDirectory() as tmp, SiteServer() as server:
+        ...     _ = (Path(tmp) / "index.html").write_text("home")
+        ...     _ = (Path(tmp) / "404.html").write_text("not here")
+        ...     url = server.start(Path(tmp))
+        ...     home = urllib.request.urlopen(url).read()
+        ...     try:
+        ...         urllib.request.urlopen(url.removesuffix("attention-math/") + "index.html")
+        ...     except urllib.error.HTTPError as e:
+        ...         outside = (e.code, e.read())
+        >>> url.endswith(SUBPATH), home, outside
+        (True, b'home', (404, b'not here'))
     """
 
     daemon_threads = True

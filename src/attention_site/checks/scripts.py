@@ -10,18 +10,33 @@ reader's first interaction: overrides/main.html), and each script of ``extra_jav
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from tests.conftest import mkdocs_config
-from tests.hooks import load_hook
+import yaml
 
-from .conftest import THEME_SCRIPT
+from attention_site.checks.browser import THEME_SCRIPT
+from attention_site.checks.hooks import HOOKS, load_hook
 
 __all__ = ["extra_scripts", "script_users"]
 
 
+def _mkdocs_config() -> dict[str, Any]:
+    """mkdocs.yml as data; its tags (``!ENV``, ``!!python/name:``) read as ``None``."""
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda *a: None)
+    Loader.add_multi_constructor("!", lambda *a: None)
+    config: dict[str, Any] = yaml.load(
+        (HOOKS.parent / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader
+    )
+    return config
+
+
 def extra_scripts() -> list[str]:
     """The paths of ``mkdocs.yml``'s ``extra_javascript`` (``javascripts/explorables.js``)."""
-    entries = mkdocs_config().get("extra_javascript") or []
+    entries = _mkdocs_config().get("extra_javascript") or []
     return [e["path"] if isinstance(e, dict) else e for e in entries]
 
 

@@ -2,7 +2,8 @@
 
 Its script comes from PyPI: the wheel of ``axe-playwright-python`` (the test group) ships
 axe-core's ``axe.min.js``, so the README's test command installs it with no npm; nothing of
-it is committed. Only the script is used, not that package's Python.
+it is committed. Only the script is used, not that package's Python. The browser tests'
+probes and ``benchmarks/lighthouse.py`` both run it from here.
 """
 
 from __future__ import annotations
@@ -42,14 +43,20 @@ RUN = """async () => {
 
 @functools.cache
 def axe_source() -> str:
-    """The text of ``axe.min.js``; ``FileNotFoundError`` naming the install step if missing."""
+    """The text of ``axe.min.js``; ``FileNotFoundError`` naming the install step if missing.
+
+    Examples:
+        >>> "axe" in axe_source()[:2000]
+        True
+    """
     if not AXE.is_file():
         raise FileNotFoundError(f"{AXE} is missing: install the test group (uv sync --group test)")
     return AXE.read_text(encoding="utf-8")
 
 
 def run_axe(page: Any) -> list[dict[str, Any]]:
-    """Every axe-core violation on the page now shown by ``page`` (a Playwright page)."""
+    """Every axe-core violation on the page now shown by ``page`` (a Playwright page), each
+    ``{id, impact, help, nodes}``; axe-core is injected into the page on first use."""
     if not page.evaluate("() => typeof window.axe === 'object'"):
         page.evaluate(axe_source())
     return list(page.evaluate(RUN))

@@ -1,13 +1,25 @@
-"""What ``seen`` asks every page in its single visit (see ``conftest.probe``)."""
+"""What every page is asked in its single visit (``browser.visit``): the browser tests judge
+the records (``tests/browser``), ``benchmarks/browser_cost.py`` times each probe.
+
+Importing this module registers the probes in ``browser.PROBES``, in the order they run.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .axe import run_axe
-from .conftest import Tab, probe
+from attention_site.checks.axe import run_axe
+from attention_site.checks.browser import Tab, probe
+from attention_site.checks.scripts import script_users
 
-# Everything a reader sees on the page, for the tests of test_pages.py.
+__all__ = ["ASSETS", "BLOCKS", "COPY", "MEASURE", "SCRIPT_USERS", "SEEN", "WIDTHS"]
+
+# Each script the site ships, and the elements that use it (derived from mkdocs.yml and the
+# hooks, see scripts.py): a page loading a script none of whose elements it has loads
+# something it does not use (tests/browser/test_pages.py).
+SCRIPT_USERS = script_users()
+
+# Everything a reader sees on the page, for the tests of tests/browser/test_pages.py.
 SEEN = """() => {
   const article = document.querySelector('article') || document.body;
   const prose = article.cloneNode(true);
@@ -144,8 +156,6 @@ def _copy(tab: Tab) -> dict[str, Any]:
 
 @probe("assets")
 def _assets(tab: Tab) -> dict[str, Any]:
-    from .test_pages import SCRIPT_USERS
-
     found = dict(tab.page.evaluate(ASSETS))
     found["present"] = {
         sel: tab.page.evaluate("s => document.querySelector(s) !== null", sel)
@@ -157,3 +167,32 @@ def _assets(tab: Tab) -> dict[str, Any]:
 @probe("narrow:widths")
 def _widths(tab: Tab) -> dict[str, Any]:
     return dict(tab.page.evaluate(WIDTHS))
+
+
+# Layout (tests/browser/test_layout.py): the blocks a reader reads as one piece: displayed
+# maths, tables, wide figures.
+BLOCKS = "article div.arithmatex, article .md-typeset__scrollwrap, article .wide-figure"
+
+MEASURE = """(blocks) => ({
+  viewport: window.innerWidth,
+  page: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
+  column: document.querySelector('article').clientWidth,
+  // blocks whose content is wider than the block: they need a scroll bar
+  wide: [...document.querySelectorAll(blocks)]
+    .filter(b => b.offsetParent !== null && b.scrollWidth > b.clientWidth + 1)
+    .map(b => ({what: b.className, content: b.scrollWidth, box: b.clientWidth,
+                overflow: getComputedStyle(b).overflowX,
+                text: b.textContent.replace(/\\s+/g, ' ').trim().slice(0, 60)})),
+})"""
+
+
+@probe("layout")
+def _layout(tab: Tab) -> dict[str, Any]:
+    """Measured at 1280 px during the one visit of each page."""
+    return dict(tab.page.evaluate(MEASURE, BLOCKS))
+
+
+@probe("narrow:layout")
+def _narrow_layout(tab: Tab) -> dict[str, Any]:
+    """Measured at the phone width in the same visit (the settled page, after ``WIDTHS``)."""
+    return dict(tab.page.evaluate(MEASURE, BLOCKS))
