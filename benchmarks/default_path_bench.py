@@ -152,7 +152,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(
                     f"L={n:5d} {dtype} causal={causal!s:5} default {a:.4f} s torch {b:.4f} s "
                     f"ratio {a / b:.2f} (target ≤ {target(n)}; first calls "
-                    f"{row['early_ratio'] or float('nan'):.2f}) peak+{max(mem):.1f} MiB load {row['load']:.1f}",
+                    f"{row['early_ratio'] or float('nan'):.2f}) peak+{max(mem):.1f} MiB "
+                    f"load {row['load']:.1f}",
                     flush=True,
                 )
     profiles = []

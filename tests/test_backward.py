@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attention_math.gradcheck import central_difference, relative_error
 from attention_math.backward import attention_backward
+from attention_math.gradcheck import central_difference, relative_error
 from attention_math.numeric import attention, causal_mask
 
 EPS = np.finfo(np.float64).eps

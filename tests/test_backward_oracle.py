@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attention_math.gradcheck import relative_error
 from attention_math.backward import attention_backward
+from attention_math.gradcheck import relative_error
 
 from .conftest import require_torch
 

@@ -10,8 +10,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from attention_math.multihead import multi_head_attention
 from attention_math.backward import attention_backward
+from attention_math.multihead import multi_head_attention
 from attention_math.running import RUNNING
 from attention_site.figures import curves, panels
 

@@ -7,10 +7,10 @@ import pytest
 import sympy as sp
 
 from attention_math import symbolic
+from attention_math.backward import attention_backward
 from attention_math.crosscheck import crosscheck
 from attention_math.derivations import gradients as g
 from attention_math.examples import IDENTITY_2X2 as ex
-from attention_math.backward import attention_backward
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4])
