@@ -42,8 +42,8 @@ def softmax_pair(mark: float) -> str:
     at = numeric.softmax(np.array([mark, 0.0]))  # 2
     with style():
         fig, ax = plt.subplots(figsize=(5.6, 3.4))
-        ax.plot(a, p[:, 0], color="#4c72b0", label="weight of score $a$: $\\sigma(a)$")
-        ax.plot(a, p[:, 1], color="#dd8452", ls="--", label="weight of score 0: $1 - \\sigma(a)$")
+        ax.plot(a, p[:, 0], color="#4c72b0", label="weight of score $a$: sigmoid$(a)$")
+        ax.plot(a, p[:, 1], color="#dd8452", ls="--", label="weight of score 0: $1 -$ sigmoid$(a)$")
         ax.axhline(0.5, color=_GREY, lw=0.6, ls=":")
         ax.scatter([mark, mark], at, color=_GREY, zorder=3)
         for y in at:
