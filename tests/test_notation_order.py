@@ -156,6 +156,8 @@ def _sizes(src: str, tex: str, names: list[str]) -> str | None:
         return "m, n, p as sizes: a product is n_1 × n_2 by n_2 × n_3 (m is a maximum)"
     if "m" in names and src == "docs/long/linear-attention.md":
         return "m on linear attention: the number of random features is r (m is a maximum)"
+    if re.search(r"-\s*m_\{?k\b|e\^\{\s*-\s*m\s*r\b", tex):
+        return "m as ALiBi's slope: the slope of head k is β_k (m is a maximum)"
     return None
 
 
@@ -271,6 +273,8 @@ OLD_AND_NEW = [
     ("exercises/systems/index.html", r"m \times n", r"n_1 \times n_2"),
     ("long/linear-attention/index.html", r"L^*_m = 1", r"L^*_{\text{Performer}} = 1"),
     ("long/linear-attention/index.html", r"2m", r"2r"),
+    ("positions/compared/index.html", r"-m_k \lvert i - j \rvert", r"-\beta_k \lvert i - j \rvert"),
+    ("exercises/modern/index.html", r"\propto e^{-m r}", r"\propto e^{-\beta \Delta}"),
 ]
 
 
