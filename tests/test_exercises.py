@@ -169,10 +169,15 @@ def test_numpy_slips_are_diagnosed():
             "[p_1*(g_1 - p_1*g_1 - p_2*g_2 - p_3*g_3), p_2*g_2 - p_2*(p_1*g_1 + p_2*g_2 + p_3*g_3),"
             " p_3*(g_3 - p_1*g_1 - p_2*g_2 - p_3*g_3)]",
         ),
-        ("identity-sigma", "[[3 - 2*sigma, 4 - 2*sigma], [1 + 2*sigma, 2 + 2*sigma]]"),
+        ("identity-sigma", "[[3 - 2*p_1, 4 - 2*p_1], [1 + 2*p_1, 2 + 2*p_1]]"),
         (
             "identity-sigma",
-            "[[3 - 2*sigmoid(1/sqrt(2)), 4 - 2*sigmoid(2^(-1/2))], [1 + 2*sigma, 2 + 2*sigma]]",
+            "[[3 - 2*sigmoid(1/sqrt(2)), 4 - 2*sigmoid(2^(-1/2))], [1 + 2*p_1, 2 + 2*p_1]]",
+        ),
+        ("modern-dropout-expectation", "a*v_1 + (1 - a)*v_2"),
+        (
+            "modern-dropout-expectation",
+            "(a*v_1*(1 - p_drop) + (1 - a)*v_2*(1 - p_drop))/(1 - p_drop)",
         ),
         ("grad-dk", "[[1/4, 2/8, -1/2, -2/4], [-1/4, -1/4, 1/2, 1/2]]"),
     ],
@@ -201,14 +206,30 @@ def test_wrong_tanh_forms_are_rejected():
 
 
 def test_symbols_match_by_name():
-    sigma, p_1, p_2 = sp.symbols("sigma p_1 p_2")  # no assumptions, unlike the catalogue's
+    p_1, p_2 = sp.symbols("p_1 p_2")  # no assumptions, unlike the catalogue's
     assert check(
         "identity-sigma",
-        sp.Matrix([[3 - 2 * sigma, 4 - 2 * sigma], [1 + 2 * sigma, 2 + 2 * sigma]]),
-    )
+        sp.Matrix([[3 - 2 * p_1, 4 - 2 * p_1], [1 + 2 * p_1, 2 + 2 * p_1]]),
+    ).correct
     jac = sp.Matrix([[p_1 * (1 - p_1), -p_1 * p_2], [-p_1 * p_2, p_2 * (1 - p_2)]])
     assert check("softmax-jacobian", jac)
     assert check("softmax-jacobian", sp.diag(p_1, p_2)).diagnosis == "missing_term"
+
+
+def test_answers_use_the_names_the_statements_ask_for():
+    """One meaning per symbol (issue 37): the identity example's weight is typed `p_1` (σ is a
+    standard deviation), the dropout probability `p_drop` (p is the weights); each statement
+    names exactly the symbols its checker accepts."""
+    from attention_math.exercises import get
+
+    for exercise_id in ("identity-sigma", "modern-dropout-expectation"):
+        ex = get(exercise_id)
+        for name in ex.symbols:
+            assert f"`{name}`" in ex.statement, (exercise_id, name)
+    assert set(get("identity-sigma").symbols) == {"p_1"}
+    assert set(get("modern-dropout-expectation").symbols) == {"a", "p_drop", "v_1", "v_2"}
+    with pytest.raises(ValueError, match="not allowed"):
+        check("identity-sigma", "[[3 - 2*sigma, 4 - 2*sigma], [1 + 2*sigma, 2 + 2*sigma]]")
 
 
 def test_wrong_answer_without_a_known_slip_points_at_entries():

@@ -46,8 +46,8 @@ def page_math(site: Path) -> dict[str, list[str]]:
 
 
 def test_the_rule_finds_an_undefined_symbol_and_accepts_indices_and_labels():
-    used = symbols_in_tex(r"O_{ij} = \sum_l P_{il} V_{lj} + \Omega + W_Z, \; P_{\text{raw}}")
-    assert undefined(used) == [r"\Omega", "W_Z"]
+    used = symbols_in_tex(r"O_{ij} = \sum_l P_{il} V_{lj} + \Gamma + W_Z, \; P_{\text{raw}}")
+    assert undefined(used) == [r"\Gamma", "W_Z"]
     assert (
         undefined(symbols_in_tex(r"d_{\text{model}} = h\,d_v,\ dO = \partial\ell/\partial O")) == []
     )
@@ -95,15 +95,15 @@ def missing_report(math: dict[str, list[str]]) -> str:
 def test_symbols_in_exponents_and_under_big_operators_are_read_too():
     """An undefined symbol cannot hide in a superscript, under a sum, or under an accent."""
     assert undefined(symbols_in_tex(r"e^{Y_3}")) == ["Y_3"]
-    assert undefined(symbols_in_tex(r"\sum_{j \in \Omega} P_{ij}")) == [r"\Omega"]
+    assert undefined(symbols_in_tex(r"\sum_{j \in \Gamma} P_{ij}")) == [r"\Gamma"]
     assert symbols_in_tex(r"\hat{P}_{ij}") == symbols_in_tex(r"\hat P_{ij}") == ["P_ij"]
     assert undefined(symbols_in_tex(r"\sum_{j'} e^{S_{ij'}}")) == []  # j' is an index
 
 
 def test_the_report_names_symbol_page_and_fix():
-    report = missing_report({"why/multi-head/index.html": [r"O = [H_1, H_2] W_Z + \Omega"]})
-    assert r"W_Z  on docs/why/multi-head.md, in: O = [H_1, H_2] W_Z + \Omega" in report
-    assert r"\Omega  on docs/why/multi-head.md" in report
+    report = missing_report({"why/multi-head/index.html": [r"O = [H_1, H_2] W_Z + \Gamma"]})
+    assert r"W_Z  on docs/why/multi-head.md, in: O = [H_1, H_2] W_Z + \Gamma" in report
+    assert r"\Gamma  on docs/why/multi-head.md" in report
     assert "src/attention_math/notation.py" in report
     assert missing_report({"index.html": [r"O = PV"]}) == ""
 

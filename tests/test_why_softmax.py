@@ -91,7 +91,7 @@ def test_large_scores_error_is_the_input_rounding() -> None:
     from attention_math.exercises import get
 
     ex = get("softmax-shift")
-    r = input_rounding(ex.inputs["z"])
+    r = input_rounding(ex.inputs["s"])
     measured = crosscheck(ex.answer, ex.numeric(), bound_eps=ex.bound_eps).error_eps
     assert abs(r.delta_eps[1]) <= 256  # half the spacing near 1000
     assert abs(measured - r.normwise_eps) < 2  # the cause explains the measured error

@@ -433,9 +433,10 @@ def rope(
 ) -> Explorable:
     """RoPE on the running example: token 1's query at position ``p``, token 3's key at 0.
 
-    At each ``p`` and base: the angle ``p θ_i`` of each pair, the query's pairs before and
-    after the rotation ([`rope`][attention_math.positional.rope], GPT-NeoX layout: pair
-    ``i`` is ``(x_i, x_{i + d/2})``), and the score ``q_p · k_0 / √d_k`` as a function of the
+    At each query position ``p`` (the page's ``i``) and base: the angle ``p θ_l`` of each
+    pair, the query's pairs before and after the rotation
+    ([`rope`][attention_math.positional.rope], GPT-NeoX layout: pair ``l`` is
+    ``(x_l, x_{l + d/2})``), and the score ``q_p · k_0 / √d_k`` as a function of the
     offset ``0 … max_offset`` (it depends on the offset only).
 
     Raises:
@@ -481,7 +482,7 @@ def rope(
         }
 
     sliders = [
-        Slider("p", "Query position p", ps, 0),
+        Slider("p", "Query position i", ps, 0),
         Slider("base", "Base", bs, bs.index(10000) if 10000 in bs else 0),
     ]
     return _grid("rope", sliders, make)

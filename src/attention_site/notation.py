@@ -161,7 +161,8 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$s$",
         ("s",),
-        "one row of scores (the scores of one query)",
+        "one row of scores (the scores of one query), logits included: the only name for a "
+        "row of scores",
         r"$L_k$",
         "forward/softmax.md",
     ),
@@ -191,9 +192,10 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$p$",
         ("p",),
-        "one row of weights, or the softmax of a vector",
+        "one row of weights, or the softmax of a vector; $p_j$ one weight. Only ever weights "
+        r"(a position is $i$ or $j$; a dropout probability $p_{\text{drop}}$)",
         r"$L_k$",
-        "why/scaling.md",
+        "forward/softmax.md",
     ),
     Symbol(
         r"$O$",
@@ -219,13 +221,13 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(r"$\mathbf{1}$", (r"\mathbf{1}",), "a vector of ones", page="positions/modern-block.md"),
     # softmax and floating point
     Symbol(
-        r"$z$, $Z$",
-        ("z", "Z"),
-        "a vector (a matrix) of logits in the gradients chapter and the exercises (the lessons "
-        "write a row of scores $s$); "
-        r"$z_t$: the running normaliser $\sum_{j \le t} \varphi(k_j)$ of causal linear attention",
-        page="forward/softmax.md",
-        group=_N,
+        r"$z_t$",
+        ("z",),
+        r"the running normaliser $\sum_{j \le t} \varphi(k_j)$ of causal linear attention, "
+        r"only that (a row of scores, logits included, is $s$)",
+        r"$r$ ($r$ features)",
+        "long/linear-attention.md",
+        _L,
     ),
     Symbol(
         r"$\alpha$",
@@ -276,9 +278,10 @@ SYMBOLS: tuple[Symbol, ...] = (
         group=_N,
     ),
     Symbol(
-        r"$\sigma$",
-        (r"\sigma",),
-        r"the logistic sigmoid $\sigma(a) = e^a/(1 + e^a)$, the two-score softmax",
+        r"$\operatorname{sigmoid}$",
+        ("sigmoid",),
+        r"the logistic sigmoid $\operatorname{sigmoid}(a) = e^a/(1 + e^a)$, the two-score "
+        r"softmax, always written out ($\sigma$ is a standard deviation)",
         page="forward/softmax.md",
         group=_N,
     ),
@@ -412,7 +415,7 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$\Delta$",
         (r"\Delta",),
-        "an increment: a shift of position, $p \\mapsto p + \\Delta$ (sinusoidal encoding); the "
+        "an increment: a shift of position, $j \\mapsto j + \\Delta$ (sinusoidal encoding); the "
         "step of a finite difference (never $h$, which counts heads)",
         page="positions/sinusoidal.md",
         group=_G,
@@ -523,9 +526,10 @@ SYMBOLS: tuple[Symbol, ...] = (
         group=_W,
     ),
     Symbol(
-        r"$\sigma_q$, $\sigma_k$",
-        (r"\sigma_q", r"\sigma_k"),
-        "standard deviations of the query and key components",
+        r"$\sigma$, $\sigma_q$, $\sigma_k$",
+        (r"\sigma", r"\sigma_q", r"\sigma_k"),
+        "a standard deviation; of the query and key components (only ever a standard "
+        r"deviation: the sigmoid is written $\operatorname{sigmoid}$)",
         page="why/scaling.md",
         group=_W,
     ),
@@ -541,18 +545,18 @@ SYMBOLS: tuple[Symbol, ...] = (
     ),
     # positions and decoding
     Symbol(
-        r"$PE(p)$",
+        r"$PE(j)$",
         ("PE",),
-        r"the sinusoidal encoding of position $p$, added to the input (a row of $E$)",
+        r"the sinusoidal encoding of position $j$, added to the input (a row of $E$)",
         r"$d_{\text{model}}$",
         "positions/sinusoidal.md",
         _P,
     ),
     Symbol(
-        r"$G(\delta)$",
+        r"$G(\Delta)$",
         ("G",),
         r"the block-diagonal rotation that shifts a sinusoidal encoding by $\Delta$ positions: "
-        r"$PE(p + \Delta) = G(\Delta)\,PE(p)$",
+        r"$PE(j + \Delta) = G(\Delta)\,PE(j)$",
         r"$d_{\text{model}} \times d_{\text{model}}$",
         "positions/sinusoidal.md",
         _P,
@@ -610,7 +614,8 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$w$; $A$",
         ("w", "A"),
-        r"a sliding window: query $i$ sees keys $i - w + 1, \ldots, i$; the 0/1 matrix of "
+        r"a sliding window of $w$ keys (only ever the window): query $i$ sees keys "
+        r"$i - w + 1, \ldots, i$; the 0/1 matrix of "
         "allowed (query, key) pairs of a boolean mask",
         r"$A$: $L \times L$",
         "positions/sliding-window.md",
@@ -668,7 +673,8 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"$\operatorname{SwiGLU}$; $\operatorname{SiLU}$",
         ("SwiGLU", "SiLU"),
         r"the gated feed-forward network $(\operatorname{SiLU}(x W_{\text{gate}}) \odot "
-        r"x W_{\text{up}}) W_{\text{down}}$; $\operatorname{SiLU}(z) = z\,\sigma(z)$",
+        r"x W_{\text{up}}) W_{\text{down}}$; "
+        r"$\operatorname{SiLU}(x) = x\,\operatorname{sigmoid}(x)$",
         page="positions/modern-block.md",
         group=_P,
     ),
@@ -767,7 +773,7 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$\operatorname{softmax}_1$",
         ("softmax_1",),
-        r"softmax with an extra zero logit, $e^{z_i} / (1 + \sum_j e^{z_j})$; its weights "
+        r"softmax with an extra zero logit, $e^{s_i} / (1 + \sum_j e^{s_j})$; its weights "
         "may sum to less than one",
         "keeps the shape",
         "positions/sinks.md",
@@ -920,18 +926,18 @@ SYMBOLS: tuple[Symbol, ...] = (
         group=_W,
     ),
     Symbol(
-        r"$\mathbb{E}_w$",
-        (r"\mathbb{E}_w",),
-        "expectation over the random vector $w$",
+        r"$\mathbb{E}_\omega$",
+        (r"\mathbb{E}_omega",),
+        r"expectation over the random direction $\omega$",
         page="long/linear-attention.md",
         group=_W,
     ),
     Symbol(
-        r"$\varphi$, $\varphi_w$, $\varphi_W$",
+        r"$\varphi$, $\varphi_\omega$, $\varphi_\Omega$",
         (r"\varphi",),
         r"a feature map, linear attention's replacement for $e^{q\cdot k}$ by "
-        r"$\varphi(q)\cdot\varphi(k)$; $\varphi_w$, $\varphi_W$: Performer's random features "
-        r"for one direction $w$, for the $r$ rows of $W$",
+        r"$\varphi(q)\cdot\varphi(k)$; $\varphi_\omega$, $\varphi_\Omega$: Performer's random "
+        r"features for one direction $\omega$, for the $r$ rows of $\Omega$",
         r"$r$ features per row",
         "long/linear-attention.md",
         _L,
@@ -940,9 +946,18 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$r$",
         ("r",),
-        "the number of random features of Performer's estimate (the rows of $W$)",
+        r"the number of random features of Performer's estimate (the rows of $\Omega$)",
         page="long/linear-attention.md",
         group=_L,
+    ),
+    Symbol(
+        r"$\omega$; $\Omega$",
+        (r"\omega", r"\Omega"),
+        r"Performer's random direction, $\omega \sim \mathcal{N}(0, I)$ (the paper's name); "
+        r"$r$ of them stacked as the rows of $\Omega$ (not the window $w$)",
+        r"$d$; $r \times d$",
+        "long/linear-attention.md",
+        _L,
     ),
     Symbol(
         r"$\mathcal{S}_t$",

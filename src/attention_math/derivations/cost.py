@@ -1,7 +1,7 @@
 """The cost of attention, step by step, as symbolic expressions.
 
-Conventions: a matrix product of an ``(m × n)`` by an ``(n × p)`` matrix costs ``2mnp``
-FLOPs (``n`` multiplications and ``n`` additions per entry, counting the first addition, as
+Conventions: a matrix product of an ``(n₁ × n₂)`` by an ``(n₂ × n₃)`` matrix costs ``2n₁n₂n₃``
+FLOPs (``n₂`` multiplications and ``n₂`` additions per entry, counting the first addition, as
 ``numpy.einsum_path`` does); every elementwise operation (scale, mask, subtract, exp, divide)
 and every reduction step (max, sum) costs one FLOP per entry it reads. Memory counts the
 entries of each intermediate array (multiply by the bytes per entry of the format). All

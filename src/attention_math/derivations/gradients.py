@@ -9,7 +9,7 @@ difference is reduced to the zero rational function, never sampled. They raise
 The formulas, for ``S = α Q Kᵀ + M`` (scale α), ``P = softmax(S)`` row by row, ``O = P V`` and an
 upstream gradient ``dO = ∂ℓ/∂O``:
 
-- softmax Jacobian per row: ``∂p_i/∂z_j = p_i (δ_ij − p_j)``, i.e. ``J = diag(p) − p pᵀ``;
+- softmax Jacobian per row: ``∂p_i/∂s_j = p_i (δ_ij − p_j)``, i.e. ``J = diag(p) − p pᵀ``;
 - ``dV = Pᵀ dO``, ``dP = dO Vᵀ``, ``dS = P ∘ (dP − rowsum(dO ∘ O))``,
   ``dQ = α dS K``, ``dK = α dSᵀ Q``;
 - through ``Q = X W_Q``, ``K = X W_K``, ``V = X W_V``: ``dW_Q = Xᵀ dQ``, ``dW_K = Xᵀ dK``,
@@ -92,10 +92,10 @@ def _require_zero(diff: sp.Matrix, what: str) -> None:
 
 
 def softmax_jacobian(n: int) -> tuple[sp.Matrix, sp.Matrix]:
-    """The ``n × n`` Jacobian of the softmax of generic ``z_1 … z_n``, verified.
+    """The ``n × n`` Jacobian of the softmax of generic scores ``s_1 … s_n``, verified.
 
     Returns ``(p, J)``: the softmax column ``p`` and ``J = diag(p) − p pᵀ``, after checking
-    ``J_ij = ∂p_i/∂z_j`` entry by entry against ``sympy.diff``.
+    ``J_ij = ∂p_i/∂s_j`` entry by entry against ``sympy.diff``.
 
     Raises:
         ValueError: ``n`` is not a positive integer.
@@ -110,37 +110,37 @@ def softmax_jacobian(n: int) -> tuple[sp.Matrix, sp.Matrix]:
         raise TypeError(f"n must be a positive integer, got {n!r}")
     if n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")
-    z = symbolic.generic_matrix("z", 1, n)
-    p = symbolic.softmax(z).T  # column
-    direct = sp.Matrix(n, n, lambda i, j: sp.diff(p[i], z[j]))
+    s = symbolic.generic_matrix("s", 1, n)  # one row of scores
+    p = symbolic.softmax(s).T  # column
+    direct = sp.Matrix(n, n, lambda i, j: sp.diff(p[i], s[j]))
     J = sp.diag(*p) - p * p.T
     _require_zero(direct - J, "softmax Jacobian")
     return p, J
 
 
 def softmax_jacobian_general() -> tuple[sp.Expr, sp.Expr]:
-    """``∂p_i/∂z_j`` for a softmax of any length ``n``, verified for symbolic ``n``.
+    """``∂p_i/∂s_j`` for a softmax of any length ``n``, verified for symbolic ``n``.
 
-    ``p_i = e^{z_i} / Σ_{l=1}^{n} e^{z_l}`` is differentiated with ``z`` an indexed symbol;
+    ``p_i = e^{s_i} / Σ_{l=1}^{n} e^{s_l}`` is differentiated with ``s`` an indexed symbol;
     SymPy's Kronecker deltas give ``p_i(δ_ij − p_j)`` for every ``1 ≤ i, j ≤ n``. Returns the
     derivative as SymPy first writes it and the identity it equals.
 
     Examples:
         >>> from attention_math.derivations.gradients import softmax_jacobian_general
         >>> raw, identity = softmax_jacobian_general()
-        >>> raw.args[0]  # the first term: the derivative of the numerator e^{z_i}
-        exp(z[i])*KroneckerDelta(i, j)/Sum(exp(z[l]), (l, 1, n))
+        >>> raw.args[0]  # the first term: the derivative of the numerator e^{s_i}
+        exp(s[i])*KroneckerDelta(i, j)/Sum(exp(s[l]), (l, 1, n))
     """
     i, j, ell = sp.symbols("i j l", integer=True, positive=True)
     m = sp.Symbol("m", integer=True, nonnegative=True)
-    z = sp.IndexedBase("z", real=True)
+    s = sp.IndexedBase("s", real=True)  # one row of scores
 
     def p(a: sp.Symbol, n: sp.Expr) -> sp.Expr:
-        return sp.exp(z[a]) / sp.Sum(sp.exp(z[ell]), (ell, 1, n))
+        return sp.exp(s[a]) / sp.Sum(sp.exp(s[ell]), (ell, 1, n))
 
     # n = j + m states j ≤ n, which the sum over the Kronecker delta needs.
     n = j + m
-    raw = sp.diff(p(i, n), z[j])
+    raw = sp.diff(p(i, n), s[j])
     if sp.simplify(raw.doit() - p(i, n) * (sp.KroneckerDelta(i, j) - p(j, n))) != 0:
         raise ArithmeticError("the general softmax Jacobian did not verify")
     n_sym = sp.Symbol("n", integer=True, positive=True)

@@ -5,8 +5,8 @@
   the same rows as the lower-triangular (masked) quadratic form (L = 3).
 * The FLOP counts of both forms, from the conventions of
   [`attention_math.derivations.cost`][], and the length at which they cross.
-* ``E_w[φ_w(q)·φ_w(k)] = e^{q·k}`` for ``w ~ N(0, I)``: an exact Gaussian integral; and the
-  Monte Carlo error of ``m`` features, which shrinks like ``1/√m``.
+* ``E_ω[φ_ω(q)·φ_ω(k)] = e^{q·k}`` for ``ω ~ N(0, I)``: an exact Gaussian integral; and the
+  Monte Carlo error of ``r`` features, which shrinks like ``1/√r``.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def softmax_flops() -> sp.Expr:
 
 
 def linear_flops() -> sp.Expr:
-    """FLOPs of linear attention with ``φ = elu + 1`` (``m = d`` features), same conventions:
+    """FLOPs of linear attention with ``φ = elu + 1`` (``r = d`` features), same conventions:
     φ of Q and K (2 per entry: exp or add, then compare), ``U = φ(K)ᵀ V`` and ``φ(Q) U``
     (``2 L d d`` each), ``φ(K)ᵀ 1`` and ``φ(Q) z`` (``L d`` and ``2 L d``), the division.
 
@@ -125,31 +125,31 @@ def crossover_length() -> sp.Expr:
     return sp.factor(root)
 
 
-n_features = sp.Symbol("m", positive=True)  # Performer's number of random features
+n_features = sp.Symbol("r", positive=True)  # Performer's number of random features
 
 
 def performer_flops() -> sp.Expr:
-    """FLOPs of linear attention with Performer's ``m`` positive random features, same conventions
+    """FLOPs of linear attention with Performer's ``r`` positive random features, same conventions
     as [`linear_flops`][attention_math.derivations.linear.linear_flops]: the features
-    ``φ_W(x) = exp(Wx − ‖x‖²/2)/√m`` of Q and K (the product ``Wx``, ``2 L m d`` each; the
-    squared norm, ``2 L d``; subtract, exp and scale, ``3 L m``), then ``U = φ(K)ᵀ V`` and
-    ``φ(Q) U`` (``2 L m d`` each), ``φ(K)ᵀ 1`` and ``φ(Q) z`` (``L m`` and ``2 L m``), the
+    ``φ_Ω(x) = exp(Ωx − ‖x‖²/2)/√r`` of Q and K (the product ``Ωx``, ``2 L r d`` each; the
+    squared norm, ``2 L d``; subtract, exp and scale, ``3 L r``), then ``U = φ(K)ᵀ V`` and
+    ``φ(Q) U`` (``2 L r d`` each), ``φ(K)ᵀ 1`` and ``φ(Q) z`` (``L r`` and ``2 L r``), the
     division (``L d``).
 
     Examples:
         >>> from attention_math.derivations.linear import performer_flops
         >>> performer_flops()
-        8*L*d*m + 5*L*d + 9*L*m
+        8*L*d*r + 5*L*d + 9*L*r
     """
-    m = n_features
-    feature_map = 2 * L * m * d + 2 * L * d + 3 * L * m  # φ_W of one of Q, K
+    r = n_features
+    feature_map = 2 * L * r * d + 2 * L * d + 3 * L * r  # φ_Ω of one of Q, K
     steps = [
         feature_map,  # φ(Q)
         feature_map,  # φ(K)
-        2 * L * m * d,  # U = φ(K)ᵀ V
-        L * m,  # z = φ(K)ᵀ 1
-        2 * L * m * d,  # φ(Q) U
-        2 * L * m,  # φ(Q) z
+        2 * L * r * d,  # U = φ(K)ᵀ V
+        L * r,  # z = φ(K)ᵀ 1
+        2 * L * r * d,  # φ(Q) U
+        2 * L * r,  # φ(Q) z
         L * d,  # divide
     ]
     return sp.expand(sp.Add(*steps))
@@ -157,26 +157,26 @@ def performer_flops() -> sp.Expr:
 
 def performer_crossover() -> sp.Expr:
     """The length above which Performer costs fewer FLOPs than softmax attention, in terms of
-    ``d`` and ``m``: about ``2m`` when ``m`` and ``d`` are large, so near ``m``, not ``d``.
+    ``d`` and ``r``: about ``2r`` when ``r`` and ``d`` are large, so near ``r``, not ``d``.
 
     Examples:
         >>> from attention_math.derivations.linear import d, n_features, performer_crossover
         >>> performer_crossover()
-        (8*d*m + 5*d + 9*m)/(2*(2*d + 3))
+        (8*d*r + 5*d + 9*r)/(2*(2*d + 3))
         >>> round(float(performer_crossover().subs({d: 64, n_features: 256})), 1)
         510.3
     """
-    (root,) = [r for r in sp.solve(sp.Eq(softmax_flops(), performer_flops()), L) if r != 0]
+    (root,) = [x for x in sp.solve(sp.Eq(softmax_flops(), performer_flops()), L) if x != 0]
     return sp.factor(root)
 
 
 def performer_expectation(dim: int = 2) -> tuple[sp.Expr, bool]:
-    """``E_w[exp(w·q − ‖q‖²/2) exp(w·k − ‖k‖²/2)]`` for ``w ~ N(0, I_dim)``, exactly, and
+    """``E_ω[exp(ω·q − ‖q‖²/2) exp(ω·k − ‖k‖²/2)]`` for ``ω ~ N(0, I_dim)``, exactly, and
     whether it equals ``exp(q·k)``.
 
-    The integrand is ``exp(w·(q + k)) · exp(−‖q‖²/2 − ‖k‖²/2)`` and the coordinates of ``w``
+    The integrand is ``exp(ω·(q + k)) · exp(−‖q‖²/2 − ‖k‖²/2)`` and the coordinates of ``ω``
     are independent, so the expectation is a product of one-dimensional Gaussian integrals
-    ``E[e^{w c}] = ∫ e^{wc} e^{−w²/2}/√(2π) dw``, which SymPy evaluates once for a symbol
+    ``E[e^{ωc}] = ∫ e^{ωc} e^{−ω²/2}/√(2π) dω``, which SymPy evaluates once for a symbol
     ``c`` and then at ``c = q_i + k_i``.
 
     Examples:
@@ -186,9 +186,9 @@ def performer_expectation(dim: int = 2) -> tuple[sp.Expr, bool]:
     """
     q = sp.symbols(f"q_1:{dim + 1}", real=True)
     k = sp.symbols(f"k_1:{dim + 1}", real=True)
-    w, c = sp.symbols("w c", real=True)
-    density = sp.exp(-(w**2) / 2) / sp.sqrt(2 * sp.pi)  # N(0, 1)
-    mgf = sp.simplify(sp.integrate(sp.exp(w * c) * density, (w, -sp.oo, sp.oo)))  # e^{c²/2}
+    omega, c = sp.symbols("omega c", real=True)  # one coordinate of the direction ω
+    density = sp.exp(-(omega**2) / 2) / sp.sqrt(2 * sp.pi)  # N(0, 1)
+    mgf = sp.simplify(sp.integrate(sp.exp(omega * c) * density, (omega, -sp.oo, sp.oo)))  # e^{c²/2}
     value = sp.Integer(1)
     for qi, ki in zip(q, k, strict=True):
         value *= mgf.subs(c, qi + ki) * sp.exp(-(qi**2) / 2 - ki**2 / 2)
@@ -200,9 +200,9 @@ def performer_expectation(dim: int = 2) -> tuple[sp.Expr, bool]:
 def monte_carlo_errors(
     ms: tuple[int, ...] = (16, 64, 256, 1024, 4096), trials: int = 200, seed: int = 0
 ) -> tuple[NDArray[np.float64], float]:
-    """Root-mean-square relative error of ``φ_w(q)·φ_w(k)`` against ``e^{q·k}`` for each
-    number of features ``m`` (``trials`` independent draws of ``w`` each), and the fitted
-    slope of log error against log m (−1/2 for a ``1/√m`` law).
+    """Root-mean-square relative error of ``φ_Ω(q)·φ_Ω(k)`` against ``e^{q·k}`` for each
+    number of features ``r`` in ``ms`` (``trials`` independent draws of ``Ω`` each), and the
+    fitted slope of log error against log r (−1/2 for a ``1/√r`` law).
 
     Examples:
         >>> from attention_math.derivations.linear import monte_carlo_errors
@@ -217,11 +217,11 @@ def monte_carlo_errors(
     k = rng.normal(size=8) / 8**0.25
     exact = float(np.exp(q @ k))
     errs = []
-    for m in ms:
+    for r in ms:
         est = np.empty(trials)
         for t in range(trials):
-            w = rng.standard_normal((m, 8))
-            est[t] = random_features(q, w) @ random_features(k, w)
+            omega = rng.standard_normal((r, 8))  # (r, d): r directions ω, stacked as Ω
+            est[t] = random_features(q, omega) @ random_features(k, omega)
         errs.append(float(np.sqrt(np.mean((est / exact - 1) ** 2))))
     errs_a = np.array(errs)
     slope = float(np.polyfit(np.log(np.array(ms, dtype=float)), np.log(errs_a), 1)[0])

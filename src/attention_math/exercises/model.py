@@ -48,9 +48,11 @@ DIAGNOSES: dict[str, str] = {
         "you paired the coordinates as (x[2i], x[2i+1]) (the interleaved layout); this exercise "
         "uses the rotate_half layout, which pairs x[i] with x[i + d/2]"
     ),
-    "rotation_direction": "the rotation goes the wrong way: RoPE turns each pair by +p·θ_i",
+    "rotation_direction": (
+        "the rotation goes the wrong way: RoPE turns pair i of position j by +j·θ_i"
+    ),
     "absolute_position": (
-        "the rotated score depends on the offset n − m of the positions, not on m + n"
+        "the rotated score depends on the offset j − i of the positions, not on i + j"
     ),
     "bias_direction": (
         "the weights run the wrong way: ALiBi's bias −m·(i − j) is largest for the nearest key"

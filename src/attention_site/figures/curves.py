@@ -41,9 +41,9 @@ def softmax_pair(mark: float) -> str:
     p = numeric.softmax(np.stack([a, np.zeros_like(a)], axis=-1))  # 241 × 2
     at = numeric.softmax(np.array([mark, 0.0]))  # 2
     with style():
-        fig, ax = plt.subplots(figsize=(5.6, 3.4))
-        ax.plot(a, p[:, 0], color="#4c72b0", label="weight of score $a$: $\\sigma(a)$")
-        ax.plot(a, p[:, 1], color="#dd8452", ls="--", label="weight of score 0: $1 - \\sigma(a)$")
+        fig, ax = plt.subplots(figsize=(5.6, 3.9))
+        ax.plot(a, p[:, 0], color="#4c72b0", label="weight of score $a$: sigmoid$(a)$")
+        ax.plot(a, p[:, 1], color="#dd8452", ls="--", label="weight of score 0: $1 -$ sigmoid$(a)$")
         ax.axhline(0.5, color=_GREY, lw=0.6, ls=":")
         ax.scatter([mark, mark], at, color=_GREY, zorder=3)
         for y in at:
@@ -51,7 +51,11 @@ def softmax_pair(mark: float) -> str:
                 f"{y:.4f}", (mark, y), textcoords="offset points", xytext=(6, -3), fontsize=8
             )
         ax.set(title="softmax of the two scores $(a, 0)$", xlabel="score $a$", ylabel="weight")
-        ax.legend(fontsize=8, framealpha=0.0)
+        # below the axes: inside, the written-out labels would cover the curves' crossing
+        ax.legend(
+            fontsize=8, framealpha=0.0, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2
+        )
+        fig.tight_layout()
         return fluid(svg(fig), max_width="32rem")
 
 

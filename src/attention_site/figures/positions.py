@@ -27,7 +27,7 @@ def frequencies_figure(n_positions: int = 64, d_model: int = 64) -> str:
     with style():
         fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.4), width_ratios=(1.4, 1))
         im = a.imshow(pe, cmap="RdBu", aspect="auto", vmin=-1, vmax=1)
-        a.set(title="sinusoidal encoding PE[p, ·]", xlabel="dimension", ylabel="position p")
+        a.set(title="sinusoidal encoding PE[j, ·]", xlabel="dimension", ylabel="position j")
         fig.colorbar(im, ax=a, fraction=0.046, pad=0.04)
         b.semilogy(np.arange(theta.size), theta, "o", ms=3)
         b.set(
@@ -40,8 +40,8 @@ def frequencies_figure(n_positions: int = 64, d_model: int = 64) -> str:
 
 
 def rope_figure(d: int = 64, seed: int = 0) -> str:
-    """The score of RoPE-rotated ``q`` and ``k`` against the offset ``n − m``, for several
-    query positions ``m``: the curves coincide (the relative property).
+    """The score of RoPE-rotated ``q`` and ``k`` against the offset ``j − i``, for several
+    query positions ``i``: the curves coincide (the relative property).
 
     Examples:
         >>> from attention_site.figures.positions import rope_figure
@@ -54,13 +54,13 @@ def rope_figure(d: int = 64, seed: int = 0) -> str:
     offsets = np.arange(-40, 41)
     with style():
         fig, ax = plt.subplots(figsize=(7, 3.2))
-        for m, marker in ((0, "-"), (100, "--"), (1000, ":")):
-            rq = positional.rope(q, [m])  # (1, d)
-            rk = positional.rope(np.repeat(k, offsets.size, 0), m + offsets)  # (offsets, d)
-            ax.plot(offsets, (rk @ rq.T)[:, 0] / np.sqrt(d), marker, label=f"query at m = {m}")
+        for i, marker in ((0, "-"), (100, "--"), (1000, ":")):  # i: the query's position
+            rq = positional.rope(q, [i])  # (1, d)
+            rk = positional.rope(np.repeat(k, offsets.size, 0), i + offsets)  # (offsets, d)
+            ax.plot(offsets, (rk @ rq.T)[:, 0] / np.sqrt(d), marker, label=f"query at i = {i}")
         ax.set(
-            title="RoPE: the score depends on n − m only",
-            xlabel="offset n − m",
+            title="RoPE: the score depends on j − i only",
+            xlabel="offset j − i",
             ylabel="score q·k / √d",
         )
         ax.legend(frameon=False, fontsize=8)
@@ -83,7 +83,7 @@ def alibi_figure(n_heads: int = 8, length: int = 24) -> str:
         fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.4))
         shown = np.where(causal, bias[0], np.nan)  # (L, L): the blocked half left blank
         im = a.imshow(shown, cmap="viridis", aspect="auto")
-        a.set(title="bias −m₁·(i − j), head 1, causal", xlabel="key j", ylabel="query i")
+        a.set(title="bias −β₁·(i − j), head 1, causal", xlabel="key j", ylabel="query i")
         fig.colorbar(im, ax=a, fraction=0.046, pad=0.04)
         for head in range(n_heads):
             row = bias[head, -1]  # (L,): the last query

@@ -46,9 +46,9 @@ def exercises() -> list[Exercise]:
         explanation=("Multiply the weights by $V = W_V$."),
         solution=_solve_identity_output,
     )
-    sigma = sp.Symbol("sigma", positive=True)
+    p_1 = sp.Symbol("p_1", positive=True)  # the weight sigmoid(1/√2)
     a = 1 / sp.sqrt(2)
-    in_sigma = out.answer.applyfunc(lambda e: symbolic.in_terms_of_sigmoid(e, a, sigma))
+    in_p_1 = out.answer.applyfunc(lambda e: symbolic.in_terms_of_sigmoid(e, a, p_1))
     c = sp.Symbol("c", positive=True)
     S = symbolic.scores(Q, K)  # (2, 2): the example's scaled scores, I/√2
     P_c = symbolic.softmax(c * S)
@@ -71,23 +71,24 @@ def exercises() -> list[Exercise]:
         Exercise(
             id="identity-sigma",
             chapter="examples",
-            title="The identity example in σ",
+            title="The identity example in one weight",
             statement=(
-                "Write the output $O$ of the 2×2 identity example in terms of "
-                "$\\sigma = \\sigma(1/\\sqrt2) = e^{1/\\sqrt2}/(1 + e^{1/\\sqrt2})$; type it as "
-                "`sigma`. Every entry is linear in $\\sigma$. (The checker compares values: a "
-                "form that does not use $\\sigma$ but equals the output is accepted too.)"
+                "Write the output $O$ of the 2×2 identity example in terms of the weight "
+                "$p_1 = \\operatorname{sigmoid}(1/\\sqrt2) = e^{1/\\sqrt2}/(1 + e^{1/\\sqrt2})$, "
+                "the first entry of $\\operatorname{softmax}(1/\\sqrt2, 0)$; type it as `p_1`. "
+                "Every entry is linear in $p_1$. (The checker compares values: a form that does "
+                "not use $p_1$ but equals the output is accepted too.)"
             ),
-            answer=in_sigma,
+            answer=in_p_1,
             inputs=shown,
             mistakes=out.mistakes,
-            symbols={"sigma": sigma},
-            subs={sigma: symbolic.sigmoid(a)},
+            symbols={"p_1": p_1},
+            subs={p_1: symbolic.sigmoid(a)},
             numeric=out.numeric,
             explanation=(
                 r"Each row of scores is $(1/\sqrt2, 0)$ or $(0, 1/\sqrt2)$, so each row of "
-                r"weights is $(\sigma, 1 - \sigma)$ or $(1 - \sigma, \sigma)$. Then $O = PV$ "
-                r"is linear in $\sigma$."
+                r"weights is $(p_1, 1 - p_1)$ or $(1 - p_1, p_1)$. Then $O = PV$ "
+                r"is linear in $p_1$."
             ),
             solution=_solve_identity_sigma,
         ),
@@ -156,8 +157,8 @@ def _solve_identity_weights(ex: Exercise) -> object:
 
 
 def _solve_identity_sigma(ex: Exercise) -> object:
-    sigma = sp.Symbol("sigma")
-    P = sp.Matrix([[sigma, 1 - sigma], [1 - sigma, sigma]])
+    p_1 = sp.Symbol("p_1")  # the weight sigmoid(1/√2)
+    P = sp.Matrix([[p_1, 1 - p_1], [1 - p_1, p_1]])
     O = (P * ex.inputs["W_V"]).expand()  # V = X W_V = W_V
     return O
 

@@ -136,7 +136,7 @@ def exercises() -> list[Exercise]:
             numeric=_pi_ref,
             kind="scalar",
             explanation=(
-                "Position interpolation rotates position $p$ as position $p/f$ was, which is the "
+                "Position interpolation rotates position $j$ as position $j/f$ was, which is the "
                 "same as dividing every frequency by $f = 3$: $\\theta_1 = 1/10$ becomes $1/30$."
             ),
             solution=_solve_modern_pi_frequency,
@@ -151,7 +151,7 @@ def exercises() -> list[Exercise]:
             statement=(
                 "YaRN with $d = 16$, base $10000$, an original context of $2048$ tokens, "
                 "$\\beta_{\\text{fast}} = 32$ and $\\beta_{\\text{slow}} = 1$. The pair that turns "
-                "$r$ times over the context is $i(r) = d \\ln(2048 / (2\\pi r)) / (2 \\ln 10000)$; "
+                "$n$ times over the context is $i(n) = d \\ln(2048 / (2\\pi n)) / (2 \\ln 10000)$; "
                 "the ramp rises linearly from $0$ at $\\lfloor i(32) \\rfloor$ to $1$ at "
                 "$\\lceil i(1) \\rceil$. What is the ramp $\\gamma_3$ of pair $3$?"
             ),
@@ -307,7 +307,7 @@ def exercises() -> list[Exercise]:
             statement=(
                 "$\\operatorname{SwiGLU}(x) = (\\operatorname{SiLU}(x W_{\\text{gate}}) \\odot "
                 "x W_{\\text{up}}) W_{\\text{down}}$ with "
-                "$\\operatorname{SiLU}(z) = z\\,\\sigma(z)$. "
+                "$\\operatorname{SiLU}(x) = x\\,\\operatorname{sigmoid}(x)$. "
                 "Take $x = (\\log 2, \\log 3)$, $W_{\\text{gate}} = W_{\\text{up}} = I$ and "
                 "$W_{\\text{down}}$ a column of ones. What is the output (exactly)?"
             ),
@@ -318,7 +318,8 @@ def exercises() -> list[Exercise]:
             explanation=(
                 "With identity gate and up projections, hidden unit $j$ is "
                 "$\\operatorname{SiLU}(x_j)\\,x_j$, and the column of ones sums them. "
-                "$\\sigma(\\log 2) = 2/3$ and $\\sigma(\\log 3) = 3/4$, so the output is "
+                "$\\operatorname{sigmoid}(\\log 2) = 2/3$ and "
+                "$\\operatorname{sigmoid}(\\log 3) = 3/4$, so the output is "
                 "$\\tfrac{2}{3}\\log^2 2 + \\tfrac{3}{4}\\log^2 3$."
             ),
             solution=_solve_modern_swiglu,
@@ -358,8 +359,8 @@ def exercises() -> list[Exercise]:
                 "T5, bidirectional, 32 buckets, `max_distance` 128. A key $20$ positions "
                 "*before* the query (offset $j - i = -20$). Keys before the query use buckets "
                 "$0$–$15$: offsets $0$ to $7$ exactly, then bucket "
-                "$8 + \\lfloor \\ln(\\delta/8) / \\ln(128/8) \\cdot 8 \\rfloor$ for distance "
-                "$\\delta$. Which bucket?"
+                "$8 + \\lfloor \\ln(\\Delta/8) / \\ln(128/8) \\cdot 8 \\rfloor$ for distance "
+                "$\\Delta$. Which bucket?"
             ),
             answer=sp.Integer(_t5_bucket(-20, **t5)),
             mistakes=(Mistake("bucket_direction", sp.Integer(_t5_bucket(20, **t5))),),
@@ -381,7 +382,7 @@ def exercises() -> list[Exercise]:
             title="Where T5 stops telling distances apart",
             statement=(
                 "Same T5 buckets (bidirectional, 32, `max_distance` 128). Every key far enough "
-                "before the query shares bucket $15$. What is the smallest distance $\\delta$ "
+                "before the query shares bucket $15$. What is the smallest distance $\\Delta$ "
                 "that lands in bucket $15$?"
             ),
             answer=sp.Integer(first_last),
@@ -389,17 +390,20 @@ def exercises() -> list[Exercise]:
             numeric=lambda: np.asarray(float(next(r for r in range(8, 200) if _t5_ref(-r) == 15))),
             kind="scalar",
             explanation=(
-                "Bucket 15 means $\\lfloor \\ln(\\delta/8)/\\ln 16 \\cdot 8 \\rfloor \\ge 7$, "
-                "that is $\\delta \\ge 8 \\cdot 16^{7/8}$, a number between 90 and 91: the "
+                "Bucket 15 means $\\lfloor \\ln(\\Delta/8)/\\ln 16 \\cdot 8 \\rfloor \\ge 7$, "
+                "that is $\\Delta \\ge 8 \\cdot 16^{7/8}$, a number between 90 and 91: the "
                 "smallest integer distance is 91. Every distance from 91 on, 128 included, "
                 "shares that bucket."
             ),
             solution=_solve_modern_t5_last_bucket,
         )
     )
-    m = L2
+    beta = L2  # the head's slope
     far = sp.nsimplify(
-        sp.simplify(sum(sp.exp(-m * r) for r in (2, 3, 4)) / sum(sp.exp(-m * r) for r in range(5)))
+        sp.simplify(
+            sum(sp.exp(-beta * dist) for dist in (2, 3, 4))
+            / sum(sp.exp(-beta * dist) for dist in range(5))
+        )
     )
     out.append(
         Exercise(
@@ -407,9 +411,11 @@ def exercises() -> list[Exercise]:
             chapter="modern",
             title="ALiBi past its training length",
             statement=(
-                "An ALiBi head with slope $m = \\log 2$ (weights $\\propto e^{-m r}$ at distance "
-                "$r$, equal content scores) was trained on 2 tokens and now reads 5: its last "
-                "query sees distances $r = 0, 1, 2, 3, 4$. What weight does it put on the keys at "
+                "An ALiBi head with slope $\\beta = \\log 2$ (weights "
+                "$\\propto e^{-\\beta \\Delta}$ at distance $\\Delta = i - j$, equal content "
+                "scores) was trained on 2 tokens "
+                "and now reads 5: its last query sees distances $\\Delta = 0, 1, 2, 3, 4$. "
+                "What weight does it put on the keys at "
                 "distance $2$ or more, the ones beyond its training length?"
             ),
             answer=far,
@@ -417,22 +423,22 @@ def exercises() -> list[Exercise]:
             numeric=lambda: numeric.softmax(-np.log(2) * np.arange(4.0, -1.0, -1.0))[:3].sum(),
             kind="scalar",
             explanation=(
-                "The weights are proportional to $2^{-r}$: $1, 1/2, 1/4, 1/8, 1/16$, summing to "
-                "$31/16$. The keys at distance $2$ or more hold $1/4 + 1/8 + 1/16 = 7/16$ of it. "
-                "The longer sequence adds keys that get little weight; RoPE, in contrast, has no "
-                "such preference built in."
+                "The weights are proportional to $2^{-\\Delta}$: $1, 1/2, 1/4, 1/8, 1/16$, "
+                "summing to $31/16$. The keys at distance $2$ or more hold "
+                "$1/4 + 1/8 + 1/16 = 7/16$ of it. The longer sequence adds keys that get little "
+                "weight; RoPE, in contrast, has no such preference built in."
             ),
             solution=_solve_modern_alibi_far,
         )
     )
 
     # --- dropout ----------------------------------------------------------------------
-    a, p, v1, v2 = sp.symbols("a p v_1 v_2", positive=True)
+    a, p_drop, v1, v2 = sp.symbols("a p_drop v_1 v_2", positive=True)
     expectation = 0
     for k1 in (0, 1):
         for k2 in (0, 1):
-            prob = ((1 - p) if k1 else p) * ((1 - p) if k2 else p)
-            expectation += prob * (k1 * a * v1 + k2 * (1 - a) * v2) / (1 - p)
+            prob = ((1 - p_drop) if k1 else p_drop) * ((1 - p_drop) if k2 else p_drop)
+            expectation += prob * (k1 * a * v1 + k2 * (1 - a) * v2) / (1 - p_drop)
     out.append(
         Exercise(
             id="modern-dropout-expectation",
@@ -440,16 +446,19 @@ def exercises() -> list[Exercise]:
             title="Dropout's expectation",
             statement=(
                 "A row of two weights `a` and `1 - a` over the values `v_1`, `v_2`. Inverted "
-                "dropout keeps each weight with probability `1 - p` and divides a kept weight "
-                "by `1 - p`. Average the output over the four masks: what is its expectation? "
-                "Use `a`, `p`, `v_1`, `v_2`."
+                "dropout keeps each weight with probability `1 - p_drop` and divides a kept "
+                "weight by `1 - p_drop`. Average the output over the four masks: what is its "
+                "expectation? Use `a`, `p_drop`, `v_1`, `v_2`."
             ),
             answer=sp.simplify(expectation),
-            mistakes=(Mistake("dropout_scaling", sp.expand((1 - p) * sp.simplify(expectation))),),
-            symbols={"a": a, "p": p, "v_1": v1, "v_2": v2},
+            mistakes=(
+                Mistake("dropout_scaling", sp.expand((1 - p_drop) * sp.simplify(expectation))),
+            ),
+            symbols={"a": a, "p_drop": p_drop, "v_1": v1, "v_2": v2},
             kind="expression",
             explanation=(
-                "Each weight is kept with probability $1 - p$ and then divided by $1 - p$, so on "
+                "Each weight is kept with probability $1 - p_{\\text{drop}}$ and then divided by "
+                "$1 - p_{\\text{drop}}$, so on "
                 "average it is unchanged; the output is linear in the weights, so its "
                 "expectation is the undropped output $a\\,v_1 + (1 - a)\\,v_2$."
             ),
@@ -474,7 +483,8 @@ def exercises() -> list[Exercise]:
             explanation=(
                 "A kept weight is $(1/2)/(1/2) = 1$, so the sum counts the kept weights: $0$, "
                 "$1$ or $2$ with probabilities $1/4$, $1/2$, $1/4$. Its mean is $1$ and its "
-                "variance $(0 - 1)^2/4 + (2 - 1)^2/4 = 1/2$, which is $p/(1 - p) \\sum_j P_j^2$."
+                "variance $(0 - 1)^2/4 + (2 - 1)^2/4 = 1/2$, which is "
+                "$p_{\\text{drop}}/(1 - p_{\\text{drop}}) \\sum_j P_j^2$."
             ),
             solution=_solve_modern_dropout_rowsum,
         )
@@ -614,12 +624,12 @@ def _solve_modern_alibi_far(ex: Exercise) -> object:
 
 
 def _solve_modern_dropout_expectation(ex: Exercise) -> object:
-    a, p, v1, v2 = sp.symbols("a p v_1 v_2", positive=True)
+    a, p_drop, v1, v2 = sp.symbols("a p_drop v_1 v_2", positive=True)
     w, v = [a, 1 - a], [v1, v2]
     mean = sp.Integer(0)
     for keep in itertools.product((0, 1), repeat=2):  # all four masks
-        prob = sp.Mul(*((1 - p) if z else p for z in keep))
-        mean += prob * sum(z * wj * vj for z, wj, vj in zip(keep, w, v, strict=True)) / (1 - p)
+        prob = sp.Mul(*((1 - p_drop) if z else p_drop for z in keep))
+        mean += prob * sum(z * wj * vj for z, wj, vj in zip(keep, w, v, strict=True)) / (1 - p_drop)
     return sp.simplify(mean)
 
 

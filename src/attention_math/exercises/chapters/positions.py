@@ -98,7 +98,7 @@ def exercises() -> list[Exercise]:
                 "With $d_{model} = 4$ and base $100$, the frequencies are "
                 "$\\theta_0 = 1$ and $\\theta_1 = 100^{-2/4} = 1/10$. Write the encoding "
                 "$PE(2) = (\\sin 2\\theta_0, \\cos 2\\theta_0, \\sin 2\\theta_1, "
-                "\\cos 2\\theta_1)$ of position $p = 2$ exactly, as a $1 \\times 4$ row."
+                "\\cos 2\\theta_1)$ of position $j = 2$ exactly, as a $1 \\times 4$ row."
             ),
             answer=pe,
             numeric=_sinusoidal_ref,
@@ -115,7 +115,7 @@ def exercises() -> list[Exercise]:
             statement=(
                 "RoPE with $d = 4$, base $100$ ($\\theta_0 = 1$, $\\theta_1 = 1/10$) and the "
                 "`rotate_half` layout: pair $i$ is $(x_i, x_{i+2})$, turned by the angle "
-                "$p\\,\\theta_i$. Rotate $x$ at position $p = 1$ exactly."
+                "$j\\,\\theta_i$. Rotate $x$ at position $j = 1$ exactly."
             ),
             answer=rope_right,
             inputs={"x": x},
@@ -274,7 +274,7 @@ def exercises() -> list[Exercise]:
             chapter="positions",
             title="softmax₁",
             statement=(
-                "$\\operatorname{softmax}_1(z)_i = e^{z_i} / (1 + \\sum_j e^{z_j})$, the softmax "
+                "$\\operatorname{softmax}_1(s)_i = e^{s_i} / (1 + \\sum_j e^{s_j})$, the softmax "
                 "with an extra zero logit. Compute $\\operatorname{softmax}_1(0, \\log 2)$ "
                 "exactly, as a $1 \\times 2$ row."
             ),
@@ -295,16 +295,16 @@ def exercises() -> list[Exercise]:
 
 
 def _solve_positions_sinusoidal(ex: Exercise) -> object:
-    omegas = [sp.Integer(1), sp.Rational(1, 10)]  # 100^(0), 100^(-2/4)
-    p = 2
-    pe = [f(p * w) for w in omegas for f in (sp.sin, sp.cos)]
+    thetas = [sp.Integer(1), sp.Rational(1, 10)]  # 100^(0), 100^(-2/4)
+    j = 2  # the position
+    pe = [f(j * theta) for theta in thetas for f in (sp.sin, sp.cos)]
     return sp.Matrix([pe])
 
 
 def _solve_positions_rope(ex: Exercise) -> object:
     x = list(ex.inputs["x"])
     out = list(x)
-    for i, angle in enumerate([sp.Integer(1), sp.Rational(1, 10)]):  # p·θ_i with p = 1
+    for i, angle in enumerate([sp.Integer(1), sp.Rational(1, 10)]):  # j·θ_i at position j = 1
         a, b = x[i], x[i + 2]  # rotate_half pairs coordinate i with i + d/2
         out[i] = a * sp.cos(angle) - b * sp.sin(angle)
         out[i + 2] = b * sp.cos(angle) + a * sp.sin(angle)

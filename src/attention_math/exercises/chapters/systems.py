@@ -30,9 +30,9 @@ def _heads() -> list[Exercise]:
             chapter="systems",
             title="What more heads cost",
             statement=(
-                "Count FLOPs as on the Cost page: $2mnp$ for an $m \\times n$ by $n \\times p$ "
-                "product, and on each score matrix 7 FLOPs per entry for scale, mask, max, "
-                "shift and exp, sum and divide. Multi-head attention with $h$ heads of "
+                "Count FLOPs as on the Cost page: $2 n_1 n_2 n_3$ for an $n_1 \\times n_2$ by "
+                "$n_2 \\times n_3$ product, and on each score matrix 7 FLOPs per entry for scale, "
+                "mask, max, shift and exp, sum and divide. Multi-head attention with $h$ heads of "
                 "$d_k = d_v = d_{\\text{model}}/h$ against one head of width $d_{\\text{model}}$ "
                 "(same $d_{\\text{model}}$, $L_q$ queries, $L_k$ keys): how many more FLOPs do "
                 "the $h$ heads take? Use `h`, `L_q`, `L_k`."

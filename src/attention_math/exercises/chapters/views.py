@@ -185,17 +185,18 @@ def exercises() -> list[Exercise]:
             chapter="views",
             title="What random features estimate",
             statement=(
-                "With $w \\sim \\mathcal N(0, I)$ and "
-                "$\\varphi_w(x) = e^{w\\cdot x - \\lVert x\\rVert^2/2}$, what is "
-                "$\\mathbb E_w[\\varphi_w(q)\\,\\varphi_w(k)]$ for the rows $q$ and $k$ below?"
+                "With $\\omega \\sim \\mathcal N(0, I)$ and "
+                "$\\varphi_\\omega(x) = e^{\\omega\\cdot x - \\lVert x\\rVert^2/2}$, what is "
+                "$\\mathbb E_\\omega[\\varphi_\\omega(q)\\,\\varphi_\\omega(k)]$ for the rows $q$ "
+                "and $k$ below?"
             ),
             answer=sp.exp((q2 * k2.T)[0]),
             inputs={"q": q2, "k": k2},
             kind="scalar",
             explanation=(
-                r"The product is $e^{w\cdot(q + k)}\, e^{-\lVert q\rVert^2/2 - \lVert "
-                r"k\rVert^2/2}$ and the coordinates of $w$ are independent: one Gaussian "
-                r"integral $\mathbb E[e^{wc}]$, evaluated at $c = q_i + k_i$ for each "
+                r"The product is $e^{\omega\cdot(q + k)}\, e^{-\lVert q\rVert^2/2 - \lVert "
+                r"k\rVert^2/2}$ and the coordinates of $\omega$ are independent: one Gaussian "
+                r"integral $\mathbb E[e^{\omega c}]$, evaluated at $c = q_i + k_i$ for each "
                 "coordinate."
             ),
             solution=_solve_views_performer,
@@ -281,9 +282,11 @@ def _solve_views_flash_d(ex: Exercise) -> object:
 def _solve_views_performer(ex: Exercise) -> object:
     inputs = ex.inputs
     q, k = inputs["q"], inputs["k"]
-    w, c = sp.symbols("w c", real=True)
-    density = sp.exp(-(w**2) / 2) / sp.sqrt(2 * sp.pi)  # N(0, 1)
-    mgf = sp.simplify(sp.integrate(sp.exp(w * c) * density, (w, -sp.oo, sp.oo)))  # E[e^{wc}]
+    omega, c = sp.symbols("omega c", real=True)  # one coordinate of the direction ω
+    density = sp.exp(-(omega**2) / 2) / sp.sqrt(2 * sp.pi)  # N(0, 1)
+    mgf = sp.simplify(
+        sp.integrate(sp.exp(omega * c) * density, (omega, -sp.oo, sp.oo))
+    )  # E[e^{ωc}]
     total = sp.Integer(1)
     for qi, ki in zip(q, k, strict=True):  # independent coordinates: a product of 1-D integrals
         total *= mgf.subs(c, qi + ki) * sp.exp(-(qi**2 + ki**2) / 2)
