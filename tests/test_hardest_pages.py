@@ -21,7 +21,7 @@ def main_line(page: str) -> str:
 
 def test_online_softmax_derives_the_merge_factor_before_the_merge_and_the_figure():
     text = main_line("long/online-softmax.md")
-    factor = text.index(r"e^{s_j - m} = e^{m_T - m}\, e^{s_j - m_T}")
+    factor = text.index(r"e^{s_j - m} &= e^{m_T - m}\, e^{s_j - m_T}")
     merge = text.index(r"\lambda_{T\cup U} &= e^{m_T - m}\lambda_T")
     assert factor < merge < text.index("state_figure()") < text.index("merge_is_associative")
     assert "**tile**" in text[: text.index("## The state")]  # the word is said before it is used
