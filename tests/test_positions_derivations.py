@@ -50,6 +50,7 @@ def test_rope_matrix_matches_numpy_rope(interleaved):
 def test_layout_mismatch_is_large_and_fixed_by_permuting():
     r = dpos.layout_mismatch()
     assert r["wrong layout"] > 0.1 and r["permuted weights"] < 1e-12
+    assert r["wrong layout"] > r["largest score"] / 2  # as large as the scores themselves
 
 
 def test_alibi_exact():

@@ -214,13 +214,16 @@ def conventions_conjugate(half_d: int = 2) -> bool:
 def layout_mismatch(d: int = 8, length: int = 6, seed: int = 0) -> dict[str, float]:
     """The classic bug, measured: weights whose ``q``, ``k`` are meant for one layout, run with
     the other. Returns the largest score error of the wrong layout and of the wrong layout
-    after permuting the columns of ``W_Q`` and ``W_K`` (what checkpoint converters do).
+    after permuting the columns of ``W_Q`` and ``W_K`` (what checkpoint converters do), and,
+    for scale, the largest score of the right layout.
 
     Examples:
         >>> from attention_math.derivations.positional import layout_mismatch
         >>> r = layout_mismatch()
         >>> r["wrong layout"] > 0.1, r["permuted weights"] < 1e-12
         (True, True)
+        >>> r["wrong layout"] > r["largest score"] / 2  # an error as large as the scores
+        True
     """
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((length, d))  # (L, d_model), d_model = d
@@ -238,6 +241,7 @@ def layout_mismatch(d: int = 8, length: int = 6, seed: int = 0) -> dict[str, flo
     return {
         "wrong layout": float(np.abs(wrong - right).max()),
         "permuted weights": float(np.abs(fixed - right).max()),
+        "largest score": float(np.abs(right).max()),
     }
 
 

@@ -21,6 +21,7 @@ __all__ = [
     "saturation_figure",
     "score_spread",
     "smoother_figure",
+    "smoother_weights_figure",
     "softmax_pair",
 ]
 
@@ -215,3 +216,32 @@ def smoother_figure(bandwidths: tuple[float, ...] = (0.1, 0.5, 3.0)) -> str:
         ax.set_ylabel("y")
         ax.legend(fontsize=8, frameon=False, loc="lower left")
         return svg(fig)
+
+
+def smoother_weights_figure(bandwidth: float = 0.5, n_queries: int = 4) -> str:
+    """The weights of a few queries over the samples of
+    [`regression_data`][attention_math.derivations.kernels.regression_data], one curve per
+    query against the samples' positions ``x``: each a bump centred on its query, as wide as
+    the bandwidth. The weights are the smoother applied to one-hot values,
+    ``nadaraya_watson(queries, x, I)``, so each row is one query's row of attention weights.
+
+    Examples:
+        >>> from attention_site.figures.curves import smoother_weights_figure
+        >>> "<svg" in smoother_weights_figure(0.5, 2)
+        True
+    """
+    x, _, grid, _ = regression_data()
+    order = np.argsort(x)
+    xs = x[order]  # (n,): the sample positions, sorted for drawing
+    queries = np.linspace(grid[0], grid[-1], n_queries + 2)[1:-1]  # (n_queries,): inside
+    weights = nadaraya_watson(queries, xs, np.eye(len(xs)), bandwidth=bandwidth)  # (nq, n)
+    with style():
+        fig, ax = plt.subplots(figsize=(6.4, 3.2))
+        for q, w in zip(queries, weights, strict=True):
+            (line,) = ax.plot(xs, w, "o-", ms=3, lw=1.4, label=f"query x = {q:.2f}")
+            ax.axvline(q, color=line.get_color(), lw=0.8, ls=":")  # where the query sits
+        ax.set_title(f"Each query's weights over the samples, τ = {bandwidth:g}")
+        ax.set_xlabel("sample position $x_i$ (the keys); dotted: the query")
+        ax.set_ylabel("weight")
+        ax.legend(fontsize=8, frameon=False, loc="upper right")
+        return fluid(svg(fig), max_width="40rem")

@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from attention_math.derivations.online_softmax import numeric_trace
-from attention_site.figures.style import style, svg
+from attention_site.figures.style import fluid, style, svg
 
 __all__ = ["state_figure", "state_steps"]
 
@@ -57,13 +57,18 @@ def state_steps(
 
 
 def state_figure(seed: int = 0) -> str:
-    """The figure: scores and running maximum above; ``λ`` per tile below, carried part and
-    new part stacked, with the tile where the maximum jumps and ``λ`` falls annotated.
+    """The figure: scores and running maximum above, each jump of the maximum labelled; ``λ``
+    per tile below, carried part and new part stacked, the previous ``λ`` dashed over each
+    tile and the factor ``e^{m_old − m}`` that shrank it written on the carried part, with the
+    tile where the maximum jumps and ``λ`` falls annotated.
+
+    Sized to be read on a phone: a narrow figure with large type, drawn at the width of the
+    page's column (at most 32rem).
 
     Examples:
         >>> from attention_site.figures.online_state import state_figure
         >>> text = state_figure()
-        >>> text.startswith("<svg") and "falls" in text
+        >>> text.startswith("<svg") and "falls" in text and "max +" in text
         True
     """
     s, steps = state_steps(seed)  # (n_keys,) scores, one step per tile
@@ -71,73 +76,84 @@ def state_figure(seed: int = 0) -> str:
     falls = [t for t, st in enumerate(steps) if st["ell"] < st["ell_old"]]
     if not falls:
         raise AssertionError("the seeded row must show λ falling when the maximum moves")
-    with style():
+    red, grey, blue = "#d62728", "#9e9e9e", "#1f77b4"
+    with style(), plt.rc_context({"font.size": 12}):
         fig, (top, bottom) = plt.subplots(
-            2, 1, figsize=(6.4, 5.6), sharex=True, gridspec_kw={"height_ratios": [1, 1.1]}
+            2, 1, figsize=(5.6, 7.4), sharex=True, gridspec_kw={"height_ratios": [1, 1.35]}
         )
         x = np.arange(1, len(s) + 1)
-        for t in range(len(steps)):  # tiles shaded alternately
+        edges = np.arange(len(steps) + 1) * block + 0.5
+        centres = (edges[:-1] + edges[1:]) / 2
+        for t in range(len(steps)):  # tiles shaded alternately, numbered on top
             for ax in (top, bottom):
                 if t % 2 == 0:
-                    ax.axvspan(t * block + 0.5, (t + 1) * block + 0.5, color="#808080", alpha=0.1)
-        top.plot(x, s, "o", color="#1f77b4", label="score $s_j$")
-        edges = np.arange(len(steps) + 1) * block + 0.5
-        top.stairs(
-            [st["m"] for st in steps],
-            edges,
-            color="#d62728",
-            lw=2,
-            baseline=None,
-            label="running max $m$",
-        )
+                    ax.axvspan(edges[t], edges[t + 1], color="#808080", alpha=0.1)
+        top.plot(x, s, "o", color=blue, label="score $s_j$")
+        top.stairs([st["m"] for st in steps], edges, color=red, lw=2, baseline=None)
+        top.plot([], [], color=red, lw=2, label="running max $m$")  # legend entry
+        for t, st in enumerate(steps[1:], start=1):  # label every jump of the maximum
+            if st["m"] > st["m_old"]:
+                top.annotate(
+                    f"max +{st['m'] - st['m_old']:.2f}",
+                    xy=(edges[t], (st["m"] + st["m_old"]) / 2),
+                    xytext=(-6, 0),
+                    textcoords="offset points",
+                    ha="right",
+                    va="center",
+                    color=red,
+                    fontsize=11,
+                )
         top.set(title="One query row, tiles of two keys", xlabel="key $j$", ylabel="score")
-        top.legend(loc="lower right", fontsize=9, frameon=False)
-        centres = (edges[:-1] + edges[1:]) / 2
+        top.set_ylim(min(s) - 0.4, max(s) + 0.8)
+        top.legend(loc="upper left", fontsize=10, frameon=False)
         carried = [st["carried"] for st in steps]
         new = [st["new"] for st in steps]
         bottom.bar(
-            centres,
-            carried,
-            width=block * 0.7,
-            color="#9e9e9e",
-            label="carried: $e^{m_{old}-m}\\lambda_{old}$",
+            centres, carried, width=block * 0.7, color=grey, label="carried (old λ, rescaled)"
         )
-        bottom.bar(
-            centres,
-            new,
-            width=block * 0.7,
-            bottom=carried,
-            color="#1f77b4",
-            label="this tile: $\\sum e^{s_j-m}$",
-        )
-        for t in falls:
-            st = steps[t]
+        bottom.bar(centres, new, width=block * 0.7, bottom=carried, color=blue, label="this tile")
+        for t, st in enumerate(steps[1:], start=1):
             rise = st["m"] - st["m_old"]
-            bottom.text(
-                centres[t] + block * 0.5,
-                st["ell_old"],
-                " λ before",
-                va="center",
-                fontsize=9,
-                color="#d62728",
-            )
-            bottom.hlines(
+            bottom.hlines(  # the previous λ, to compare with
                 st["ell_old"],
                 centres[t] - block * 0.45,
                 centres[t] + block * 0.45,
-                colors="#d62728",
+                colors=red,
                 linestyles="--",
+                lw=1.5,
             )
-            bottom.annotate(
-                f"max rose by {rise:.2f}:\nold λ × $e^{{-{rise:.2f}}}$,\nso λ falls",
-                xy=(centres[t], st["ell_old"]),
-                xytext=(centres[t] - block * 1.6, st["ell_old"] * 1.08),
-                fontsize=9,
-                arrowprops={"arrowstyle": "->", "color": "#d62728"},
+            factor = f"×$e^{{-{rise:.2f}}}$" if rise > 0 else "×1"  # what the old λ was scaled by
+            bottom.text(
+                centres[t],
+                st["carried"] / 2,
+                factor,
+                ha="center",
+                va="center",
+                fontsize=11,
+                color="white" if st["carried"] > 0.35 else "#808080",
             )
-        bottom.set(title="λ after each tile", xlabel="key $j$", ylabel="λ")
-        bottom.set_ylim(0, max(st["ell"] for st in steps) * 1.6)
-        bottom.legend(loc="upper left", fontsize=9, frameon=False)
+        t = falls[0]
+        st = steps[t]
+        rise = st["m"] - st["m_old"]
+        bottom.annotate(
+            f"max +{rise:.2f}: the old λ\nshrinks ×$e^{{-{rise:.2f}}}$ (grey),"
+            "\nso λ falls below\nthe dashed line",
+            xy=(centres[t], st["ell_old"] + 0.05),
+            xytext=(edges[-1], st["ell_old"] * 1.3),
+            ha="right",
+            va="bottom",
+            fontsize=11,
+            color=red,
+            arrowprops={"arrowstyle": "->", "color": red},
+        )
+        bottom.hlines([], 0, 0, colors=red, linestyles="--", label="λ before this tile")
+        bottom.set(
+            title="λ after each tile: old part + new part",
+            xlabel="key $j$",
+            ylabel="λ",
+        )
+        bottom.set_ylim(0, max(st["ell"] for st in steps) * 2.0)
+        bottom.legend(loc="upper left", fontsize=10, frameon=False)
         bottom.set_xticks(x)
         fig.tight_layout()
-        return svg(fig)
+        return fluid(svg(fig), max_width="32rem")

@@ -41,7 +41,8 @@ def frequencies_figure(n_positions: int = 64, d_model: int = 64) -> str:
 
 def rope_figure(d: int = 64, seed: int = 0) -> str:
     """The score of RoPE-rotated ``q`` and ``k`` against the offset ``j − i``, for several
-    query positions ``i``: the curves coincide (the relative property).
+    query positions ``i``: the curves coincide (the relative property), which the figure says
+    on it, since three curves drawn on top of each other look like one.
 
     Examples:
         >>> from attention_site.figures.positions import rope_figure
@@ -53,15 +54,26 @@ def rope_figure(d: int = 64, seed: int = 0) -> str:
     k = q + 0.5 * rng.standard_normal((1, d))  # (1, d): a key similar to the query
     offsets = np.arange(-40, 41)
     with style():
-        fig, ax = plt.subplots(figsize=(7, 3.2))
-        for i, marker in ((0, "-"), (100, "--"), (1000, ":")):  # i: the query's position
+        fig, ax = plt.subplots(figsize=(7, 3.4))
+        styles = (("-", 5), ("--", 2.5), (":", 1.5))  # wide to thin: each shows under the next
+        for i, (line, width) in zip((0, 100, 1000), styles, strict=True):
             rq = positional.rope(q, [i])  # (1, d)
             rk = positional.rope(np.repeat(k, offsets.size, 0), i + offsets)  # (offsets, d)
-            ax.plot(offsets, (rk @ rq.T)[:, 0] / np.sqrt(d), marker, label=f"query at i = {i}")
+            ax.plot(
+                offsets, (rk @ rq.T)[:, 0] / np.sqrt(d), line, lw=width, label=f"query at i = {i}"
+            )
         ax.set(
-            title="RoPE: the score depends on j − i only",
-            xlabel="offset j − i",
-            ylabel="score q·k / √d",
+            title="RoPE: the score depends on the offset j − i only",
+            xlabel="offset j − i (key position minus query position)",
+            ylabel="score q·k / √dₖ",
+        )
+        ax.text(
+            0.02,
+            0.95,
+            "three query positions,\none curve: they lie\non top of each other",
+            transform=ax.transAxes,
+            va="top",
+            fontsize=9,
         )
         ax.legend(frameon=False, fontsize=8)
         fig.tight_layout()
