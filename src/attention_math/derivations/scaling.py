@@ -32,6 +32,7 @@ __all__ = [
     "monte_carlo",
     "sample_dots",
     "saturation",
+    "saturation_limits",
     "standard_moments",
 ]
 
@@ -273,3 +274,40 @@ def saturation(
             out[f"max_{name}"].append(p.max(axis=1).mean())
             out[f"grad_{name}"].append(np.linalg.norm(jac, axis=(1, 2)).mean())
     return {key: np.array(val) for key, val in out.items()}
+
+
+def saturation_limits(n_keys: int = 16) -> dict[str, sp.Expr]:
+    """Where `saturation`'s curves can go, exactly, for ``n_keys`` keys.
+
+    The largest weight of a row ``p`` lies between ``1/n`` (*uniform*: every key ``1/n``) and
+    ``1`` (*one-hot*: all the weight on one key). The Frobenius norm of the softmax Jacobian
+    ``J = diag(p) − p pᵀ`` is ``0`` at a one-hot row (its weights no longer move when its
+    scores move) and ``√(n − 1)/n`` at the uniform one (the norm is largest in between, at two
+    equal weights: ``1/2``). The norms are computed from ``J``, not typed.
+
+    Raises:
+        ValueError: ``n_keys`` is smaller than 2.
+
+    Examples:
+        >>> from attention_math.derivations.scaling import saturation_limits
+        >>> lim = saturation_limits(16)
+        >>> lim["max_uniform"], lim["max_one_hot"], lim["grad_uniform"], lim["grad_one_hot"]
+        (1/16, 1, sqrt(15)/16, 0)
+    """
+    if isinstance(n_keys, bool) or not isinstance(n_keys, int):
+        raise TypeError(f"n_keys must be an int, got {type(n_keys).__name__}")
+    if n_keys < 2:
+        raise ValueError(f"n_keys must be at least 2, got {n_keys}")
+
+    def frobenius(p: sp.Matrix) -> sp.Expr:
+        jac = sp.diag(*p) - p * p.T  # (n, n): the softmax Jacobian at p
+        return sp.sqrt(sum(x**2 for x in jac))
+
+    uniform = sp.Matrix([sp.Rational(1, n_keys)] * n_keys)  # (n, 1)
+    one_hot = sp.Matrix([1] + [0] * (n_keys - 1))  # (n, 1)
+    return {
+        "max_uniform": max(uniform),
+        "max_one_hot": max(one_hot),
+        "grad_uniform": sp.nsimplify(sp.simplify(frobenius(uniform))),
+        "grad_one_hot": sp.simplify(frobenius(one_hot)),
+    }

@@ -162,22 +162,36 @@ def cost_crossover(widths: tuple[int, ...] = (64, 128)) -> str:
     return fluid(svg(fig), max_width="36rem")
 
 
-def saturation_figure(ds: list[int], curves: dict[str, NDArray[np.float64]]) -> str:
+def saturation_figure(
+    ds: list[int],
+    curves: dict[str, NDArray[np.float64]],
+    limits: dict[str, float] | None = None,
+    n_keys: int | None = None,
+) -> str:
     """The two saturation curves of
     [`saturation`][attention_math.derivations.scaling.saturation]
     as an SVG figure (titles, axis labels).
 
+    With ``limits`` (from
+    [`saturation_limits`][attention_math.derivations.scaling.saturation_limits]) each panel
+    also draws as dashed lines, labelled on the figure, where the curves can go: one-hot (all
+    the weight on one key: largest weight 1, gradient norm 0) and, for the largest weight,
+    uniform over the ``n_keys`` keys (``1/n``).
+
     Examples:
         >>> import numpy as np
-        >>> from attention_math.derivations.scaling import saturation
+        >>> from attention_math.derivations.scaling import saturation, saturation_limits
         >>> from attention_site.figures.curves import saturation_figure
         >>> curves = saturation([1, 4], np.random.default_rng(0), n_samples=5)
         >>> text = saturation_figure([1, 4], curves)
         >>> text.startswith("<svg") and "Softmax gradient norm" in text
         True
+        >>> lim = {k: float(v) for k, v in saturation_limits(16).items()}
+        >>> "one-hot" in saturation_figure([1, 4], curves, lim, n_keys=16)
+        True
     """
     with style():
-        fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+        fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
         for ax, what, label in (
             (axes[0], "max", "mean largest weight"),
             (axes[1], "grad", "mean ‖∂softmax/∂s‖ (Frobenius)"),
@@ -187,7 +201,30 @@ def saturation_figure(ds: list[int], curves: dict[str, NDArray[np.float64]]) -> 
             ax.set_xscale("log", base=2)
             ax.set_xlabel("d_k")
             ax.set_ylabel(label)
-            ax.legend(frameon=False)
+            if limits is not None:
+                keys = f"{n_keys} keys" if n_keys is not None else "the keys"
+                ends = [("one_hot", "one-hot: all weight on one key")]
+                if what == "max":  # the gradient norm is largest in between, not at uniform
+                    ends.append(("uniform", f"uniform over {keys}"))
+                for end, text in ends:
+                    y = limits[f"{what}_{end}"]
+                    ax.axhline(y, color="0.45", linestyle="--", linewidth=0.9)
+                    ax.annotate(
+                        text,
+                        (0.5, y),
+                        xycoords=("axes fraction", "data"),
+                        xytext=(0, 3 if y < 0.9 else -3),
+                        textcoords="offset points",
+                        ha="center",
+                        va="bottom" if y < 0.9 else "top",
+                        fontsize=8,
+                        color="0.3",
+                    )
+                ax.set_ylim(-0.04, 1.06) if what == "max" else ax.set_ylim(-0.02, None)
+            if what == "max":  # below the one-hot line, above the rising curve
+                ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(0.0, 0.92))
+            else:
+                ax.legend(frameon=False, loc="center left")
         axes[0].set_title("Largest attention weight")
         axes[1].set_title("Softmax gradient norm")
         fig.tight_layout()
