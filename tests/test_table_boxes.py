@@ -2,16 +2,19 @@
 
 The theme wraps every ``table:not([class])`` from its script as the page starts, taking the
 table out of the page and back (a second style and layout pass over it). hooks/assets.py
-``wrapped_tables`` writes the same box at build time and gives the table a class that keeps
-the script off it; ``table_styles`` lets the theme's table rules match that class too. The
-browser test tests/browser/test_pages.py sees the result on every page: one box per table,
-styled by the theme.
+``wrapped_tables`` writes the same box around the page content's tables at build time and
+gives the table a class that keeps the script off it; docs/stylesheets/extra.css gives that
+class the theme's table rules (the theme's stylesheet is not rewritten). The browser test
+tests/browser/test_pages.py sees the result on every page: one box per table, styled as the
+theme styles a plain table.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import material
 import pytest
 from mkdocs.exceptions import PluginError
 
@@ -45,31 +48,76 @@ def test_unbalanced_tables_fail_the_build(broken: str) -> None:
         hook.wrapped_tables(broken, "t.md")
 
 
-THEME_CSS = (
-    ".md-typeset table:not([class]){display:inline-block}"
-    ".md-typeset table:not([class]) th{min-width:5rem}"
-    "@media print{.md-typeset table:not([class]){display:table}}"
-)
+ROOT = Path(__file__).resolve().parents[1]
+EXTRA_CSS = ROOT / "docs" / "stylesheets" / "extra.css"
+THEME_SHEETS = Path(material.__file__).parent / "templates" / "assets" / "stylesheets"
+THEME_TABLES = "table:not([class])"
 
 
-def _site(tmp_path: Path, css: str) -> Path:
-    sheets = tmp_path / "assets" / "stylesheets"
-    sheets.mkdir(parents=True)
-    (sheets / "main.0123abcd.min.css").write_text(css, encoding="utf-8")
-    return sheets / "main.0123abcd.min.css"
+def _rules(css: str, context: str = "") -> list[tuple[str, str, str]]:
+    """Each style rule of ``css`` as (its at-rule, its selectors, its declarations), written
+    the same way whatever the spacing (a minified sheet and a hand-written one compare equal)."""
+    out: list[tuple[str, str, str]] = []
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    at = 0
+    while (brace := css.find("{", at)) != -1:
+        head = css[at:brace].strip()
+        if head.startswith("@"):  # a block of rules: up to its matching brace
+            depth, end = 1, brace + 1
+            while depth:
+                depth += {"{": 1, "}": -1}.get(css[end], 0)
+                end += 1
+            out += _rules(css[brace + 1 : end - 1], _compact(head))
+        else:
+            end = css.index("}", brace) + 1
+            body = ";".join(
+                sorted(filter(None, map(_declaration, css[brace + 1 : end - 1].split(";"))))
+            )
+            out.append((context, _compact(head), body))
+        at = end
+    return out
 
 
-def test_the_theme_rules_for_plain_tables_also_match_the_boxed_ones(tmp_path: Path) -> None:
-    sheet = _site(tmp_path, THEME_CSS)
-    hook.table_styles(str(tmp_path))
-    once = sheet.read_text(encoding="utf-8")
-    assert "table:not([class])" not in once
-    assert once.count("table:is(:not([class]),.am-table)") == 3
-    hook.table_styles(str(tmp_path))  # a --dirty rebuild finds it done
-    assert sheet.read_text(encoding="utf-8") == once
+def _compact(text: str) -> str:
+    text = re.sub(r"\s*([>+~,])\s*", r"\1", " ".join(text.split()))
+    return re.sub(r"(?<![\w.])0\.(?=\d)", ".", text)
 
 
-def test_a_theme_that_styles_tables_otherwise_fails_the_build(tmp_path: Path) -> None:
-    _site(tmp_path, ".md-typeset table{display:block}")
-    with pytest.raises(PluginError, match="unstyled"):
-        hook.table_styles(str(tmp_path))
+def _declaration(text: str) -> str:
+    name, _, value = text.partition(":")
+    return f"{_compact(name)}:{_compact(value)}" if value else _compact(text)
+
+
+def test_rules_compare_equal_whatever_their_spacing() -> None:
+    hand = (
+        "/* x */ a > b , c { margin: 0.5em ; color: red }\n@media print { a { display: table; } }"
+    )
+    assert _rules(hand) == _rules("a>b,c{color:red;margin:.5em}@media print{a{display:table}}")
+    assert _rules(hand) == [
+        ("", "a>b,c", "color:red;margin:.5em"),
+        ("@media print", "a", "display:table"),
+    ]
+    assert _rules("a{margin:.5em}") != _rules("a{margin:.6em}")
+
+
+def test_our_stylesheet_gives_boxed_tables_the_theme_rules_for_plain_tables() -> None:
+    """Every rule of the installed theme for ``table:not([class])`` is in extra.css for
+    ``table.am-table`` (same specificity), before extra.css's own table rules. When the theme
+    changes its table style, this fails: copy its new rules into extra.css."""
+    (sheet,) = THEME_SHEETS.glob("main.*.min.css")
+    theme = [
+        (at, sel.replace(THEME_TABLES, f"table.{hook.TABLE_CLASS}"), body)
+        for at, sel, body in _rules(sheet.read_text(encoding="utf-8"))
+        if THEME_TABLES in sel
+    ]
+    assert len(theme) >= 10, "the theme's stylesheet no longer styles table:not([class])"
+    ours = _rules(EXTRA_CSS.read_text(encoding="utf-8"))
+    missing = [rule for rule in theme if rule not in ours]
+    assert missing == [], f"extra.css lacks the theme's table rules {missing} ({sheet.name})"
+    # first, as the theme's were: our later rules for boxed tables (the scroll shades'
+    # transparent background, the compact tables' padding) still win over them
+    last = max(ours.index(rule) for rule in theme)
+    later = [
+        i for i, (_, sel, _) in enumerate(ours) if "scrollwrap table" in sel or "compact" in sel
+    ]
+    assert later and min(later) > last

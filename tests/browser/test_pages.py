@@ -149,8 +149,9 @@ LESSER_EXCEPTIONS: dict[str, tuple[Callable[[dict[str, Any]], bool], str]] = {
 
 
 def test_axe_finds_no_lesser_violation_either(seen: Seen) -> None:
-    """Moderate and minor findings too, in the article and outside it (the build names the
-    theme's navigation sections that had no name: hooks/assets.py ``named_sections``)."""
+    """Moderate and minor findings too, in the article and outside it (the site's copy of
+    the theme's navigation template names the sections that had none:
+    overrides/partials/nav-item.html)."""
     found = {
         p: [
             (v["id"], v["impact"], n["target"])
@@ -177,7 +178,8 @@ def test_maths_is_readable_by_a_screen_reader(desktop_seen: Seen) -> None:
 
 def test_every_table_is_boxed_once_and_styled_by_the_theme(desktop_seen: Seen) -> None:
     """The build boxes each table (hooks/assets.py ``wrapped_tables``); the theme's script
-    must not box it again, and the theme's table style must still reach it."""
+    must not box it again, and the theme's table style (given to the boxed tables by
+    extra.css) must still reach it."""
     tables = {p: r["tables"] for p, r in desktop_seen.items()}
     assert sum(map(len, tables.values())) > 50
     assert {p: t for p, t in tables.items() if any(box != [1, "solid"] for box in t)} == {}
