@@ -122,3 +122,10 @@ def _matplotlib_own() -> object:
     import contextlib
 
     return contextlib.nullcontext()
+
+
+def test_a_heatmap_can_share_a_scale_and_show_row_sums() -> None:
+    w = np.array([[1.0, 0.0], [0.25, 0.5]])
+    text = heatmap(w, title="w", row_sums=True, vmin=0.0, vmax=1.0, colorbar=False)
+    assert "row sum" in text and ">0.75<" in text  # the second row's sum
+    assert "row sum" not in heatmap(w, title="w")

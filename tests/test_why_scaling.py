@@ -144,3 +144,47 @@ def test_the_mean_shift_block_takes_its_sizes_from_package_data():
     sizes = {EXPERIMENT.d, EXPERIMENT.n_keys, EXPERIMENT.rows, int(EXPERIMENT.key_bound_eps)}
     typed = sorted(set(int(n) for n in re.findall(r"(?<![\w.])\d+(?![\w.])", block)) & sizes)
     assert not typed, f"why/scaling types {typed} in the mean-shift block: use EXPERIMENT"
+
+
+def _frobenius_of_jacobian(p: np.ndarray) -> float:
+    """‖diag(p) − p pᵀ‖_F by NumPy, independent of the SymPy side."""
+    return float(np.linalg.norm(np.diag(p) - np.outer(p, p)))
+
+
+@pytest.mark.parametrize("n", [2, 3, 16, 50])
+def test_saturation_limits_are_the_jacobian_at_uniform_and_one_hot(n: int) -> None:
+    lim = scaling.saturation_limits(n)
+    uniform, one_hot = np.full(n, 1 / n), np.eye(n)[0]
+    assert lim["max_uniform"] == sp.Rational(1, n) and lim["max_one_hot"] == 1
+    assert lim["grad_one_hot"] == 0
+    assert abs(float(lim["grad_uniform"]) - _frobenius_of_jacobian(uniform)) < 1e-15
+    assert _frobenius_of_jacobian(one_hot) == 0.0
+
+
+def test_the_scaled_curve_sits_between_its_limits() -> None:
+    """The page says the scaled row is neither one-hot nor uniform at any width."""
+    ds = [1, 64, 1024]
+    c = scaling.saturation(ds, np.random.default_rng(0), n_keys=16, n_samples=100)
+    lim = scaling.saturation_limits(16)
+    assert np.all(c["max_scaled"] > float(lim["max_uniform"]))
+    assert np.all(c["max_scaled"] < 0.5 * float(lim["max_one_hot"]))
+
+
+@pytest.mark.parametrize("bad", [1, 0, -3])
+def test_saturation_limits_reject_too_few_keys(bad: int) -> None:
+    with pytest.raises(ValueError, match="n_keys"):
+        scaling.saturation_limits(bad)
+
+
+def test_saturation_limits_reject_a_non_integer() -> None:
+    with pytest.raises(TypeError, match="n_keys"):
+        scaling.saturation_limits(2.5)  # type: ignore[arg-type]
+
+
+def test_the_saturation_figure_labels_its_ends() -> None:
+    ds = [1, 4]
+    curves = scaling.saturation(ds, np.random.default_rng(0), 16, 10)
+    lim = {k: float(v) for k, v in scaling.saturation_limits(16).items()}
+    text = saturation_figure(ds, curves, lim, n_keys=16)
+    assert "one-hot: all weight on one key" in text and "uniform over 16 keys" in text
+    assert "one-hot" not in saturation_figure(ds, curves)  # only when asked

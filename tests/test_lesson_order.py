@@ -1,6 +1,7 @@
-"""Issue 37, "the hardest pages, made learnable": the online softmax, RoPE and "Attention as …",
-rewritten after a fresh read. Each test checks one thing the reader stopped at, read from the
-Markdown source or from the figure the page prints (no site build needed)."""
+"""The order each lesson teaches in, read from its Markdown source or from the figure it prints
+(no site build): the hardest pages after their fresh read (the online softmax, RoPE, "Attention
+as …", causal-768, why/scaling, why/masks) keep the step a reader needs before the step that
+uses it."""
 
 from __future__ import annotations
 
@@ -13,9 +14,13 @@ DOCS = Path(__file__).resolve().parents[1] / "docs"
 FOLD = '??? abstract "How we know this is right"'
 
 
+def src(page: str) -> str:
+    return (DOCS / page).read_text(encoding="utf-8")
+
+
 def main_line(page: str) -> str:
     """The page's Markdown before its folded evidence block."""
-    text = (DOCS / page).read_text(encoding="utf-8")
+    text = src(page)
     return text[: text.index(FOLD)] if FOLD in text else text
 
 
@@ -103,3 +108,40 @@ def test_attention_as_kernel_weights_figure_is_readable():
     assert svg.count("query x = ") == 2 * 3 and 'width="100%"' in svg  # legend + text alternative
     assert "heatmap(" not in main_line("attention-as.md")  # the 6 × 40 heatmap was unreadable
     assert re.search(r"smoother_weights_figure\(0\.5\)", main_line("attention-as.md"))
+
+
+def test_causal_768_states_its_point_before_any_number() -> None:
+    text = src("examples/causal-768.md")
+    point = text.index("**The point of this example: which axis the softmax runs over.**")
+    assert point < text.index("```python exec")
+    assert "axis=None" in text and "docs.scipy.org" in text  # SciPy's default, cited
+    # the two weight heatmaps share one colour scale and print their row sums
+    assert "vmin=0.0" in text and "vmax=1.0" in text and "row_sums=True" in text
+    # the machinery of the reproduction (its cross-checks) is folded
+    folded = text.index('??? abstract "How we know this is right"')
+    assert text.index(".checks") > folded
+
+
+def test_scaling_derives_the_standard_case_before_the_general_one() -> None:
+    text = src("why/scaling.md")
+    folded = text.index('??? note "When the assumptions fail')
+    assert text.index("## The derivation") < text.index("**One product.**") < folded
+    # the general symbols (μ, σ, ρ) appear only in the folded cases
+    main = text[:folded]
+    assert not re.search(r"\\(mu|sigma|rho)_", main), "general moments in the main line"
+    # the softmax Jacobian is derived before its figure
+    assert text.index("the quotient rule gives") < text.index("saturation_figure(")
+
+
+def test_masks_derive_the_threshold_before_its_table_and_define_sdpa_before_use() -> None:
+    text = src("why/masks.md")
+    table = text.index("from attention_math.derivations.masks import underflow")
+    assert text.index("**Where a float reaches zero.**") < table
+    assert text.index("\\iff t \\le t^*") < table
+    assert text.index("is PyTorch's `scaled_dot_product_attention`") < text.index(
+        "PyTorch's SDPA since 2.5"
+    )
+    assert text.rstrip().splitlines()[-1].startswith("    ")  # ends inside the folded block
+    assert text.index('??? abstract "How we know this is right"') > text.index(
+        "## The fully masked row"
+    )
