@@ -145,3 +145,17 @@ def test_pages_cite_sources_by_title_never_by_file_name(built_site: Path) -> Non
     audit = page_text(built_site, "audit")
     for ex in EXAMPLES.values():
         assert ex.source.cite() in audit
+
+
+def test_every_arxiv_or_doi_link_of_the_site_is_in_the_bibliography():
+    """The reverse rule: a paper linked from a page (or from the text the packages print) is
+    listed on References, so a reader finds every source in one place."""
+    root = Path(__file__).resolve().parents[1]
+    listed = " ".join(r.url for r in load())
+    link = re.compile(r"https://(?:arxiv\.org/abs/\d{4}\.\d{4,5}|doi\.org/10\.[^\s)\]>\"']+)")
+    missing = set()
+    for path in [*(root / "docs").rglob("*.md"), *(root / "src").rglob("*.py")]:
+        for url in link.findall(path.read_text(encoding="utf-8")):
+            if url.rstrip(".,;") not in listed:
+                missing.add(f"{path.relative_to(root)}: {url}")
+    assert not missing, "linked but not in docs/references.bib:\n" + "\n".join(sorted(missing))
