@@ -22,6 +22,7 @@ import importlib.metadata
 import importlib.util
 import json
 import logging
+import os
 import re
 import subprocess
 import threading
@@ -104,6 +105,10 @@ DEFINES = re.compile(  # as DEFINES in hooks/typeset.cjs
     r"\\(?:(?:re)?newcommand|providecommand|newenvironment|g?def|let|DeclareMathOperator)(?![a-zA-Z])"
 )
 _defined = {"macros": False}
+# Under `mkdocs serve` the answers are also kept on disk, by the same digest, so that a
+# restarted `serve` typesets nothing that any earlier one did (3,400 formulas: most of a
+# restart's time). A build (CI, the deploy, the tests' builds) always asks MathJax.
+_disk: dict[str, Path | None] = {"dir": None}
 # what build-time typesetting cost this build (logged at the end: the figure on the About page)
 _cost = {"pages": 0, "formulas": 0, "seconds": 0.0, "remembered": 0}
 
@@ -140,6 +145,9 @@ def typeset_items(items: list[dict[str, Any]]) -> dict[str, Any]:
         _defined["macros"] = True
     remember = not _defined["macros"]
     done = (_memo["used"].get(key) or _memo["old"].get(key)) if remember else None
+    stored = _disk["dir"] / f"{key}.json" if remember and _disk["dir"] is not None else None
+    if done is None and stored is not None and stored.is_file():
+        done = json.loads(stored.read_text(encoding="utf-8"))
     if done is None:
         started = time.perf_counter()
         if _typesetter is None:
@@ -148,6 +156,11 @@ def typeset_items(items: list[dict[str, Any]]) -> dict[str, Any]:
         _cost["pages"] += 1
         _cost["formulas"] += len(items)
         _cost["seconds"] += time.perf_counter() - started
+        if stored is not None and not done["errors"]:
+            stored.parent.mkdir(parents=True, exist_ok=True)
+            tmp = stored.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(done), encoding="utf-8")
+            tmp.replace(stored)  # atomic: another serve never reads half an answer
     else:
         _cost["remembered"] += 1
     if remember:
@@ -368,6 +381,12 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     config.extra_css.remove(css)
     config.extra["mkdocstrings_css"] = css
     return config
+
+
+def on_startup(command: str, dirty: bool) -> None:
+    from attention_math._cache import user_cache
+
+    _disk["dir"] = user_cache() / "typeset" if command == "serve" else None
 
 
 # last among the hooks' on_page_content: what the others add (a notebook link, badges) is

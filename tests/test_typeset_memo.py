@@ -127,3 +127,32 @@ def test_a_formula_met_again_on_a_page_is_typeset_as_it_was_the_first_time(
     assert "(1)" in got[2] and "(2)" in got[3]  # numbered in order, never reused
     assert got[5] != got[7]  # \w after its redefinition is b, not a reused a
     assert "<mi>a</mi>" in got[5] and "<mi>b</mi>" in got[7]
+
+
+@pytest.mark.docs
+def test_a_restarted_serve_reads_the_answers_a_fresh_process_would_give(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    """``serve`` keeps the answers on disk by the same digest: a new process (a restarted
+    ``serve``) asks MathJax only for maths no earlier one typeset, and reads the same answer."""
+    first_process = _hook("assets_disk_probe_1")
+    first_process.on_startup(command="serve", dirty=False)
+    monkeypatch.setitem(first_process._disk, "dir", tmp_path)
+    asked = _counting(first_process, monkeypatch)
+    typeset = first_process.typeset_page(PAGE_A, "a.md")
+    first_process.end_maths_build()
+    assert asked == [2] and len(list(tmp_path.glob("*.json"))) == 1
+
+    restarted = _hook("assets_disk_probe_2")
+    restarted.on_startup(command="serve", dirty=False)
+    monkeypatch.setitem(restarted._disk, "dir", tmp_path)
+    asked_again = _counting(restarted, monkeypatch)
+    assert restarted.typeset_page(PAGE_A, "a.md") == typeset
+    assert restarted.typeset_page(PAGE_B, "b.md") != typeset
+    restarted.end_maths_build()
+    assert asked_again == [2]  # B only: A was read from disk
+
+    # a build never reads nor writes them
+    built = _hook("assets_disk_probe_3")
+    built.on_startup(command="build", dirty=False)
+    assert built._disk["dir"] is None
