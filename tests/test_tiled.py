@@ -458,3 +458,27 @@ def test_a_query_block_alone_gives_the_same_bits(name: str, case: dict[str, obje
     else:
         part = tiled.tiled_attention(q[..., r0:r1, :], k, v, part_mask, **kw)
     assert np.array_equal(whole[..., r0:r1, :], part)
+
+
+def test_scratch_is_reused_and_never_shared_between_calls():
+    """Each thread keeps its tile buffers and [K | 1], [V | 1]ᵀ from one call to the next (no
+    page faults per call); calls of several shapes and dtypes, from several threads at once,
+    still get their own results."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(3)
+    cases = []
+    for n, d, dtype in [(300, 8, np.float64), (257, 16, np.float32), (300, 8, np.float32)]:
+        q, k, v = (rng.standard_normal((n, d)).astype(dtype) for _ in range(3))
+        cases.append((q, k, v, tiled.tiled_attention(q, k, v, block_size=(64, 128))))
+    first = tiled._buffers(64, 128, 8, 8, np.dtype(np.float32))
+    assert tiled._buffers(64, 128, 8, 8, np.dtype(np.float32)) is first  # kept
+    assert tiled._buffers(64, 256, 8, 8, np.dtype(np.float32)) is not first  # resized
+
+    def again(i: int) -> bool:
+        q, k, v, want = cases[i % len(cases)]
+        got = tiled.tiled_attention(q, k, v, block_size=(64, 128), workers=1 + i % 2)
+        return bool(np.array_equal(got, want))
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(again, range(24)))

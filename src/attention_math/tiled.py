@@ -502,10 +502,10 @@ def _one_head(
     """The FlashAttention-2 loop for one 2-D problem, written into ``out`` (L_q × d_v)."""
     n_q, n_k, d_k, d_v = q.shape[0], k.shape[0], k.shape[1], v.shape[1]
     bq, bk = min(block[0], n_q), min(block[1], n_k)
-    k1 = np.empty((n_k, d_k + 1), dtype=q.dtype)  # [K | 1]: the 1st GEMM subtracts the base
+    k1 = _scratch("k1", (n_k, d_k + 1), q.dtype)  # [K | 1]: the 1st GEMM subtracts the base
     k1[:, :d_k] = k
     k1[:, d_k] = 1
-    v1t = np.empty((d_v + 1, n_k), dtype=q.dtype)  # [V | 1]ᵀ: the 2nd GEMM also sums rows
+    v1t = _scratch("v1t", (d_v + 1, n_k), q.dtype)  # [V | 1]ᵀ: the 2nd GEMM also sums rows
     v1t[:d_v] = v.T
     v1t[d_v] = 1
     back = _shrink_large_columns(v1t[:d_v], n_k)
@@ -581,11 +581,10 @@ def _query_blocks(head: _Head, bq: int, workers: int) -> None:
     n_q, d_k, d_v = head.q.shape[0], head.q.shape[1], head.v1t.shape[0] - 1
     starts = range(0, n_q, bq)
     if workers <= 1 or len(starts) == 1:
-        bufs = _Buffers(bq, head.bk, d_k, d_v, head.q.dtype)
+        bufs = _buffers(bq, head.bk, d_k, d_v, head.q.dtype)
         for i0 in starts:
             _query_block(head, i0, min(i0 + bq, n_q), bufs)
         return
-    local = threading.local()
     limit = _single_threaded_blas()
     errstate = np.geterr()  # the caller's np.errstate does not follow it into the workers
     # NumPy and BLAS release the GIL, so query blocks run truly in parallel; the costliest
@@ -596,8 +595,7 @@ def _query_blocks(head: _Head, bq: int, workers: int) -> None:
 
     def drain() -> None:
         """Take query blocks until none is left (or a block has raised)."""
-        if not hasattr(local, "bufs"):
-            local.bufs = _Buffers(bq, head.bk, d_k, d_v, head.q.dtype)
+        bufs = _buffers(bq, head.bk, d_k, d_v, head.q.dtype)
         with np.errstate(**errstate):
             while not failed.is_set():
                 with lock:
@@ -605,7 +603,7 @@ def _query_blocks(head: _Head, bq: int, workers: int) -> None:
                 if i0 is None:
                     return
                 try:
-                    _query_block(head, i0, min(i0 + bq, n_q), local.bufs)
+                    _query_block(head, i0, min(i0 + bq, n_q), bufs)
                 except BaseException:
                     failed.set()
                     raise
@@ -680,6 +678,37 @@ def _single_threaded_blas() -> contextlib.AbstractContextManager[object]:
     return contextlib.nullcontext() if c is None else c.limit(limits=1, user_api="blas")
 
 
+# Each thread keeps its scratch space from one call to the next: fresh arrays of a few MiB
+# per call cost ~500 page faults (about a millisecond in a virtual machine, a tenth of a call
+# at L = 2048). Per thread, so that concurrent calls (and the workers of one call) never share.
+_local = threading.local()
+
+
+#: Scratch arrays larger than this are not kept between calls (a long sequence's [K | 1] would
+#: stay allocated after the call; its page faults are small beside its O(L²) work).
+_SCRATCH_KEEP_BYTES = 4 * 2**20
+
+
+def _scratch(name: str, shape: tuple[int, ...], dtype: np.dtype) -> _F:
+    """This thread's array ``name`` of ``shape`` and ``dtype``, reused while they match. Its
+    content is whatever the last call left: every user writes it before reading it."""
+    arr: _F | None = getattr(_local, name, None)
+    if arr is None or arr.shape != shape or arr.dtype != dtype:
+        arr = np.empty(shape, dtype=dtype)
+        setattr(_local, name, arr if arr.nbytes <= _SCRATCH_KEEP_BYTES else None)
+    return arr
+
+
+def _buffers(bq: int, bk: int, d_k: int, d_v: int, dtype: np.dtype) -> _Buffers:
+    """This thread's `_Buffers` for tiles of ``bq × bk``, reused while the sizes match."""
+    key = (bq, bk, d_k, d_v, np.dtype(dtype))
+    b: _Buffers | None = getattr(_local, "buffers", None)
+    if b is None or b.key != key:
+        b = _Buffers(bq, bk, d_k, d_v, dtype)
+        _local.buffers = b
+    return b
+
+
 class _Buffers:
     """One worker's scratch space: the score tile and the per-block state, reused.
 
@@ -688,6 +717,7 @@ class _Buffers:
     """
 
     def __init__(self, bq: int, bk: int, d_k: int, d_v: int, dtype: np.dtype) -> None:
+        self.key = (bq, bk, d_k, d_v, np.dtype(dtype))
         self.qst = np.empty((d_k + 1) * bq, dtype=dtype)  # [q · scale | −base]ᵀ
         self.tile = np.empty(bk * bq, dtype=dtype)  # the one score tile, (S − base)ᵀ
         self.pvt = np.empty((d_v + 1) * bq, dtype=dtype)  # [P V | P 1]ᵀ of one tile
