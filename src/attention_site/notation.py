@@ -233,7 +233,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"$\alpha$",
         (r"\alpha",),
         r"the score scale of the gradients chapter, $S = \alpha\, QK^\top + M$ "
-        r"($\alpha = 1/\sqrt{d_k}$ by default); a rotation angle in the RoPE exercises",
+        r"($\alpha = 1/\sqrt{d_k}$ by default), only that",
         page="gradients/index.md",
         group=_G,
     ),
@@ -596,9 +596,9 @@ SYMBOLS: tuple[Symbol, ...] = (
         _P,
     ),
     Symbol(
-        r"$\operatorname{rot}(\alpha)$",
-        ("rot",),
-        r"one $2 \times 2$ rotation by the angle $\alpha$",
+        r"$\operatorname{rot}(\vartheta)$",
+        ("rot", r"\vartheta"),
+        r"one $2 \times 2$ rotation by the angle $\vartheta$",
         r"$2 \times 2$",
         "exercises/positions.md",
         _P,

@@ -129,8 +129,10 @@ def exercises() -> list[Exercise]:
             numeric=_rope_ref,
             explanation=(
                 "In the `rotate_half` layout pair $i$ is $(x_i, x_{i+2})$: here $(x_0, x_2) = "
-                "(1, 0)$ turns by $1$ radian and $(x_1, x_3) = (0, 1)$ by $1/10$. Each pair "
-                r"$(a, b)$ becomes $(a\cos\alpha - b\sin\alpha,\; b\cos\alpha + a\sin\alpha)$."
+                "(1, 0)$ turns by $1$ radian and $(x_1, x_3) = (0, 1)$ by $1/10$. A pair "
+                r"turned by the angle $\vartheta$ becomes $\operatorname{rot}(\vartheta)$ times "
+                r"it: $(x_i, x_{i+2}) \mapsto (x_i\cos\vartheta - x_{i+2}\sin\vartheta,\; "
+                r"x_{i+2}\cos\vartheta + x_i\sin\vartheta)$."
             ),
             solution=_solve_positions_rope,
         ),
@@ -143,7 +145,7 @@ def exercises() -> list[Exercise]:
                 f"$i = {m}$ and the key $k = (1, 0)$ at position $j = {n}$. What is the score "
                 "$\\langle \\operatorname{rot}(i\\theta) q, "
                 "\\operatorname{rot}(j\\theta) k \\rangle$ (no $1/\\sqrt{d}$; "
-                "$\\operatorname{rot}(\\alpha)$ turns a pair by the angle $\\alpha$)?"
+                "$\\operatorname{rot}(\\vartheta)$ turns a pair by the angle $\\vartheta$)?"
             ),
             answer=sp.simplify(sp.expand_trig(score)),
             mistakes=(Mistake("absolute_position", sp.cos(m + n)),),
