@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from attention_math import numeric
+from attention_math.backward import attention_backward
 from attention_math.numeric import (
     attention,
-    attention_backward,
     causal_mask,
     compute_qkv,
     log_softmax,

@@ -23,9 +23,8 @@ __all__ = ["extra_scripts", "script_users"]
 def _mkdocs_config() -> dict[str, Any]:
     """mkdocs.yml as data; its tags (``!ENV``, ``!!python/name:``) read as ``None``."""
 
-    class Loader(yaml.SafeLoader):
-        pass
-
+    # a loader of our own (a subclass), so that the tags below do not change yaml.SafeLoader
+    Loader: Any = type("Loader", (yaml.SafeLoader,), {})
     Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda *a: None)
     Loader.add_multi_constructor("!", lambda *a: None)
     config: dict[str, Any] = yaml.load(

@@ -22,11 +22,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from attention_math.backward import attention_backward
+from attention_math.multihead import multi_head_attention as _multi_head_attention
 from attention_math.numeric import (
     attention,
     causal_mask,
     log_softmax,
-    multi_head_attention,
     padding_mask,
     softmax,
 )
@@ -44,6 +44,12 @@ class Row:
     theirs: str  # their argument or habit, as they write it
     ours: str  # the same thing here
     found: str  # printed from the run: agreement, shapes, values
+
+
+def _mha(x_q: Any, x_kv: Any, w: Any, h: int, **kw: Any) -> Any:
+    """``multi_head_attention`` with the four weights ``w_q, w_k, w_v, w_o`` in one sequence."""
+    w_q, w_k, w_v, w_o = w
+    return _multi_head_attention(x_q, x_kv, w_q, w_k, w_v, w_o, h, **kw)
 
 
 def torch_or_none() -> ModuleType | None:
@@ -175,7 +181,7 @@ def multihead_masks(torch: ModuleType | None) -> Row:
     )
     if torch is None:
         w = [rng.standard_normal((6, 6)) for _ in range(4)]
-        out = multi_head_attention(x, x, *w, 2, mask=~blocked, key_padding_mask=pad)
+        out = _mha(x, x, w, 2, mask=~blocked, key_padding_mask=pad)
         return Row(
             "`nn.MultiheadAttention` masks",
             theirs_note,
@@ -187,8 +193,8 @@ def multihead_masks(torch: ModuleType | None) -> Row:
     t_out, t_w = mha(
         tx, tx, tx, attn_mask=torch.from_numpy(blocked), key_padding_mask=torch.from_numpy(pad)
     )
-    out, weights = multi_head_attention(
-        x, x, *w, 2, mask=~blocked, key_padding_mask=pad, return_weights=True, **biases
+    out, weights = _mha(
+        x, x, w, 2, mask=~blocked, key_padding_mask=pad, return_weights=True, **biases
     )
     found = (
         f"output {_agree(out, t_out.detach().numpy())}; averaged weights "
@@ -210,15 +216,15 @@ def sequence_first(torch: ModuleType | None) -> Row:
     )
     if torch is None:
         w = [rng.standard_normal((6, 6)) for _ in range(4)]
-        out = multi_head_attention(x_seq.swapaxes(0, 1), x_seq.swapaxes(0, 1), *w, 2)
+        out = _mha(x_seq.swapaxes(0, 1), x_seq.swapaxes(0, 1), w, 2)
         found = f"`(L, B, E)` = {x_seq.shape}, swapped: output {out.shape}"
         return Row("sequence-first inputs", theirs_note, ours_note, _NO_TORCH + found)
     mha, w, biases = _torch_mha(torch, 2, 6, 2, batch_first=False)
     tx = torch.from_numpy(x_seq)
     t_out = mha(tx, tx, tx, need_weights=False)[0].detach().numpy()
     x = x_seq.swapaxes(0, 1)
-    swapped = multi_head_attention(x, x, *w, 2, **biases).swapaxes(0, 1)
-    unswapped = multi_head_attention(x_seq, x_seq, *w, 2, **biases)
+    swapped = _mha(x, x, w, 2, **biases).swapaxes(0, 1)
+    unswapped = _mha(x_seq, x_seq, w, 2, **biases)
     off = float(np.max(np.abs(unswapped - t_out)))
     if off < 1e-3:
         raise ConventionMismatch("sequence-first inputs: unswapped agrees, so nothing differs")
@@ -251,14 +257,14 @@ def hf_four_d_mask(torch: ModuleType | None) -> Row:
     x = rng.standard_normal((2, 3, 4))  # (B, L, d_model)
     w = [rng.standard_normal((4, 4)) for _ in range(4)]
     m = padding_mask([3, 2], 3)[:, None]  # (B, 1, 1, L_k), True = may attend
-    out = multi_head_attention(x, x, *w, 2, mask=m)
+    out = _mha(x, x, w, 2, mask=m)
     try:
         attention(x, x, x, m)
     except ValueError as exc:
         refused = f"`attention` on `(B, L, d)` inputs raises: {exc}"
     else:
         raise ConventionMismatch("a (B, 1, 1, L) mask on (B, L, d) inputs was not refused")
-    same = _agree(out, multi_head_attention(x, x, *w, 2, key_padding_mask=~m[:, 0, 0]))
+    same = _agree(out, _mha(x, x, w, 2, key_padding_mask=~m[:, 0, 0]))
     found = (
         f"output {out.shape} (not {(2, 2, 3, 4)}), and it {same.split(' ')[0]}s with "
         f"`key_padding_mask`; {refused}"
@@ -269,9 +275,7 @@ def hf_four_d_mask(torch: ModuleType | None) -> Row:
         mha, tw, biases = _torch_mha(torch, 3, 4, 2)
         tx = torch.from_numpy(x)
         t_out = mha(tx, tx, tx, key_padding_mask=torch.from_numpy(~m[:, 0, 0]))[0]
-        theirs = _agree(
-            multi_head_attention(x, x, *tw, 2, mask=m, **biases), t_out.detach().numpy()
-        )
+        theirs = _agree(_mha(x, x, tw, 2, mask=m, **biases), t_out.detach().numpy())
         try:
             _sdpa(torch, x, x, x, attn_mask=torch.from_numpy(m))
         except RuntimeError:
@@ -369,10 +373,8 @@ def need_weights(torch: ModuleType | None) -> Row:
     mha: Any = None
     if torch is not None:
         mha, w, biases = _torch_mha(torch, 4, 4, 2)
-    _, avg = multi_head_attention(x, x, *w, 2, return_weights=True, **biases)
-    _, per = multi_head_attention(
-        x, x, *w, 2, return_weights=True, average_attn_weights=False, **biases
-    )
+    _, avg = _mha(x, x, w, 2, return_weights=True, **biases)
+    _, per = _mha(x, x, w, 2, return_weights=True, average_attn_weights=False, **biases)
     found = (
         f"averaged {avg.shape}, per head {per.shape}; the average is the mean of the heads: "
         f"{bool(np.allclose(avg, per.mean(axis=1)))}"
@@ -484,11 +486,11 @@ def kdim_vdim(torch: ModuleType | None) -> Row:
     )
     if torch is None:
         w = [rng.standard_normal(s) for s in ((6, 6), (4, 6), (3, 6), (6, 6))]
-        out = multi_head_attention(x_q, x_k, *w, 2, x_v=x_v)
+        out = _mha(x_q, x_k, w, 2, x_v=x_v)
         return Row("`kdim`, `vdim`", theirs_note, ours_note, _NO_TORCH + f"output {out.shape}")
     mha, w, biases = _torch_mha(torch, 1, 6, 2, kdim=4, vdim=3)
     t_out, _ = mha(*(torch.from_numpy(a) for a in (x_q, x_k, x_v)), need_weights=False)
-    out = multi_head_attention(x_q, x_k, *w, 2, x_v=x_v, **biases)
+    out = _mha(x_q, x_k, w, 2, x_v=x_v, **biases)
     found = f"output {out.shape}: " + _agree(out, t_out.detach().numpy(), "kdim/vdim outputs")
     return Row("`kdim`, `vdim`", theirs_note, ours_note, found)
 
@@ -639,7 +641,7 @@ def dropout(torch: ModuleType | None) -> Row:
     mha.eval()
     tx = torch.from_numpy(x)
     t_out = mha(tx, tx, tx, need_weights=False)[0].detach().numpy()
-    out = multi_head_attention(x, x, *w, 2, **biases)
+    out = _mha(x, x, w, 2, **biases)
     found = (
         f"`dropout_p=0` {_agree(ours, _sdpa(torch, q, k, v, dropout_p=0.0))}; `dropout_p=0.5` "
         f"under `torch.no_grad()` differs by up to {float(np.max(np.abs(dropped - ours))):.2f}; "
