@@ -75,7 +75,8 @@ def test_strict_build_shows_the_computed_identity_example(built_site):
         shown = re.compile(rf"(?<![\d.]){re.escape(fmt(value, 6))}(?!\d)")  # whole, not a prefix
         assert shown.search(html), f"computed value {value!r} missing from the page"
     assert "agrees with the exact value" in html
-    assert "<mi>σ</mi>" in html  # the closed form in σ(1/√2), in the typeset MathML
+    # the closed form in p_1 = sigmoid(1/√2), in the typeset MathML
+    assert "<msub><mi>p</mi><mn>1</mn></msub>" in html and "<mi>sigmoid</mi>" in html
 
 
 def test_every_page_in_the_nav_was_built(built_site):

@@ -328,10 +328,9 @@ def _by_nav(site) -> list[tuple[str, list[str]]]:
 
 
 #: What the order check found on the exercise pages when it first read them (issue 37): a
-#: symbol of a later chapter in an exercise of an earlier one, and two symbols the exercises use
-#: in another sense (b a coordinate or RoPE's base, not the online softmax's shift; α a rotation
-#: angle, beside the gradients chapter's score scale). Listed so that the check runs over the
-#: exercise pages now: a new finding fails, and so does an entry here that no longer occurs, so
+#: symbol of a later chapter in an exercise of an earlier one, and one symbol an exercise uses in
+#: another sense (b, RoPE's base, not the online softmax's shift). Listed so that the check runs
+#: over the exercise pages now: a new finding fails, and so does an entry here that no longer occurs, so
 #: the list only shrinks. Each is the lead's to decide: reword the exercise, or introduce the
 #: symbol earlier.
 EXERCISE_ORDER_KNOWN = {
@@ -341,8 +340,6 @@ EXERCISE_ORDER_KNOWN = {
     "exercises/softmax.md: \\delta (introduced on gradients/index.md)",
     "exercises/softmax.md: \\delta_2 (introduced on gradients/index.md)",
     "exercises/softmax.md: \\delta_ij (introduced on gradients/index.md)",
-    "exercises/positions.md: b (introduced on long/online-softmax.md)",
-    "exercises/positions.md: \\alpha (introduced on gradients/index.md)",
     "exercises/modern.md: b (introduced on long/online-softmax.md)",
     "exercises/modern.md: \\ell (introduced on gradients/index.md)",
 }
