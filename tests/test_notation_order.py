@@ -330,9 +330,9 @@ def _by_nav(site) -> list[tuple[str, list[str]]]:
 #: What the order check found on the exercise pages when it first read them (issue 37): a
 #: symbol of a later chapter in an exercise of an earlier one, and one symbol an exercise uses in
 #: another sense (b, RoPE's base, not the online softmax's shift). Listed so that the check runs
-#: over the exercise pages now: a new finding fails, and so does an entry here that no longer occurs, so
-#: the list only shrinks. Each is the lead's to decide: reword the exercise, or introduce the
-#: symbol earlier.
+#: over the exercise pages now: a new finding fails, and so does an entry here that no longer
+#: occurs, so the list only shrinks. Each is the lead's to decide: reword the exercise, or
+#: introduce the symbol earlier.
 EXERCISE_ORDER_KNOWN = {
     "exercises/examples.md: r_min (introduced on why/masks.md)",
     "exercises/softmax.md: J (introduced on gradients/index.md)",
