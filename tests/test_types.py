@@ -23,21 +23,7 @@ def mypy_cache() -> Path:
 
 def test_mypy_strict_passes_on_src():
     # the configuration ([tool.mypy] strict = true, files = src and hooks) from pyproject.toml
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mypy",
-            "--config-file",
-            str(ROOT / "pyproject.toml"),
-            "--cache-dir",
-            str(mypy_cache()),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    run = _mypy(cache=mypy_cache())
     assert run.returncode == 0, f"mypy --strict found errors:\n{run.stdout}{run.stderr}"
     assert "Success: no issues found" in run.stdout
 
