@@ -190,32 +190,9 @@ def pytest_configure(config: pytest.Config) -> None:
 #: runs them all. Most start a fresh interpreter (a build, mypy, the command line, a check
 #: without NumPy) or compare whole SymPy derivations. Named here rather than by a decorator
 #: on each test so that the list survives tests moving between files.
-SLOW = frozenset(
+SLOW_DOCTESTS = frozenset(
     {
-        # a fresh interpreter, a build or a tool of their own
-        "test_mypy_strict_passes_on_src",  # 3 s with mypy's cache warm, 16 s cold
-        "test_no_browser_test_runs_without_the_docs_marker",  # collects the browser tests
-        "test_symbolic_and_checker_run_without_numpy",
-        "test_the_answer_box_check_and_its_mathml_run_without_numpy",
-        "test_the_module_runs_from_the_shell",
-        "test_cli_from_the_shell",
-        "test_figures_are_byte_identical_across_processes",
-        "test_a_small_site_builds_the_same_with_and_without_the_worker",
-        "test_a_failing_block_fails_the_build_with_its_error",
-        "test_pages_without_blocks_are_read_first_and_every_page_written_in_order",
-        "test_on_every_page_of_the_site",
-        # whole derivations in SymPy, figures drawn, Hugging Face models run
-        "test_queries_and_keys_enter_only_through_a_rank_d_k_form",
-        "test_backward_formulas_equal_direct_differentiation",
-        "test_projection_formulas_equal_direct_differentiation",
-        "test_tanh_forms_are_proven_equal",
-        "test_layer_norm_fixes_the_norm_and_the_score_scale",
-        "test_block_with_qk_norm_equals_hugging_face_qwen3_decoder_layer",
-        "test_every_stop_is_embedded_with_the_package_texts",
-        "test_sliders_are_labelled_ranges_and_the_numbers_live",
-        "test_page_headings_are_the_exercise_titles",
-        "test_figures_carry_no_date_and_no_fixed_foreground",
-        "test_the_figures_show_their_content",
+        # doctests cannot carry a marker: whole derivations in SymPy, a figure drawn
         "attention_math.derivations.gradients.verify_projection_backward",
         "attention_math.derivations.block.rms_norm_vs_layer_norm",
         "attention_site.figures.panels.running_pipeline",
@@ -238,9 +215,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     (``request.getfixturevalue``), which its fixture names do not show: left out of the group,
     it built a second site on the other worker.
 
-    The tests named in ``SLOW`` are marked ``slow``."""
+    The doctests named in ``SLOW_DOCTESTS`` are marked ``slow`` (a test function carries
+    ``@pytest.mark.slow`` itself)."""
     for item in items:
-        if _name(item) in SLOW:
+        if _name(item) in SLOW_DOCTESTS:
             item.add_marker(pytest.mark.slow)
         if "built_site" in getattr(item, "fixturenames", ()) or item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.docs)

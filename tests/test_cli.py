@@ -114,6 +114,7 @@ def test_table_wraps_cells_to_the_width() -> None:
         table(["one", "two", "three"], [["x" * 30] * 3], width=20)
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_the_module_runs_from_the_shell() -> None:
     run = subprocess.run(
         [sys.executable, "-m", "attention_math", "exercises", "nope"],

@@ -193,6 +193,7 @@ def test_equivalent_forms_are_accepted(exercise_id, answer):
         ("scaling-row", "[(1 + tanh(1/2))/2, (1 - tanh(1/2))/2]"),
     ],
 )
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_tanh_forms_are_proven_equal(exercise_id, answer):
     r = check(exercise_id, answer)
     assert r.correct and "could not prove" not in r.message
@@ -285,6 +286,7 @@ def test_cli_lists_and_checks(capsys):
     assert main(["exercises", "nope"]) == 2
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_cli_from_the_shell():
     run = subprocess.run(
         [sys.executable, "-m", "attention_math", "check", "softmax-logs", "[1, 2, 3]"],
@@ -375,6 +377,7 @@ def test_titles_with_maths_are_plain_on_the_command_line(capsys):
     assert capsys.readouterr().out.startswith("scaling-row: A row of scores with dₖ = 16\n")
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_page_headings_are_the_exercise_titles():
     from attention_math.terminal import plain
     from attention_site.pages.exercises import chapter_page

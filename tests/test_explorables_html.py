@@ -36,6 +36,7 @@ def embedded(text: str) -> dict:
     return json.loads(found.group(1))
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 @pytest.mark.parametrize("name", NAMES)
 def test_every_stop_is_embedded_with_the_package_texts(name: str) -> None:
     ex = explore.EXPLORABLES[name]()
@@ -48,6 +49,7 @@ def test_every_stop_is_embedded_with_the_package_texts(name: str) -> None:
     assert data["stops"] == {s.name: [stop_text(x) for x in s.stops] for s in ex.sliders}
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 @pytest.mark.parametrize("name", NAMES)
 def test_sliders_are_labelled_ranges_and_the_numbers_live(name: str) -> None:
     text = page(name)

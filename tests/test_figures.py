@@ -39,12 +39,14 @@ def _draw(hash_seed: str) -> bytes:
     ).stdout
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_figures_are_byte_identical_across_processes() -> None:
     first, second = _draw("1"), _draw("2")
     assert first.count(b"<svg") == 2
     assert first == second
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_figures_carry_no_date_and_no_fixed_foreground() -> None:
     text = _draw("0").decode()
     assert not re.search(r"dc:date|<metadata|Matplotlib v", text)

@@ -64,6 +64,7 @@ def test_jacobian_psd_numerically_on_random_points():
     [None, "additive", [[True, False, True], [False, False, False]]],
     ids=["no mask", "additive generic mask", "boolean mask with a fully masked row"],
 )
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_backward_formulas_equal_direct_differentiation(mask):
     checked = g.verify_backward(2, 3, 2, 2, mask=mask)  # cross-attention: L_q = 2, L_k = 3
     assert checked["dQ"].shape == (2, 2) and checked["dK"].shape == (3, 2)
@@ -72,6 +73,7 @@ def test_backward_formulas_equal_direct_differentiation(mask):
         assert checked["dQ"].row(1) == sp.zeros(1, 2)  # the fully masked query
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_projection_formulas_equal_direct_differentiation():
     checked = g.verify_projection_backward(2, 2, 1, 1)
     assert set(checked) == {"dX", "dW_Q", "dW_K", "dW_V"}

@@ -180,6 +180,7 @@ def test_llama_style_block_equals_a_pytorch_reference(dtype, h, g, qk_norm):
     assert err <= BOUND_EPS, err
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 @pytest.mark.oracle
 def test_block_with_qk_norm_equals_hugging_face_qwen3_decoder_layer():
     # Qwen3: pre-norm RMSNorm, QK-norm per head, rotary positions, GQA, SwiGLU, no biases.

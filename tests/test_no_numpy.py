@@ -7,6 +7,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 BLOCK = """
 import sys
 
@@ -41,6 +43,7 @@ def test_the_blocker_blocks() -> None:
     assert proc.returncode != 0 and "NumPy is blocked" in proc.stderr
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_symbolic_and_checker_run_without_numpy() -> None:
     out = run_without_numpy(
         """
@@ -68,6 +71,7 @@ def test_symbolic_and_checker_run_without_numpy() -> None:
     assert "'__import__'" in out.splitlines()[1] and "not allowed" in out.splitlines()[1]
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_the_answer_box_check_and_its_mathml_run_without_numpy() -> None:
     out = run_without_numpy(
         """

@@ -91,6 +91,7 @@ def test_the_worker_finds_the_blocks_markdown_exec_runs(monkeypatch):
     assert hook.page_blocks(SAMPLE)[1][1] == "if True:\n    print(1)"
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_on_every_page_of_the_site(monkeypatch):
     hook = _hook()
     pages = sorted((ROOT / "docs").rglob("*.md"))
@@ -177,6 +178,7 @@ def _page(n: int) -> str:
     )
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_a_small_site_builds_the_same_with_and_without_the_worker(tmp_path):
     project = _site(tmp_path, {f"p{n}.md": _page(n) for n in range(8)})
     for out, parallel in (("one", "0"), ("two", "1")):
@@ -189,6 +191,7 @@ def test_a_small_site_builds_the_same_with_and_without_the_worker(tmp_path):
         assert f"{n * n} True" in one
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_a_failing_block_fails_the_build_with_its_error(tmp_path):
     pages = {f"p{n}.md": _page(n) for n in range(6)}
     pages["p5.md"] += '\n```python exec="on"\nraise ValueError("the worker saw it too")\n```\n'
@@ -210,6 +213,7 @@ def on_post_page(output, page, **kwargs):
 """
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_pages_without_blocks_are_read_first_and_every_page_written_in_order(tmp_path):
     """The build reads the pages the worker has nothing to run for first (so that little is
     left to it alone once the two meet), then writes every page in MkDocs' own order."""

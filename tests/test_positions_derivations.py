@@ -148,6 +148,7 @@ def test_gqa_tying_exact_and_numpy_matches_exact():
     assert ratio == gqa.h / gqa.h_kv
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_layer_norm_fixes_the_norm_and_the_score_scale():
     assert block.norm_after_layer_norm(3) == 3
     assert block.mean_after_layer_norm(3) == 0 and block.mean_after_layer_norm(5) == 0

@@ -7,6 +7,7 @@ import pytest
 
 
 # (4, 3): the old rank, read at one integer point, was 2 there (W_K lost rank at that point)
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 @pytest.mark.parametrize(("d_model", "d_k"), [(4, 1), (4, 3)])  # (3, 2): the doctest
 def test_queries_and_keys_enter_only_through_a_rank_d_k_form(d_model: int, d_k: int) -> None:
     from attention_math.derivations.qkv import qkv_roles

@@ -48,6 +48,7 @@ def test_every_output_of_the_running_example_is_in_the_hull_of_its_values() -> N
         assert (coords > -1e-12).all() and np.allclose(coords.T, f["P"])
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_the_figures_show_their_content() -> None:
     pipe = panels.running_pipeline()
     for shape in ("3×4", "3×3", "3×2"):

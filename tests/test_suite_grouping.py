@@ -11,9 +11,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_no_browser_test_runs_without_the_docs_marker() -> None:
     # collecting only: -m "not docs" must leave no browser test to run
     proc = subprocess.run(

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from attention_math._cache import user_cache
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,6 +23,7 @@ def mypy_cache() -> Path:
     return user_cache() / "mypy"
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_mypy_strict_passes_on_src():
     # the configuration ([tool.mypy] strict = true, files = src and hooks) from pyproject.toml
     run = _mypy(cache=mypy_cache())
