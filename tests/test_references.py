@@ -159,3 +159,42 @@ def test_every_arxiv_or_doi_link_of_the_site_is_in_the_bibliography():
             if url.rstrip(".,;") not in listed:
                 missing.add(f"{path.relative_to(root)}: {url}")
     assert not missing, "linked but not in docs/references.bib:\n" + "\n".join(sorted(missing))
+
+
+#: Where each paper of issue 37's list is used, so where it must be cited: a citation that
+#: leaves the page using the result fails here, even if another page still links the paper.
+CITED_WHERE_USED = {
+    "vaswani2017": ("forward/formula.md", "why/scaling.md", "why/multi-head.md", "why/cost.md"),
+    "bahdanau2015": ("forward/scores.md", "attention-as.md"),
+    "milakov2018": ("long/online-softmax.md",),
+    "dao2022": ("long/online-softmax.md", "long/flash-backward.md"),
+    "dao2023": ("long/online-softmax.md", "long/flash-backward.md"),
+    "su2021": ("positions/rope.md",),
+    "press2022": ("positions/alibi.md",),
+    "shazeer2019": ("positions/gqa.md",),
+    "ainslie2023": ("positions/gqa.md",),
+    "beltagy2020": ("positions/sliding-window.md",),
+    "jiang2023": ("positions/sliding-window.md",),
+    "xiao2023": ("positions/sinks.md",),
+    "miller2023": ("positions/sinks.md",),
+    "katharopoulos2020": ("long/linear-attention.md",),
+    "choromanski2021": ("long/linear-attention.md",),
+    "tsai2019": ("attention-as.md",),
+    "elhage2021": ("attention-as.md",),
+    "blanchard2021": ("why/softmax.md", "long/online-softmax.md"),
+    "haviv2022": ("why/equivariance.md",),
+    "dehghani2023": ("why/scaling.md", "attention-as.md"),
+}
+
+
+def test_each_paper_is_cited_on_the_pages_that_use_it():
+    refs = {r.key: r for r in load()}
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    assert set(CITED_WHERE_USED) <= set(REQUIRED)
+    missing = [
+        f"{page}: {key} ({refs[key].url})"
+        for key, pages in CITED_WHERE_USED.items()
+        for page in pages
+        if refs[key].url not in (docs / page).read_text(encoding="utf-8")
+    ]
+    assert not missing, "a paper not cited where its result is used:\n" + "\n".join(missing)
