@@ -145,3 +145,11 @@ def test_masks_derive_the_threshold_before_its_table_and_define_sdpa_before_use(
     assert text.index('??? abstract "How we know this is right"') > text.index(
         "## The fully masked row"
     )
+
+
+def test_equation_one_defines_the_weights_with_the_mask():
+    """forward/softmax's equation (1), the definition of P every later page uses, has the mask
+    M in it: P = softmax(S + M), per row."""
+    (eq,) = re.findall(r"\$\$\n(.*?)\\tag\{1\}", src("forward/softmax.md"), re.S)
+    assert r"\operatorname{softmax}(S + M)" in eq
+    assert "M_{ij}" in eq and "M_{il}" in eq  # in the numerator and in the row's sum
