@@ -28,6 +28,18 @@ def _loss(d_out: sp.Matrix, out: sp.Matrix) -> sp.Expr:
     return sum(d_out.multiply_elementwise(out), sp.S.Zero)
 
 
+def _loss_and_backward(m: sp.Matrix) -> tuple[sp.Expr, dict[str, sp.Matrix]]:
+    """ℓ and the backward's matrices for generic one-column ``q, k, v, dO``, a generic scale
+    ``α`` and the additive mask ``m`` (``L_q × L_k``)."""
+    l_q, l_k = m.shape
+    q = symbolic.generic_matrix("q", l_q, 1)
+    k = symbolic.generic_matrix("k", l_k, 1)
+    v = symbolic.generic_matrix("v", l_k, 1)
+    d_o = symbolic.generic_matrix("g", l_q, 1)
+    g = backward(q, k, v, d_o, mask=m, scale=sp.Symbol("alpha", positive=True))
+    return _loss(d_o, g["O"]), g
+
+
 def _zero(e: sp.Expr) -> bool:
     return bool(sp.simplify(sp.expand(e)) == 0)
 
@@ -61,14 +73,8 @@ def dmask_is_ds(l_q: int = 2, l_k: int = 2) -> bool:
         >>> dmask_is_ds(1, 2)
         True
     """
-    q = symbolic.generic_matrix("q", l_q, 1)
-    k = symbolic.generic_matrix("k", l_k, 1)
-    v = symbolic.generic_matrix("v", l_k, 1)
-    d_o = symbolic.generic_matrix("g", l_q, 1)
     m = symbolic.generic_matrix("m", l_q, l_k)
-    alpha = sp.Symbol("alpha", positive=True)
-    g = backward(q, k, v, d_o, mask=m, scale=alpha)
-    loss = _loss(d_o, g["O"])
+    loss, g = _loss_and_backward(m)
     return all(
         _zero(sp.diff(loss, m[i, j]) - g["dS"][i, j]) for i in range(l_q) for j in range(l_k)
     )
@@ -83,15 +89,9 @@ def relative_bias_is_diagonal_sum(l_q: int = 2, l_k: int = 2) -> bool:
         >>> relative_bias_is_diagonal_sum(2, 2)
         True
     """
-    q = symbolic.generic_matrix("q", l_q, 1)
-    k = symbolic.generic_matrix("k", l_k, 1)
-    v = symbolic.generic_matrix("v", l_k, 1)
-    d_o = symbolic.generic_matrix("g", l_q, 1)
     b = [sp.Symbol(f"b_{o}", real=True) for o in range(-(l_k - 1), l_q)]  # one per offset
     m = sp.Matrix(l_q, l_k, lambda i, j: b[i - j + l_k - 1])
-    alpha = sp.Symbol("alpha", positive=True)
-    g = backward(q, k, v, d_o, mask=m, scale=alpha)
-    loss = _loss(d_o, g["O"])
+    loss, g = _loss_and_backward(m)
     sums = diagonal_sums(g["dS"])
     return all(_zero(sp.diff(loss, bo) - sums[0, n]) for n, bo in enumerate(b))
 
