@@ -8,6 +8,9 @@ from typing import Any
 
 import pytest
 
+# the tests import it from here too (explicit re-export)
+from attention_site.checks.hooks import mkdocs_config as mkdocs_config
+
 #: The one message every PyTorch oracle test skips with. The .venv made by uv has no pip of
 #: its own, so the command is uv's.
 TORCH_MISSING = (
@@ -17,21 +20,6 @@ TORCH_MISSING = (
 
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def mkdocs_config() -> dict[str, Any]:
-    """mkdocs.yml as data; its tags (``!ENV``, ``!!python/name:``) read as ``None``."""
-    import yaml
-
-    class Loader(yaml.SafeLoader):
-        pass
-
-    Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda *a: None)
-    Loader.add_multi_constructor("!", lambda *a: None)
-    config: dict[str, Any] = yaml.load(
-        (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader
-    )
-    return config
 
 
 def nav_pages(entry: object) -> list[str]:

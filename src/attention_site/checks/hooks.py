@@ -7,8 +7,11 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
-__all__ = ["HOOKS", "load_hook"]
+import yaml
+
+__all__ = ["HOOKS", "load_hook", "mkdocs_config"]
 
 HOOKS = Path(__file__).resolve().parents[3] / "hooks"
 
@@ -42,3 +45,22 @@ def load_hook(file: str, name: str | None = None) -> ModuleType:
     finally:
         sys.path[:] = old
     return module
+
+
+def mkdocs_config() -> dict[str, Any]:
+    """The checkout's ``mkdocs.yml`` as data; its tags (``!ENV``, ``!!python/name:``) read as
+    ``None``.
+
+    Examples:
+        >>> config = mkdocs_config()
+        >>> config["theme"]["name"], "nav" in config
+        ('material', True)
+    """
+    # a loader of our own (a subclass), so that the tags below do not change yaml.SafeLoader
+    loader: Any = type("Loader", (yaml.SafeLoader,), {})
+    loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda *a: None)
+    loader.add_multi_constructor("!", lambda *a: None)
+    config: dict[str, Any] = yaml.load(
+        (HOOKS.parent / "mkdocs.yml").read_text(encoding="utf-8"), Loader=loader
+    )
+    return config

@@ -10,32 +10,16 @@ reader's first interaction: overrides/main.html), and each script of ``extra_jav
 from __future__ import annotations
 
 import re
-from typing import Any
-
-import yaml
 
 from attention_site.checks.browser import THEME_SCRIPT
-from attention_site.checks.hooks import HOOKS, load_hook
+from attention_site.checks.hooks import load_hook, mkdocs_config
 
 __all__ = ["extra_scripts", "script_users"]
 
 
-def _mkdocs_config() -> dict[str, Any]:
-    """mkdocs.yml as data; its tags (``!ENV``, ``!!python/name:``) read as ``None``."""
-
-    # a loader of our own (a subclass), so that the tags below do not change yaml.SafeLoader
-    Loader: Any = type("Loader", (yaml.SafeLoader,), {})
-    Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda *a: None)
-    Loader.add_multi_constructor("!", lambda *a: None)
-    config: dict[str, Any] = yaml.load(
-        (HOOKS.parent / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader
-    )
-    return config
-
-
 def extra_scripts() -> list[str]:
     """The paths of ``mkdocs.yml``'s ``extra_javascript`` (``javascripts/explorables.js``)."""
-    entries = _mkdocs_config().get("extra_javascript") or []
+    entries = mkdocs_config().get("extra_javascript") or []
     return [e["path"] if isinstance(e, dict) else e for e in entries]
 
 
