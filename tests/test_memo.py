@@ -4,7 +4,9 @@ A tiny site is built several times in one process, as ``mkdocs serve`` does, wit
 in between to each input a memo depends on: a page's text (search sections), a code block
 (highlighting), a function's signature and ruff's configuration (the signature's
 formatting), and a theme template. Every rebuild must equal a fresh build of the same
-files, byte for byte, and the unchanged rebuild must actually have used the memos.
+files, byte for byte, and the unchanged rebuild must actually have used the memos. Then a
+new process (a restarted ``serve``) must answer from the memos that the first one left on
+disk, and still build what a fresh process builds.
 """
 
 from __future__ import annotations
@@ -109,8 +111,13 @@ def _site(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _build(site: Path, out: Path, versions: list[str]) -> list[list[int]]:
-    env = os.environ | {"SOURCE_DATE_EPOCH": "0", "NO_MKDOCS_2_WARNING": "1"}
+def _build(site: Path, out: Path, versions: list[str], cache: Path) -> list[list[int]]:
+    """Build ``versions`` in one new process whose user cache (the memos' file) is ``cache``."""
+    env = os.environ | {
+        "SOURCE_DATE_EPOCH": "0",
+        "NO_MKDOCS_2_WARNING": "1",
+        "XDG_CACHE_HOME": str(cache),
+    }
     cmd = [sys.executable, "-c", DRIVER, str(site), str(out), *versions]
     # run in the site, where ruff finds the site's pyproject.toml
     proc = subprocess.run(
@@ -128,13 +135,13 @@ def _files(directory: Path) -> dict[str, bytes]:
 def test_rebuilds_equal_fresh_builds_and_use_the_memos(tmp_path: Path) -> None:
     site = _site(tmp_path / "site")
     versions = ["1", "1", "2", "1", "1s"]
-    hits = _build(site, tmp_path / "serve", versions)
+    hits = _build(site, tmp_path / "serve", versions, tmp_path / "cache")
     # nothing to reuse at first; an unchanged rebuild reuses the page, signature and code
     assert hits[0][:3] == [0, 0, 0] and hits[0][3] >= 1, hits  # [3]: signatures formatted
     assert all(h > 0 for h in hits[1]), hits
     for i, n in enumerate(versions):
         fresh = tmp_path / f"fresh{i}"
-        _build(site, fresh, [n])
+        _build(site, fresh, [n], tmp_path / f"empty{i}")  # no memo file to read
         assert _files(tmp_path / "serve" / str(i)) == _files(fresh / "0"), f"build {i}"
     page = (tmp_path / "serve" / "2" / "index.html").read_text(encoding="utf-8")
     index = (tmp_path / "serve" / "2" / "search" / "search_index.json").read_text()
@@ -152,3 +159,9 @@ def test_rebuilds_equal_fresh_builds_and_use_the_memos(tmp_path: Path) -> None:
     assert double in back
     requoted = (tmp_path / "serve" / "4" / "index.html").read_text(encoding="utf-8")
     assert single in requoted and double not in requoted
+
+    # a restarted `serve`: a new process, the memo file of the one before (last: version 1s)
+    assert list((tmp_path / "cache" / "attention-math" / "memo").glob("*.pickle"))
+    restarted = _build(site, tmp_path / "restart", ["1s"], tmp_path / "cache")
+    assert all(h > 0 for h in restarted[0][:3]), restarted
+    assert _files(tmp_path / "restart" / "0") == _files(tmp_path / "fresh4" / "0")
