@@ -76,7 +76,7 @@ def test_the_solution_is_shown_as_its_source() -> None:
 @pytest.mark.parametrize("wrong", [lambda ex: 64, None])
 def test_a_wrong_or_missing_solution_fails_the_page(monkeypatch, wrong) -> None:
     ex = dataclasses.replace(get("scaling-factor"), solution=wrong)
-    monkeypatch.setattr(pages, "catalogue", lambda: {**catalogue(), ex.id: ex})
+    monkeypatch.setattr(pages, "get", lambda i: ex if i == ex.id else get(i))
     with pytest.raises(SolutionError, match="scaling-factor"):
         entry("scaling-factor")
 
@@ -113,3 +113,17 @@ def test_input_names_with_a_word_subscript_render_as_a_word():
 
     assert r"S_{\text{raw}} = \begin{bmatrix}" in statement("scaling-row")
     assert "  S_raw = [[4, 0]]" in show_exercise("scaling-row")
+
+
+def test_a_chapters_page_builds_that_chapter_only(monkeypatch) -> None:
+    """A page (and its notebook, in a fresh process) computes one chapter's reference
+    answers, not the whole registry's: the others can take seconds of SymPy."""
+    import importlib
+
+    registry = importlib.import_module("attention_math.exercises.catalogue")  # the module
+    monkeypatch.setattr(registry, "_BUILT", {})  # as in a fresh process
+    page = chapter_page("masks")
+    assert list(registry._BUILT) == ["masks"]
+    assert page.count('??? success "Solution"') == len(registry._BUILT["masks"])
+    assert get("softmax-logs").chapter == "softmax"  # found by building on, in order
+    assert list(registry._BUILT)[:2] == ["masks", "forward"] and "views" not in registry._BUILT

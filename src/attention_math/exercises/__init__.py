@@ -18,7 +18,7 @@ Examples:
 
 from __future__ import annotations
 
-from attention_math.exercises.catalogue import catalogue
+from attention_math.exercises.catalogue import catalogue, find
 from attention_math.exercises.checker import ROUNDING_TOLERANCE, diagnose
 from attention_math.exercises.convert import to_sympy
 from attention_math.exercises.model import CHAPTERS, DIAGNOSES, Exercise, Mistake, Result
@@ -47,10 +47,11 @@ def get(exercise_id: str) -> Exercise:
         >>> get("grad-ds").chapter
         'gradients'
     """
-    exercises = catalogue()
-    if not isinstance(exercise_id, str) or exercise_id not in exercises:
-        raise ValueError(f"unknown exercise id {exercise_id!r}; known: {', '.join(exercises)}")
-    return exercises[exercise_id]
+    found = find(exercise_id) if isinstance(exercise_id, str) else None
+    if found is None:
+        known = ", ".join(catalogue())
+        raise ValueError(f"unknown exercise id {exercise_id!r}; known: {known}")
+    return found
 
 
 def check(exercise_id: str, answer: object) -> Result:

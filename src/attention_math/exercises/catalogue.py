@@ -24,7 +24,7 @@ from attention_math.exercises.chapters import (
 )
 from attention_math.exercises.model import Exercise
 
-__all__ = ["by_chapter", "catalogue"]
+__all__ = ["by_chapter", "catalogue", "find"]
 
 _CHAPTERS = {
     c.__name__.rsplit(".", 1)[1]: c
@@ -44,7 +44,10 @@ _CHAPTERS = {
 }
 
 
-@cache
+#: the chapters built so far in this process, by name (``by_chapter`` builds each once)
+_BUILT: dict[str, dict[str, Exercise]] = {}
+
+
 def by_chapter(name: str) -> dict[str, Exercise]:
     """The exercises of one chapter by id, in reading order, built without the others.
 
@@ -58,12 +61,31 @@ def by_chapter(name: str) -> dict[str, Exercise]:
     """
     if name not in _CHAPTERS:
         raise ValueError(f"unknown chapter {name!r}; chapters: {', '.join(_CHAPTERS)}")
-    out: dict[str, Exercise] = {}
-    for ex in _CHAPTERS[name].exercises():
-        if ex.id in out or ex.chapter != name:
-            raise ValueError(f"exercise {ex.id!r}: duplicate, or not of chapter {name!r}")
-        out[ex.id] = ex
-    return out
+    if name not in _BUILT:
+        out: dict[str, Exercise] = {}
+        for ex in _CHAPTERS[name].exercises():
+            if ex.id in out or ex.chapter != name:
+                raise ValueError(f"exercise {ex.id!r}: duplicate, or not of chapter {name!r}")
+            out[ex.id] = ex
+        _BUILT[name] = out
+    return _BUILT[name]
+
+
+def find(exercise_id: str) -> Exercise | None:
+    """The exercise with id ``exercise_id``, or None: the chapters built already are searched
+    first, then the others in reading order until it is found, so that a page of one chapter
+    builds that chapter only (``catalogue`` checks that no id is in two chapters).
+
+    Examples:
+        >>> from attention_math.exercises.catalogue import find
+        >>> find("softmax-logs").chapter, find("no-such-exercise")
+        ('softmax', None)
+    """
+    for name in [*_BUILT, *(n for n in _CHAPTERS if n not in _BUILT)]:
+        found = by_chapter(name).get(exercise_id)
+        if found is not None:
+            return found
+    return None
 
 
 @cache

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 
-from attention_math.exercises.catalogue import catalogue
+from attention_math.exercises import get
 
 __all__ = ["answer_box", "placeholder"]
 
@@ -45,7 +45,7 @@ def answer_box(exercise_id: str) -> str:
         >>> ">Check</button>" in box, "\\n\\n" in box
         (True, False)
     """
-    ex = catalogue()[exercise_id]
+    ex = get(exercise_id)
     i = html.escape(ex.id, quote=True)
     hint = html.escape(placeholder(ex.shape), quote=True)
     return (

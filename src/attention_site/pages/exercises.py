@@ -16,7 +16,8 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from attention_math.exercises.catalogue import by_chapter, catalogue
+from attention_math.exercises import get
+from attention_math.exercises.catalogue import by_chapter
 from attention_math.exercises.checker import diagnose
 from attention_math.exercises.convert import to_sympy
 from attention_math.exercises.model import CHAPTERS, input_tex, shape_words
@@ -95,7 +96,7 @@ def decimals(exercise_id: str, values: ArrayLike, digits: int = 4) -> str:
 
     from attention_site.render import bmatrix, number_tex
 
-    ex = catalogue()[exercise_id]
+    ex = get(exercise_id)
     arr = np.asarray(values, dtype=float)
     if arr.ndim > 2:
         raise ValueError(f"only scalars, vectors and matrices can be shown, got shape {arr.shape}")
@@ -125,7 +126,7 @@ def statement(exercise_id: str) -> str:
     """
     from attention_site.render import display  # NumPy: build time only
 
-    ex = catalogue()[exercise_id]
+    ex = get(exercise_id)
     parts = [ex.statement]
     if ex.inputs:
         inputs = (f"{input_tex(n)} = {latex(m)}" for n, m in ex.inputs.items())
@@ -161,7 +162,7 @@ def solved(exercise_id: str, answer: object) -> str:
     from attention_math.crosscheck import crosscheck  # NumPy: build time only
     from attention_site.render import COLUMN_CHARS, display, tex_width
 
-    ex = catalogue()[exercise_id]
+    ex = get(exercise_id)
     got = to_sympy(answer, ex.symbols)
     result = diagnose(ex, got)
     if not result.correct:
@@ -228,7 +229,7 @@ def entry(exercise_id: str) -> str:
         '## The factor for dₖ = 64'
 
     """
-    ex = catalogue()[exercise_id]
+    ex = get(exercise_id)
     if ex.solution is None:
         raise SolutionError(f"{exercise_id} has no solution to show")
     typed = placeholder(ex.shape)
