@@ -23,8 +23,8 @@ Under ``mkdocs serve`` the three memos are also written to disk after each build
 (``$XDG_CACHE_HOME/attention-math/memo/``, a pickle of our own making), in a file named by a
 digest of the Python version and every installed distribution's version (the search
 plugin's parser, Pygments, ruff), so that a restarted ``serve`` answers from them too: about
-a third of a warm restart's time. A build (CI, the deploy, the tests' builds) never reads
-them, as with the execution cache and the typeset maths.
+a third of a warm restart's time. A build (CI, the deploy, the tests' builds) neither reads
+nor writes them unless ``ATTENTION_MATH_EXEC_CACHE=1``, the execution cache's own switch.
 """
 
 from __future__ import annotations
@@ -193,7 +193,11 @@ def _write_disk(path: Path) -> None:
 
 
 def on_startup(command: str, dirty: bool) -> None:
-    _disk["file"] = _disk_file() if command == "serve" else None
+    # the execution cache's switch (hooks/exec_cache.py): on under `serve`, and wherever
+    # ATTENTION_MATH_EXEC_CACHE=1 says so (a build that fills the caches for a later serve)
+    setting = os.environ.get("ATTENTION_MATH_EXEC_CACHE")
+    keep = command == "serve" if setting is None else setting == "1"
+    _disk["file"] = _disk_file() if keep else None
 
 
 def on_pre_build(config: Any) -> None:

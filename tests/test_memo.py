@@ -113,7 +113,7 @@ def _site(tmp_path: Path) -> Path:
 
 def _build(site: Path, out: Path, versions: list[str], cache: Path) -> list[list[int]]:
     """Build ``versions`` in one new process whose user cache (the memos' file) is ``cache``."""
-    env = os.environ | {
+    env = {k: v for k, v in os.environ.items() if k != "ATTENTION_MATH_EXEC_CACHE"} | {
         "SOURCE_DATE_EPOCH": "0",
         "NO_MKDOCS_2_WARNING": "1",
         "XDG_CACHE_HOME": str(cache),
@@ -165,3 +165,22 @@ def test_rebuilds_equal_fresh_builds_and_use_the_memos(tmp_path: Path) -> None:
     restarted = _build(site, tmp_path / "restart", ["1s"], tmp_path / "cache")
     assert all(h > 0 for h in restarted[0][:3]), restarted
     assert _files(tmp_path / "restart" / "0") == _files(tmp_path / "fresh4" / "0")
+
+
+@pytest.mark.parametrize(
+    ("command", "setting", "kept"),
+    [("serve", None, True), ("build", None, False), ("build", "1", True), ("serve", "0", False)],
+)
+def test_the_memos_outlive_the_process_as_the_execution_cache_does(
+    monkeypatch: pytest.MonkeyPatch, command: str, setting: str | None, kept: bool
+) -> None:
+    """On disk under ``serve`` or ``ATTENTION_MATH_EXEC_CACHE=1``, never in a plain build."""
+    from tests.hooks import load_hook
+
+    if setting is None:
+        monkeypatch.delenv("ATTENTION_MATH_EXEC_CACHE", raising=False)
+    else:
+        monkeypatch.setenv("ATTENTION_MATH_EXEC_CACHE", setting)
+    memo = load_hook("memo")
+    memo.on_startup(command=command, dirty=False)
+    assert (memo._disk["file"] is not None) == kept
