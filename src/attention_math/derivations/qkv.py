@@ -51,13 +51,15 @@ def qkv_roles(d_model: int = 3, d_k: int = 2, length: int = 2) -> QKV:
     w_k = generic_matrix("b", d_model, d_k)  # (d_model, d_k)
     form = w_q * w_k.T  # (d_model, d_model)
     minors = [  # every (d_k + 1) × (d_k + 1) minor: zero for all entries ⇔ rank ≤ d_k
-        sp.expand(form.extract(list(rows), list(cols)).det())
+        # (Berkowitz: division-free, so the determinant stays a polynomial; 3× faster here)
+        sp.expand(form.extract(list(rows), list(cols)).det(method="berkowitz"))
         for rows in _subsets(d_model, d_k + 1)
         for cols in _subsets(d_model, d_k + 1)
     ]
     a = generic_matrix("m", d_k, d_k)  # (d_k, d_k), invertible for generic entries
     moved = (w_q * a) * (w_k * a.inv().T).T  # (d_model, d_model)
-    invariant = (moved - form).applyfunc(sp.simplify).is_zero_matrix
+    # cancel: each entry as one reduced fraction p/q, which is 0 exactly when it is 0
+    invariant = (moved - form).applyfunc(sp.cancel).is_zero_matrix
     through = sp.expand((x * w_q) * (x * w_k).T - x * form * x.T).is_zero_matrix
     p = generic_matrix("p", length, length)  # (L, L): weights, whatever they are
     w_v, w_v2 = generic_matrix("c", d_model, 2), generic_matrix("e", d_model, 2)  # (d_model, d_v)
