@@ -107,7 +107,8 @@ DEFINES = re.compile(  # as DEFINES in hooks/typeset.cjs
 _defined = {"macros": False}
 # Under `mkdocs serve` the answers are also kept on disk, by the same digest, so that a
 # restarted `serve` typesets nothing that any earlier one did (3,400 formulas: most of a
-# restart's time). A build (CI, the deploy, the tests' builds) always asks MathJax.
+# restart's time). A build (CI, the deploy, the tests' builds) always asks MathJax, unless
+# ATTENTION_MATH_EXEC_CACHE=1 (the execution cache's switch) has it keep the answers too.
 _disk: dict[str, Path | None] = {"dir": None}
 # what build-time typesetting cost this build (logged at the end: the figure on the About page)
 _cost = {"pages": 0, "formulas": 0, "seconds": 0.0, "remembered": 0}
@@ -386,7 +387,11 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 def on_startup(command: str, dirty: bool) -> None:
     from attention_math._cache import user_cache
 
-    _disk["dir"] = user_cache() / "typeset" if command == "serve" else None
+    # the execution cache's switch (hooks/exec_cache.py): under `serve`, or where
+    # ATTENTION_MATH_EXEC_CACHE=1 asks a build to fill the caches for a later serve
+    setting = os.environ.get("ATTENTION_MATH_EXEC_CACHE")
+    keep = command == "serve" if setting is None else setting == "1"
+    _disk["dir"] = user_cache() / "typeset" if keep else None
 
 
 # last among the hooks' on_page_content: what the others add (a notebook link, badges) is

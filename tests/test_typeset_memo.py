@@ -152,7 +152,14 @@ def test_a_restarted_serve_reads_the_answers_a_fresh_process_would_give(
     restarted.end_maths_build()
     assert asked_again == [2]  # B only: A was read from disk
 
-    # a build never reads nor writes them
+    # a build never reads nor writes them, unless the execution cache's switch says so
+    monkeypatch.delenv("ATTENTION_MATH_EXEC_CACHE", raising=False)
     built = _hook("assets_disk_probe_3")
     built.on_startup(command="build", dirty=False)
     assert built._disk["dir"] is None
+    monkeypatch.setenv("ATTENTION_MATH_EXEC_CACHE", "1")
+    built.on_startup(command="build", dirty=False)
+    assert built._disk["dir"] is not None
+    monkeypatch.setenv("ATTENTION_MATH_EXEC_CACHE", "0")
+    restarted.on_startup(command="serve", dirty=False)
+    assert restarted._disk["dir"] is None
