@@ -229,6 +229,9 @@ HF_MISSING = (
 )
 
 
+# importing transformers alone takes seconds of CPU: left to the full suite, as every
+# Hugging Face oracle is (the quick loop keeps the exact tests above)
+@pytest.mark.slow
 @pytest.mark.oracle
 @pytest.mark.parametrize("scaling", [None, *SCALINGS], ids=lambda s: (s or {}).get("rope_type"))
 @pytest.mark.parametrize("d", [64, 128])
@@ -271,6 +274,9 @@ def test_frequencies_equal_hugging_face_within_float32_rounding(scaling, d):
     assert got_factor == pytest.approx(want_factor, rel=1e-15)
 
 
+# importing transformers alone takes seconds of CPU: left to the full suite, as every
+# Hugging Face oracle is (the quick loop keeps the exact tests above)
+@pytest.mark.slow
 @pytest.mark.oracle
 @pytest.mark.parametrize(("bidirectional", "num_buckets", "max_distance"), CONFIGS)
 def test_t5_bucket_equals_hugging_face(bidirectional, num_buckets, max_distance):
