@@ -31,6 +31,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from exec_cache import switched_on  # hooks/exec_cache.py: the caches' one switch
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
@@ -387,11 +388,8 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 def on_startup(command: str, dirty: bool) -> None:
     from attention_math._cache import user_cache
 
-    # the execution cache's switch (hooks/exec_cache.py): under `serve`, or where
-    # ATTENTION_MATH_EXEC_CACHE=1 asks a build to fill the caches for a later serve
-    setting = os.environ.get("ATTENTION_MATH_EXEC_CACHE")
-    keep = command == "serve" if setting is None else setting == "1"
-    _disk["dir"] = user_cache() / "typeset" if keep else None
+    # the execution cache's switch: a build with ATTENTION_MATH_EXEC_CACHE=1 fills this too
+    _disk["dir"] = user_cache() / "typeset" if switched_on(command == "serve") else None
 
 
 # last among the hooks' on_page_content: what the others add (a notebook link, badges) is

@@ -147,13 +147,20 @@ def _run_cached(
     return output
 
 
+def switched_on(serving: bool) -> bool:
+    """The caches' one switch: on under ``serve``, unless ``ATTENTION_MATH_EXEC_CACHE`` says
+    otherwise (``1`` on, ``0`` off). This cache, the build memos (``hooks/memo.py``) and the
+    typeset maths (``hooks/assets.py``) all follow it."""
+    setting = os.environ.get("ATTENTION_MATH_EXEC_CACHE")
+    return serving if setting is None else setting == "1"
+
+
 def on_startup(command: str, dirty: bool) -> None:
     _state["enabled"] = command == "serve"
 
 
 def on_pre_build(config: Any) -> None:
-    setting = os.environ.get("ATTENTION_MATH_EXEC_CACHE")
-    enabled = _state["enabled"] if setting is None else setting == "1"
+    enabled = switched_on(_state["enabled"])
     _exec.set_runner(_run_cached if enabled else _run_uncached)
     _state.update(hits=0, misses=0, enabled=enabled)
     _sessions.clear()

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import mkdocstrings_adapter as _mkdocstrings  # hooks/mkdocstrings_adapter.py: its internals
-from exec_cache import environment_fingerprint  # hooks/exec_cache.py: the execution cache's salt
+from exec_cache import environment_fingerprint, switched_on  # hooks/exec_cache.py
 from material.plugins.search import plugin as _search
 from pymdownx import highlight as _highlight
 
@@ -193,11 +193,8 @@ def _write_disk(path: Path) -> None:
 
 
 def on_startup(command: str, dirty: bool) -> None:
-    # the execution cache's switch (hooks/exec_cache.py): on under `serve`, and wherever
-    # ATTENTION_MATH_EXEC_CACHE=1 says so (a build that fills the caches for a later serve)
-    setting = os.environ.get("ATTENTION_MATH_EXEC_CACHE")
-    keep = command == "serve" if setting is None else setting == "1"
-    _disk["file"] = _disk_file() if keep else None
+    # the execution cache's switch: a build with ATTENTION_MATH_EXEC_CACHE=1 fills these too
+    _disk["file"] = _disk_file() if switched_on(command == "serve") else None
 
 
 def on_pre_build(config: Any) -> None:
