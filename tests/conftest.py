@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -139,6 +140,33 @@ def pytest_runtest_makereport(item, call):
     if os.environ.get("CI") and report.skipped and not hasattr(report, "wasxfail"):
         report.outcome = "failed"
         report.longrepr = f"skipped under CI, which installs everything: {report.longrepr}"
+    browser = sys.modules.get("tests.browser.conftest")
+    if browser and browser.VISITS and not browser.VISITS.get("told"):
+        # how the browser visit came by its records, told once, on a report (the way
+        # pytest-xdist carries it from a worker to the terminal)
+        report.user_properties.append(("browser visits", dict(browser.VISITS)))
+        browser.VISITS["told"] = True
+
+
+_VISITS: dict[str, object] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _VISITS.update(dict(report.user_properties).get("browser visits", {}))
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """Say how many pages the browser really visited and how many reused a kept record."""
+    if _VISITS:
+        kept = (
+            f"{_VISITS['reused']} reused a record kept for the very same bytes "
+            "(ATTENTION_MATH_VISIT_CACHE=0 visits every page)"
+            if _VISITS["kept"]
+            else "no kept records used"
+        )
+        terminalreporter.write_line(
+            f"browser visit: {_VISITS['visited']} pages visited in Chromium, {kept}"
+        )
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+from attention_site.checks import visits
+
 # the visit itself is shared with benchmarks/browser_cost.py: attention_site.checks.browser
 from attention_site.checks.browser import (
     ARTIFACTS,
@@ -53,6 +55,9 @@ __all__ = [  # what the browser tests import from here
 ]
 
 ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = Path(__file__)  # how the pages are visited: part of what a kept record is keyed by
+#: How ``seen`` came by its records this session (tests/conftest.py reports it)
+VISITS: dict[str, Any] = {}
 
 
 @pytest.fixture(scope="session")
@@ -107,20 +112,33 @@ def phone(browser: Any, base_url: str) -> Iterator[Tab]:
 
 
 @pytest.fixture(scope="session")
-def seen(desktop: Tab, site_pages: list[str]) -> dict[str, dict[str, Any]]:
+def seen(desktop: Tab, site_pages: list[str], built_site: Path) -> dict[str, dict[str, Any]]:
     """Every page visited once at 1280 px, every probe run on it, then looked at PHONE's width.
 
     One visit per page keeps the suite fast; the probes need nothing but the loaded page.
     Half the pages are visited in a second browser at the same time (axe-core, the slowest
-    probe, keeps a core busy for seconds a page, and the machine has two).
+    probe, keeps a core busy for seconds a page, and the machine has two). A page whose
+    every requested byte is what it was at a kept visit, looked at by the same checking code,
+    reuses that visit's record (``attention_site.checks.visits``; never under CI).
     """
     import concurrent.futures
 
     import attention_site.checks.probes  # noqa: F401  (registers the probes)
 
+    store = None
+    if visits.switched_on():
+        version = desktop.page.context.browser.version
+        store = visits.VisitStore.for_run(built_site, desktop.base_url, version, [FIXTURES])
+    records = {p: r for p in site_pages if store and (r := store.get(p)) is not None}
+    todo = [p for p in site_pages if p not in records]
     # every other page, so that both halves hold long and short pages alike
-    mine, theirs = site_pages[0::2], site_pages[1::2]
+    mine, theirs = todo[0::2], todo[1::2]
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         other = pool.submit(visit_in_a_browser_of_its_own, desktop.base_url, theirs)
-        records = _visit(desktop, mine) | other.result()
-    return {path: records[path] for path in site_pages}  # in reading order
+        fresh = _visit(desktop, mine) | other.result()
+    if store:
+        for path, record in fresh.items():
+            store.put(path, record)
+        store.forget_others()
+    VISITS.update(visited=len(fresh), reused=len(records), kept=store is not None)
+    return {path: (records | fresh)[path] for path in site_pages}  # in reading order

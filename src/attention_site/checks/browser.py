@@ -229,7 +229,9 @@ def visit(tab: Tab, pages: list[str]) -> dict[str, dict[str, Any]]:
 
 def visit_in_a_browser_of_its_own(base_url: str, pages: list[str]) -> dict[str, dict[str, Any]]:
     """``visit`` in a second Chromium, driven from the calling thread (Playwright's sync API
-    wants a Playwright per thread)."""
+    wants a Playwright per thread); none started for no pages."""
+    if not pages:
+        return {}
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
