@@ -1,10 +1,10 @@
 // "A model that learned" (docs/model.md): every head's pattern redrawn for the reader's tokens,
 // computed by attention_math.toy.live in the page's Python (the worker), from the trained
 // weights this site ships (data-weights). Imported by live.js on the first press of a button
-// of the form; the drawing is the markup attention_site.figures.toy.head_svg writes at build
-// time, so a redraw looks like the first paint.
+// of the form; the drawing is the markup attention_site.figures.toy_heads.head_svg writes at
+// build time, so a redraw looks like the first paint.
 
-// viridis at 0, 1/8, …, 1, as in attention_site.figures.toy
+// viridis at 0, 1/8, …, 1, as in attention_site.figures.toy_heads
 const VIRIDIS = [
   [68, 1, 84], [71, 44, 122], [59, 81, 139], [44, 113, 142], [33, 144, 141],
   [39, 173, 129], [92, 200, 99], [170, 220, 50], [253, 231, 37],
