@@ -84,6 +84,10 @@ def _builds(tmp_path: Path, steps: list[str], cache: str = "1") -> list[dict[str
     )
     env = {k: v for k, v in os.environ.items() if k != "ATTENTION_MATH_EXEC_CACHE"}
     env |= {"ATTENTION_MATH_EXEC_CACHE": cache, "PYTHONPATH": str(tmp_path / "pkg")}
+    # no .pyc: "VALUE = 1" and "VALUE = 2" have one size, and written in the same second the
+    # second would import as the first's cached bytecode (a pyc checks mtime in whole
+    # seconds, and size), whatever the cache did
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
     out, store = tmp_path / "out", tmp_path / "cache"
     cmd = [sys.executable, "-c", DRIVER, str(tmp_path / "mkdocs.yml"), str(out), str(store)]
     subprocess.run(cmd + steps, env=env, check=True, capture_output=True, timeout=300)
