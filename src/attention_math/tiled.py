@@ -40,7 +40,6 @@ import contextlib
 import functools
 import json
 import os
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -52,7 +51,7 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from attention_math._cache import user_cache
+from attention_math._cache import user_cache, write_atomic
 from attention_math._checks import (
     OVERFLOW,
     CausalAlignment,
@@ -351,11 +350,7 @@ def _save_calibration(dtype_name: str, value: int) -> None:
             doc = {}
         entry = doc.get(machine_key())
         doc[machine_key()] = {**(entry if isinstance(entry, dict) else {}), dtype_name: value}
-        with tempfile.NamedTemporaryFile(
-            "w", dir=folder, prefix=".default-path-", suffix=".tmp", delete=False
-        ) as f:
-            json.dump(doc, f, indent=1, sort_keys=True)
-        os.replace(f.name, path)
+        write_atomic(path, json.dumps(doc, indent=1, sort_keys=True).encode())
     except OSError:
         return  # read-only or full: the answer stays in this process (_crossover)
 

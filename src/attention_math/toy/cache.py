@@ -10,15 +10,14 @@ reads it back instead of training; a change to any of them trains afresh.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
-import os
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 
-from attention_math._cache import user_cache
+from attention_math._cache import user_cache, write_atomic
 from attention_math.toy.model import Config, ToyModel, weight_names
 from attention_math.toy.train import Hyper, train
 
@@ -74,15 +73,9 @@ def _save(model: ToyModel, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     arrays = {f"param:{n}": model.params[n] for n in weight_names(model.config)}
     arrays |= {f"history:{n}": a for n, a in model.history.items()}
-    # written under a temporary name, then renamed: a reader never sees half a file
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **arrays)  # type: ignore[arg-type]
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)  # type: ignore[arg-type]
+    write_atomic(path, buffer.getvalue())  # a reader never sees half a file
 
 
 def _read(path: Path, config: Config, hyper: Hyper) -> ToyModel | None:

@@ -25,13 +25,12 @@ import inspect
 import json
 import os
 import shutil
-import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from attention_math._cache import user_cache
+from attention_math._cache import user_cache, write_atomic
 from attention_site.checks import browser
 from attention_site.checks.axe import axe_source
 
@@ -173,14 +172,14 @@ class VisitStore:
         self.dir.mkdir(parents=True, exist_ok=True)
         shots = [browser.ARTIFACTS / f"{name}.png" for name in _shots(path)]
         for shot in (s for s in shots if s.is_file()):
-            _write(self.dir / shot.name, shot.read_bytes())
+            write_atomic(self.dir / shot.name, shot.read_bytes())
         entry = {
             "path": path,
             "shots": [shot.name for shot in shots if shot.is_file()],
             "inputs": self._inputs(path, record),
             "record": json.dumps(record, sort_keys=True).replace(self.origin, ORIGIN),
         }
-        _write(self.dir / f"{browser.slug(path)}.json", json.dumps(entry).encode())
+        write_atomic(self.dir / f"{browser.slug(path)}.json", json.dumps(entry).encode())
 
     def forget_others(self, keep: int = KEEP) -> None:
         """Remove all but the ``keep`` newest fingerprints' records (this one among them)."""
@@ -197,10 +196,3 @@ class VisitStore:
 
 def _shots(path: str) -> list[str]:
     return [browser.slug(path), browser.slug(path) + browser.PHONE_SHOT]
-
-
-def _write(target: Path, data: bytes) -> None:
-    """Write whole or not at all (two browsers keep records at the same time)."""
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.{time.monotonic_ns()}")
-    tmp.write_bytes(data)
-    os.replace(tmp, target)
