@@ -141,4 +141,5 @@ def seen(desktop: Tab, site_pages: list[str], built_site: Path) -> dict[str, dic
             store.put(path, record)
         store.forget_others()
     VISITS.update(visited=len(fresh), reused=len(records), kept=store is not None)
-    return {path: (records | fresh)[path] for path in site_pages}  # in reading order
+    records |= fresh
+    return {path: records[path] for path in site_pages}  # in reading order
