@@ -8,6 +8,8 @@ tools (read with ``ast``, imports inside functions included).
 from __future__ import annotations
 
 import ast
+import re
+import sys
 import zipfile
 from pathlib import Path
 
@@ -59,6 +61,36 @@ def test_no_module_in_the_wheel_imports_the_site_tools(wheel: Path) -> None:
         if imported_roots(text) & SITE_TOOLS
     }
     assert not found, f"modules of the wheel that import the site's tools: {found}"
+
+
+def requirement_names(metadata: str) -> set[str]:
+    """The distributions a wheel's ``METADATA`` requires, lower case, markers and extras off.
+
+    Examples:
+        >>> sorted(requirement_names("Name: x\\nRequires-Dist: NumPy>=2.0\\nRequires-Dist: a[b]; extra == 'c'"))
+        ['a', 'numpy']
+    """
+    found = set()
+    for line in metadata.splitlines():
+        if line.startswith("Requires-Dist:"):
+            spec = line.removeprefix("Requires-Dist:").split(";")[0].strip()
+            found.add(re.split(r"[\s\[<>=!~(]", spec, maxsplit=1)[0].lower())
+    return found
+
+
+def test_the_wheel_requires_what_its_modules_import_and_no_site_tool(wheel: Path) -> None:
+    """``pip install attention-math`` brings what the library imports and nothing the site
+    alone needs: a learner (or the page's Python runtime) installs no plotting library."""
+    with zipfile.ZipFile(wheel) as z:
+        (meta,) = (n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
+        required = requirement_names(z.read(meta).decode("utf-8"))
+        imported = set().union(
+            *(imported_roots(z.read(n).decode("utf-8")) for n in z.namelist() if n.endswith(".py"))
+        )
+    assert not required & SITE_TOOLS, sorted(required & SITE_TOOLS)
+    third_party = imported - set(sys.stdlib_module_names) - {"attention_math", "__future__"}
+    assert third_party <= required, f"imported but not required: {sorted(third_party - required)}"
+    assert required <= third_party, f"required but never imported: {sorted(required - third_party)}"
 
 
 def test_the_site_is_importable_from_the_checkout() -> None:
