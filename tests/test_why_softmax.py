@@ -80,9 +80,16 @@ def test_reference_is_many_digit():
         assert abs(ref[0] - mpmath.mpf(1) / 4) < mpmath.mpf(10) ** -15
 
 
-def test_citation_is_the_ima_paper():
+def test_the_quoted_source_is_the_bibliographys_entry() -> None:
+    """The library's record of the paper (it is not in the wheel's reach to read the site's
+    bibliography) names the same work as ``docs/references.bib``, and is the one record."""
+    from attention_math.derivations import online_softmax_error
+    from attention_site.pages.references import load
+
     c = ss.BLANCHARD_HIGHAM_HIGHAM
-    assert c["doi"] == "10.1093/imanum/draa038" and c["year"] == "2021"
+    (entry,) = (r for r in load() if r.url.endswith(c["doi"]))
+    assert (entry.title.lower(), entry.year) == (c["title"].lower(), c["year"])  # title case aside
+    assert online_softmax_error.REFERENCE is c
 
 
 def test_large_scores_error_is_the_input_rounding() -> None:

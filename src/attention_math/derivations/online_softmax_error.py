@@ -24,6 +24,7 @@ import mpmath
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
+from attention_math.derivations.softmax_stability import BLANCHARD_HIGHAM_HIGHAM
 from attention_math.tiled import tiled_attention
 
 __all__ = [
@@ -36,13 +37,8 @@ __all__ = [
     "row_error_eps",
 ]
 
-REFERENCE = {
-    "authors": "Pierre Blanchard, Desmond J. Higham, Nicholas J. Higham",
-    "title": "Accurately computing the log-sum-exp and softmax functions",
-    "journal": "IMA Journal of Numerical Analysis 41(4), 2021",
-    "doi": "10.1093/imanum/draa038",
-}
-"""The published source audited on the page (data, not prose)."""
+REFERENCE = BLANCHARD_HIGHAM_HIGHAM
+"""The published source audited on the page: the one record ``softmax_stability`` holds."""
 
 _DPS = 40
 
