@@ -1,7 +1,8 @@
 """Exact forms that do not teach (long rationals: decimals in disguise) are a click away.
 
-``render.exact_beside_decimal`` and ``example_pages.steps_md`` fold them under the decimal;
-in the built site no long integer is left in the maths a reader reads without unfolding.
+``render.exact_beside_decimal`` and ``attention_site.pages.examples.steps_md`` fold them under
+the decimal; in the built site no long integer is left in the maths a reader reads without
+unfolding.
 """
 
 from __future__ import annotations
