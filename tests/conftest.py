@@ -91,7 +91,8 @@ def built_site(request, tmp_path_factory, site_server):
 
     Built for the sub-path address of ``site_server`` (``SITE_URL``), as it is hosted. When
     the session also runs tests/test_reproducible_build.py, its second build runs at the same
-    time, on the other core, instead of after this one.
+    time, on the other core, instead of after this one; that build runs every executed block,
+    so this one may reuse the outputs kept by ``mkdocs serve`` (not under CI).
     """
     import subprocess
     import sys
@@ -102,24 +103,31 @@ def built_site(request, tmp_path_factory, site_server):
     # its own calibration dir: tests/test_default_path.py checks the build never timed a path
     cache = out.parent / f"{out.name}-calibration"
     cache.mkdir()
+    env = {
+        **os.environ,
+        "NO_MKDOCS_2_WARNING": "1",
+        "ATTENTION_MATH_CACHE_DIR": str(cache),
+        "SITE_URL": site_server.url,
+    }
     if _wants_second_build(request.session):
         from tests.test_reproducible_build import start_second_build
 
         SECOND_BUILD["build"] = start_second_build(tmp_path_factory, site_server.url)
         # a session that ends before the test collects it (-x, Ctrl-C) leaves no process behind
         request.addfinalizer(lambda: SECOND_BUILD.pop("build").stop() if SECOND_BUILD else None)
+        # The second build runs every block afresh and must equal this one byte for byte, so
+        # this one may reuse the outputs `mkdocs serve` keeps (hooks/exec_cache.py): a kept
+        # output that a fresh run would not print fails that comparison. Not under CI, which
+        # runs every block twice; ATTENTION_MATH_EXEC_CACHE set by the caller is obeyed.
+        if not os.environ.get("CI"):
+            env.setdefault("ATTENTION_MATH_EXEC_CACHE", "1")
     try:
         proc = subprocess.run(
             [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
             cwd=root,
             capture_output=True,
             text=True,
-            env={
-                **os.environ,
-                "NO_MKDOCS_2_WARNING": "1",
-                "ATTENTION_MATH_CACHE_DIR": str(cache),
-                "SITE_URL": site_server.url,
-            },
+            env=env,
         )
     except BaseException:
         if "build" in SECOND_BUILD:

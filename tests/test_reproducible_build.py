@@ -40,6 +40,7 @@ class SecondBuild:
             "NO_MKDOCS_2_WARNING": "1",
             "SITE_URL": site_url,  # the shared build's address, or every canonical link differs
             "ATTENTION_MATH_PARALLEL": "0",  # every block in the build's own process
+            "ATTENTION_MATH_EXEC_CACHE": "0",  # every block run afresh, whatever the caller set
         }
         self.site = site
         # at a lower priority: the shared build, which every docs test waits for, runs beside
