@@ -67,7 +67,8 @@ def requirement_names(metadata: str) -> set[str]:
     """The distributions a wheel's ``METADATA`` requires, lower case, markers and extras off.
 
     Examples:
-        >>> sorted(requirement_names("Name: x\\nRequires-Dist: NumPy>=2.0\\nRequires-Dist: a[b]; extra == 'c'"))
+        >>> meta = "Name: x\\nRequires-Dist: NumPy>=2.0\\nRequires-Dist: a[b]; extra == 'c'"
+        >>> sorted(requirement_names(meta))
         ['a', 'numpy']
     """
     found = set()
