@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from attention_site.figures import style as plots
+from attention_site.figures import style as figure_style
 from attention_site.figures.heatmap import heatmap
 from attention_site.figures.style import style, svg
 
@@ -106,17 +106,17 @@ def test_site_figures_follow_the_colour_scheme(built_site) -> None:
 
 def test_shared_mathtext_parses_draw_the_same_svg(monkeypatch: pytest.MonkeyPatch) -> None:
     def draw() -> str:
-        with plots.style():
+        with figure_style.style():
             fig, ax = plt.subplots()
             ax.plot([0, 1], [0, 1], label="$d_k = 4$")
             ax.set(title=r"$\sqrt{d_k}$ and $e^{x}$", xlabel="$x_i$", ylabel=r"$\sigma(x)$")
             ax.legend()
-            return plots.svg(fig)
+            return figure_style.svg(fig)
 
     shared = draw()
-    assert plots._PARSES  # the labels were parsed through the shared memo
+    assert figure_style._PARSES  # the labels were parsed through the shared memo
     with monkeypatch.context() as m:
-        m.setattr(plots, "_parses_shared", _matplotlib_own)
+        m.setattr(figure_style, "_parses_shared", _matplotlib_own)
         assert draw() == shared
 
 
@@ -131,3 +131,19 @@ def test_a_heatmap_can_share_a_scale_and_show_row_sums() -> None:
     text = heatmap(w, title="w", row_sums=True, vmin=0.0, vmax=1.0, colorbar=False)
     assert "row sum" in text and ">0.75<" in text  # the second row's sum
     assert "row sum" not in heatmap(w, title="w")
+
+
+def test_weight_panels_leave_only_the_masked_weights_blank() -> None:
+    from attention_site.figures.heatmap import weight_panels
+
+    p = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.2, 0.3, 0.5]])  # causal; p[1, 0] = 0
+    text = weight_panels([("head A", p), ("head B", p)], title="two heads")
+    assert text.count("<svg") == 1
+    cells = re.findall(r"<text[^>]*>([^<]*)</text>", text)
+    assert {"two heads", "head A", "head B"} <= set(cells)
+    # the zero below the diagonal is a weight the head gives, so it is written (once per
+    # panel); the three above it are the mask's, and blank: no "0", no "nan"
+    assert cells.count("0") == 2 and "nan" not in cells
+    assert cells.count("0.2") == cells.count("0.3") == cells.count("0.5") == 2
+    with pytest.raises(ValueError, match="2-D"):
+        weight_panels([("a vector", [0.5, 0.5])], title="t")

@@ -72,7 +72,7 @@ def test_rope_worked_example_scores_depend_on_the_offset_only():
 
 
 def test_rope_figure_names_positions_as_the_page_does():
-    from attention_site.figures.positions import rope_figure
+    from attention_site.figures.curves import rope_figure
 
     svg = rope_figure(8)
     assert "j − i" in svg and "query at i = " in svg and "n − m" not in svg

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attention_site.figures.tiles import tile_grid
+from attention_site.figures.diagrams import tile_grid
 
 
 @pytest.mark.parametrize(("length", "block"), [(8, 2), (6, 3)])

@@ -1,28 +1,46 @@
-"""Curves and histograms of one quantity against another: softmax weights against a score,
-the spread of the scores, saturation against ``d_k``, kernel smoothers, FLOPs against length.
+"""Curves of one quantity against another, with the histograms and step plots that are read
+the same way: softmax weights against a score, the spread of the scores, saturation against
+``d_k``, kernel smoothers, FLOPs against length, RoPE's score against the offset and its
+rotations under each scaling, RoFormer's long-term decay, T5's buckets (a step plot), the KV
+cache against the context, the toy model's training loss, and lines on log-log axes.
 
 Each draws what the package computes (its docstring names the function) as SVG text.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+from typing import Any
+
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 from numpy.typing import NDArray
 
+from attention_math import positional
+from attention_math.derivations import decoding
 from attention_math.derivations.kernels import regression_data
 from attention_math.kernels import nadaraya_watson
+from attention_math.toy.model import ToyModel
 from attention_site.figures.style import fluid, style, svg
 
 __all__ = [
+    "SCALINGS",
+    "cache_figure",
     "cost_crossover",
     "crossover_axes",
+    "decay_figure",
+    "loss_curve",
+    "rope_figure",
+    "rope_scaling_figure",
     "saturation_figure",
     "score_spread",
+    "series",
     "smoother_figure",
     "smoother_weights_figure",
     "softmax_pair",
+    "t5_figure",
 ]
 
 _GREY = "#808080"  # the placeholder svg() turns into the page's text colour
@@ -282,3 +300,260 @@ def smoother_weights_figure(bandwidth: float = 0.5, n_queries: int = 4) -> str:
         ax.set_ylabel("weight")
         ax.legend(fontsize=8, frameon=False, loc="upper right")
         return fluid(svg(fig), max_width="40rem")
+
+
+def rope_figure(d: int = 64, seed: int = 0) -> str:
+    """The score of RoPE-rotated ``q`` and ``k`` against the offset ``j − i``, for several
+    query positions ``i``: the curves coincide (the relative property), which the figure says
+    on it, since three curves drawn on top of each other look like one.
+
+    Examples:
+        >>> from attention_site.figures.curves import rope_figure
+        >>> rope_figure(8).startswith("<svg")
+        True
+    """
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((1, d))  # (1, d)
+    k = q + 0.5 * rng.standard_normal((1, d))  # (1, d): a key similar to the query
+    offsets = np.arange(-40, 41)
+    with style():
+        fig, ax = plt.subplots(figsize=(7, 3.4))
+        styles = (("-", 5), ("--", 2.5), (":", 1.5))  # wide to thin: each shows under the next
+        for i, (line, width) in zip((0, 100, 1000), styles, strict=True):
+            rq = positional.rope(q, [i])  # (1, d)
+            rk = positional.rope(np.repeat(k, offsets.size, 0), i + offsets)  # (offsets, d)
+            ax.plot(
+                offsets, (rk @ rq.T)[:, 0] / np.sqrt(d), line, lw=width, label=f"query at i = {i}"
+            )
+        ax.set(
+            title="RoPE: the score depends on the offset j − i only",
+            xlabel="offset j − i (key position minus query position)",
+            ylabel="score q·k / √dₖ",
+        )
+        ax.text(
+            0.02,
+            0.95,
+            "three query positions,\none curve: they lie\non top of each other",
+            transform=ax.transAxes,
+            va="top",
+            fontsize=9,
+        )
+        ax.legend(frameon=False, fontsize=8)
+        fig.tight_layout()
+        return svg(fig)
+
+
+SCALINGS: dict[str, dict[str, Any] | None] = {
+    "no scaling": None,
+    "position interpolation (linear)": {"rope_type": "linear", "factor": 4.0},
+    # "dynamic" with factor 1: the base is raised for the scale n / L_train of the current
+    # length n, which is 4 at four times the training length
+    "NTK-aware (dynamic)": {"rope_type": "dynamic", "factor": 1.0},
+    "YaRN": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 8192},
+    "Llama 3": {
+        "rope_type": "llama3",
+        "factor": 4.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 8192,
+    },
+}
+"""The RoPE scalings compared on the page "RoPE for long contexts" and in
+`rope_scaling_figure`: a Llama-like head (d = 128, base 500000) trained on 8192
+tokens and stretched 4× (the fields of each Hugging Face rope_scaling dictionary)."""
+
+
+def rope_scaling_figure(d: int = 128, base: float = 500000.0, train_len: int = 8192) -> str:
+    """Left: the turns each pair makes over the training length, per method. Right: the
+    same at four times that length, with the turns of training as the reference.
+
+    Examples:
+        >>> from attention_site.figures.curves import rope_scaling_figure
+        >>> rope_scaling_figure(16, 10000.0, 64).startswith("<svg")
+        True
+    """
+    test_len = 4 * train_len
+    pairs = np.arange(d // 2)
+    styles = ["-", "--", "-.", ":", (0, (5, 1, 1, 1))]
+    theta = positional.rope_frequencies(d, base=base)  # (d/2,)
+    with style():
+        fig, (a, b) = plt.subplots(1, 2, figsize=(9.5, 3.6), sharey=True)
+        for (name, sc), ls in zip(SCALINGS.items(), styles, strict=True):
+            for ax, n in ((a, train_len), (b, test_len)):
+                if sc is None:
+                    new = theta
+                else:  # "dynamic" depends on the current length n; the others do not
+                    new, _ = positional.rope_frequencies(
+                        d, base=base, scaling=sc, max_position_embeddings=train_len, seq_len=n
+                    )
+                ax.semilogy(pairs, n * new / (2 * math.pi), linestyle=ls, label=name)
+        for ax, n in ((a, train_len), (b, test_len)):
+            ax.axhline(1.0, color="#808080", lw=0.8)
+            ax.set(xlabel="pair i", title=f"turns of each pair over {n} positions")
+        b.plot(
+            pairs,
+            train_len * theta / (2 * math.pi),
+            color="#808080",
+            lw=3,
+            alpha=0.35,
+            label="training: no scaling over " + str(train_len),
+        )
+        a.set(ylabel="full turns (log scale)")
+        b.set(ylabel="full turns (log scale)")
+        b.legend(frameon=False, fontsize=7, loc="upper right")
+        fig.tight_layout()
+        return svg(fig)
+
+
+def decay_figure(d: int = 128, base: float = 10000.0, max_distance: int = 2000) -> str:
+    """RoFormer's relative upper bound ``(2/d) Σ_j |S_j(r)|`` against the distance ``r``.
+
+    Examples:
+        >>> from attention_site.figures.curves import decay_figure
+        >>> decay_figure(8, 100.0, 50).startswith("<svg")
+        True
+    """
+    r = np.arange(max_distance + 1)
+    with style():
+        fig, ax = plt.subplots(figsize=(7, 3.0))
+        ax.plot(r, positional.rope_decay_bound(r, d=d, base=base), lw=1)
+        ax.set(
+            title=f"RoFormer's long-term decay (d = {d}, base {base:g})",
+            xlabel="relative distance r",
+            ylabel="relative upper bound",
+        )
+        fig.tight_layout()
+        return svg(fig)
+
+
+def t5_figure(num_buckets: int = 32, max_distance: int = 128, span: int = 300) -> str:
+    """T5's bucket against the offset ``key − query``, bidirectional.
+
+    Examples:
+        >>> from attention_site.figures.curves import t5_figure
+        >>> t5_figure(8, 20, 30).startswith("<svg")
+        True
+    """
+    rel = np.arange(-span, span + 1)
+    bucket = positional.t5_relative_bucket(
+        rel, bidirectional=True, num_buckets=num_buckets, max_distance=max_distance
+    )
+    with style():
+        fig, ax = plt.subplots(figsize=(7, 3.0))
+        ax.step(rel, bucket, where="mid", lw=1)
+        for x in (-max_distance, max_distance):
+            ax.axvline(x, color="#808080", lw=0.8, ls=":")
+        ax.set(
+            title=f"T5 buckets ({num_buckets} buckets, max_distance {max_distance})",
+            xlabel="relative position key − query",
+            ylabel="bucket",
+        )
+        fig.tight_layout()
+        return svg(fig)
+
+
+def cache_figure(max_tokens: int = 8192, bytes_per_entry: int = 2) -> str:
+    """The size of the KV cache as the context grows, for the published models of
+    `decoding.MODELS`, from the formula ``2 · n_layers · h_kv · d_head · L · b``; each
+    model's line ends at the context it was trained for.
+
+    Examples:
+        >>> from attention_site.figures.curves import cache_figure
+        >>> cache_figure(1024).startswith("<svg")
+        True
+    """
+    s = decoding.symbols()
+    tokens = np.arange(0, max_tokens + 1, max_tokens // 64)  # (T,)
+    with style():
+        fig, ax = plt.subplots(figsize=(7, 3.4))
+        for model in decoding.MODELS:
+            per_token = decoding.cache_bytes().subs(
+                {
+                    s["n_layers"]: model.n_layers,
+                    s["h_kv"]: model.n_kv_heads,
+                    s["d_head"]: model.d_head,
+                    s["n_bytes"]: bytes_per_entry,
+                    s["L"]: 1,
+                }
+            )
+            t = tokens[tokens <= model.context]  # (T',): each line ends at its trained context
+            held = np.minimum(t, model.window) if model.window else t  # rolling
+            ax.plot(t, held * int(per_token) / 2**30, label=model.name)
+        ax.set(
+            title=f"KV cache of one sequence ({8 * bytes_per_entry}-bit entries)",
+            xlabel="tokens in the context",
+            ylabel="GiB",
+        )
+        ax.legend(frameon=False, fontsize=8)
+        fig.tight_layout()
+        return svg(fig)
+
+
+def loss_curve(model: ToyModel, window: int = 50) -> str:
+    """The training loss, step by step (a moving mean over ``window`` steps), on the copied
+    tokens and on the others, with ``log vocab`` (a uniform guess) for reference.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.toy import Config, Hyper
+        >>> from attention_math.toy.train import train
+        >>> from attention_site.figures.curves import loss_curve
+        >>> m = train(Config(vocab=8, d_model=8, n_ctx=12), Hyper(steps=60, batch=2, length=12))
+        >>> loss_curve(m, window=10).startswith("<svg")
+        True
+    """
+    h = model.history
+    kernel = np.ones(window) / window
+    with style():
+        fig, ax = plt.subplots(figsize=(7, 3.4))
+        for key, label, colour in (
+            ("loss_other", "fresh random tokens", "#d08770"),
+            ("loss_repeat", "tokens inside the copy", "#5e81ac"),
+        ):
+            smooth = np.convolve(h[key], kernel, mode="valid")  # (steps − window + 1,)
+            ax.plot(np.arange(window, len(h[key]) + 1), smooth, color=colour, label=label)
+        ax.axhline(np.log(model.config.vocab), color="#808080", lw=0.8, ls=":")
+        ax.text(0, np.log(model.config.vocab) + 0.05, "log vocab (a uniform guess)", fontsize=8)
+        ax.set(
+            title=f"Training loss (mean over {window} steps)",
+            xlabel="Adam step",
+            ylabel="cross-entropy (nats)",
+        )
+        ax.set_ylim(bottom=0)
+        ax.legend(frameon=False, loc="lower left")
+        return fluid(svg(fig), max_width="40rem")
+
+
+def series(
+    x: Sequence[float],
+    lines: Sequence[tuple[str, Sequence[float]]],
+    *,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    hline: tuple[str, float] | None = None,
+) -> str:
+    """Lines on log-log axes (one per ``(label, ys)``), with an optional labelled level.
+
+    Raises:
+        ValueError: a line whose length differs from ``x``.
+
+    Examples:
+        >>> from attention_site.figures.curves import series
+        >>> "<svg" in series([1, 2], [("a", [1, 2])], title="t", xlabel="x", ylabel="y")
+        True
+    """
+    with style():
+        fig, ax = plt.subplots(figsize=(6.4, 3.8))
+        for i, (label, ys) in enumerate(lines):
+            if len(ys) != len(x):
+                raise ValueError(f"line {label!r} has {len(ys)} points, x has {len(x)}")
+            ax.loglog(x, ys, "o-", color=f"C{i + 1}", label=label, markersize=3)
+        if hline is not None:
+            ax.axhline(hline[1], color="C0", linestyle=":", label=hline[0])
+        ax.set_title(title)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        return svg(fig)

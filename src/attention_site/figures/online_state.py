@@ -19,7 +19,7 @@ __all__ = ["state_figure", "state_steps"]
 
 
 def state_steps(
-    seed: int = 0, n_keys: int = 8, block: int = 2
+    seed: int = 0, n_keys: int = 8, block_size: int = 2
 ) -> tuple[NDArray[np.float64], list[dict[str, float]]]:
     """One query row of seeded scores, tile by tile: ``m`` before and after, the carried part
     ``e^{m_old − m_new} λ_old`` and the new tile's part ``Σ e^{s − m_new}`` of ``λ``.
@@ -33,19 +33,19 @@ def state_steps(
         >>> scores, steps = state_steps()
         >>> [round(t["ell"], 2) for t in steps]
         [1.6, 1.91, 2.58, 2.17]
-        >>> state_steps(block=3)
+        >>> state_steps(block_size=3)
         Traceback (most recent call last):
         ...
-        ValueError: n_keys (8) must be a multiple of block (3)
+        ValueError: n_keys (8) must be a multiple of block_size (3)
     """
-    if n_keys % block:
-        raise ValueError(f"n_keys ({n_keys}) must be a multiple of block ({block})")
+    if n_keys % block_size:
+        raise ValueError(f"n_keys ({n_keys}) must be a multiple of block_size ({block_size})")
     rng = np.random.default_rng(seed)
     s = rng.standard_normal(n_keys) * 2  # (n_keys,): one query's scores
     v = rng.standard_normal((n_keys, 1))  # (n_keys, 1): the values, for the trace
     steps, m, ell = [], -np.inf, 0.0
-    for t, (m_t, ell_t, _) in enumerate(numeric_trace(s, v, block)):
-        tile = s[t * block : (t + 1) * block]  # (block,)
+    for t, (m_t, ell_t, _) in enumerate(numeric_trace(s, v, block_size)):
+        tile = s[t * block_size : (t + 1) * block_size]  # (block_size,)
         carried = float(np.exp(m - m_t) * ell)  # 0 for the first tile (m = −∞)
         new = float(np.exp(tile - m_t).sum())
         if not np.isclose(carried + new, ell_t, rtol=1e-12):
@@ -72,7 +72,7 @@ def state_figure(seed: int = 0) -> str:
         True
     """
     s, steps = state_steps(seed)  # (n_keys,) scores, one step per tile
-    block = len(s) // len(steps)
+    block_size = len(s) // len(steps)
     falls = [t for t, st in enumerate(steps) if st["ell"] < st["ell_old"]]
     if not falls:
         raise AssertionError("the seeded row must show λ falling when the maximum moves")
@@ -82,7 +82,7 @@ def state_figure(seed: int = 0) -> str:
             2, 1, figsize=(5.6, 7.4), sharex=True, gridspec_kw={"height_ratios": [1, 1.35]}
         )
         x = np.arange(1, len(s) + 1)
-        edges = np.arange(len(steps) + 1) * block + 0.5
+        edges = np.arange(len(steps) + 1) * block_size + 0.5
         centres = (edges[:-1] + edges[1:]) / 2
         for t in range(len(steps)):  # tiles shaded alternately, numbered on top
             for ax in (top, bottom):
@@ -109,15 +109,17 @@ def state_figure(seed: int = 0) -> str:
         carried = [st["carried"] for st in steps]
         new = [st["new"] for st in steps]
         bottom.bar(
-            centres, carried, width=block * 0.7, color=grey, label="carried (old λ, rescaled)"
+            centres, carried, width=block_size * 0.7, color=grey, label="carried (old λ, rescaled)"
         )
-        bottom.bar(centres, new, width=block * 0.7, bottom=carried, color=blue, label="this tile")
+        bottom.bar(
+            centres, new, width=block_size * 0.7, bottom=carried, color=blue, label="this tile"
+        )
         for t, st in enumerate(steps[1:], start=1):
             rise = st["m"] - st["m_old"]
             bottom.hlines(  # the previous λ, to compare with
                 st["ell_old"],
-                centres[t] - block * 0.45,
-                centres[t] + block * 0.45,
+                centres[t] - block_size * 0.45,
+                centres[t] + block_size * 0.45,
                 colors=red,
                 linestyles="--",
                 lw=1.5,

@@ -1,12 +1,10 @@
-"""Roofline figures: attainable FLOP/s against arithmetic intensity, with points placed on it."""
+"""The roofline: attainable FLOP/s against arithmetic intensity, with points placed on it.
+
+Lines of measured series on log-log axes are [`series`][attention_site.figures.curves.series]."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import matplotlib
-
-matplotlib.use("Agg")  # no display: figures are written as SVG text
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -14,7 +12,7 @@ import numpy as np
 from attention_math.hardware import A100_SXM_80GB, GPU, ridge
 from attention_site.figures.style import style, svg
 
-__all__ = ["roofline", "series"]
+__all__ = ["roofline"]
 
 
 def roofline(points: Sequence[tuple[str, float]], *, title: str, gpu: GPU = A100_SXM_80GB) -> str:
@@ -48,40 +46,5 @@ def roofline(points: Sequence[tuple[str, float]], *, title: str, gpu: GPU = A100
         ax.set_xlabel("arithmetic intensity (FLOPs per byte of memory traffic)")
         ax.set_ylabel("attainable TFLOP/s")
         ax.legend(fontsize=7, loc="lower right")
-        fig.tight_layout()
-        return svg(fig)
-
-
-def series(
-    x: Sequence[float],
-    lines: Sequence[tuple[str, Sequence[float]]],
-    *,
-    title: str,
-    xlabel: str,
-    ylabel: str,
-    hline: tuple[str, float] | None = None,
-) -> str:
-    """Lines on log-log axes (one per ``(label, ys)``), with an optional labelled level.
-
-    Raises:
-        ValueError: a line whose length differs from ``x``.
-
-    Examples:
-        >>> from attention_site.figures.roofline import series
-        >>> "<svg" in series([1, 2], [("a", [1, 2])], title="t", xlabel="x", ylabel="y")
-        True
-    """
-    with style():
-        fig, ax = plt.subplots(figsize=(6.4, 3.8))
-        for i, (label, ys) in enumerate(lines):
-            if len(ys) != len(x):
-                raise ValueError(f"line {label!r} has {len(ys)} points, x has {len(x)}")
-            ax.loglog(x, ys, "o-", color=f"C{i + 1}", label=label, markersize=3)
-        if hline is not None:
-            ax.axhline(hline[1], color="C0", linestyle=":", label=hline[0])
-        ax.set_title(title)
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel(ylabel)
-        ax.legend(fontsize=7)
         fig.tight_layout()
         return svg(fig)

@@ -1,15 +1,83 @@
-"""The causal online softmax as a grid of score tiles: computed, masked in part, skipped."""
+"""Diagrams: shapes, text and arrows rather than data on axes. The toy model as boxes with the
+shape each step makes, and the causal online softmax as a grid of score tiles (computed, masked
+in part, skipped).
+
+Matrices drawn with their numbers and joined by arrows (the forward pass, the heads, the
+backward graph) are in [`panels`][attention_site.figures.panels].
+"""
 
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.patches import FancyBboxPatch
 
+from attention_math.toy.model import ToyModel
 from attention_site.figures.style import fluid, style, svg
 
-__all__ = ["tile_grid"]
+__all__ = ["model_diagram", "tile_grid"]
 
 _GREY = "#808080"  # the placeholder svg() turns into the page's text colour
+
+
+def model_diagram(model: ToyModel) -> str:
+    """The model as boxes, each with the shape of what it holds or makes.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.toy.model import Config, ToyModel, init_params
+        >>> from attention_site.figures.diagrams import model_diagram
+        >>> m = ToyModel(Config(), init_params(Config(), np.random.default_rng(0)))
+        >>> "<svg" in model_diagram(m)
+        True
+    """
+    c = model.config
+    d, v, h, dh = c.d_model, c.vocab, c.n_heads, c.d_head
+    rows = [
+        ("tokens", "L token ids", "(L,)"),
+        (
+            "embed",
+            f"onehot · W_E + W_pos   (W_E {v}×{d}; W_pos {c.n_ctx}×{d}, fixed)",
+            f"(L, {d})",
+        ),
+        (
+            "layer 1",
+            f"{h} causal heads (W_Q, W_K, W_V {d}×{h}·{dh}; W_O {h}·{dh}×{d}); x += out",
+            f"(L, {d})",
+        ),
+        (
+            "layer 2",
+            f"{h} causal heads, reading what layer 1 wrote; x += out",
+            f"(L, {d})",
+        ),
+        ("unembed", f"logits = x · W_U   (W_U {d}×{v})", f"(L, {v})"),
+    ]
+    with style():
+        fig, ax = plt.subplots(figsize=(7.6, 3.6))
+        ax.set_axis_off()
+        n = len(rows)
+        for i, (name, what, shape) in enumerate(rows):
+            y = n - 1 - i
+            box = FancyBboxPatch(
+                (0, y * 1.2), 10, 0.8, boxstyle="round,pad=0.05", fc="none", ec="#808080"
+            )
+            ax.add_patch(box)
+            ax.text(0.25, y * 1.2 + 0.4, name, va="center", fontweight="bold")
+            ax.text(1.9, y * 1.2 + 0.4, what, va="center", fontsize=8.5)
+            ax.text(9.75, y * 1.2 + 0.4, shape, va="center", ha="right", fontsize=9)
+            if i + 1 < n:
+                ax.annotate(
+                    "",
+                    xy=(5, (y - 1) * 1.2 + 0.85),
+                    xytext=(5, y * 1.2 - 0.05),
+                    arrowprops={"arrowstyle": "->", "color": "#808080"},
+                )
+        ax.set_xlim(-0.2, 10.2)
+        ax.set_ylim(-0.2, n * 1.2)
+        # labels for the text alternative; the axes themselves are hidden
+        ax.set(xlabel="what each step computes", ylabel="step")
+        fig.suptitle("The model, top to bottom, with the shape each step makes")
+        return fluid(svg(fig), max_width="42rem")
 
 
 def tile_grid(length: int = 8, block_size: int = 2, d: int = 4, seed: int = 0) -> str:
@@ -23,7 +91,7 @@ def tile_grid(length: int = 8, block_size: int = 2, d: int = 4, seed: int = 0) -
     disagreement raises ``AssertionError``, also under ``python -O``).
 
     Examples:
-        >>> from attention_site.figures.tiles import tile_grid
+        >>> from attention_site.figures.diagrams import tile_grid
         >>> text = tile_grid()
         >>> "<svg" in text and "skipped" in text
         True
