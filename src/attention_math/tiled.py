@@ -46,7 +46,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -395,6 +395,7 @@ def _calibrate(
     return (2 * _CALIBRATION_LENGTHS[-1]) ** 2
 
 
+@overload
 def tiled_attention(
     q: NDArray[np.floating],
     k: NDArray[np.floating],
@@ -406,8 +407,49 @@ def tiled_attention(
     causal_alignment: CausalAlignment = "top-left",
     block_size: int | tuple[int, int] = DEFAULT_BLOCK,
     workers: int | None = None,
-    lse: NDArray[np.floating] | None = None,
-) -> NDArray[np.floating]:
+    return_lse: Literal[False] = False,
+) -> NDArray[np.floating]: ...
+@overload
+def tiled_attention(
+    q: NDArray[np.floating],
+    k: NDArray[np.floating],
+    v: NDArray[np.floating],
+    mask: _Mask = None,
+    *,
+    scale: np.floating | float | None = None,
+    is_causal: bool = False,
+    causal_alignment: CausalAlignment = "top-left",
+    block_size: int | tuple[int, int] = DEFAULT_BLOCK,
+    workers: int | None = None,
+    return_lse: Literal[True],
+) -> tuple[NDArray[np.floating], NDArray[np.floating]]: ...
+@overload
+def tiled_attention(
+    q: NDArray[np.floating],
+    k: NDArray[np.floating],
+    v: NDArray[np.floating],
+    mask: _Mask = None,
+    *,
+    scale: np.floating | float | None = None,
+    is_causal: bool = False,
+    causal_alignment: CausalAlignment = "top-left",
+    block_size: int | tuple[int, int] = DEFAULT_BLOCK,
+    workers: int | None = None,
+    return_lse: bool = False,
+) -> NDArray[np.floating] | tuple[NDArray[np.floating], NDArray[np.floating]]: ...
+def tiled_attention(
+    q: NDArray[np.floating],
+    k: NDArray[np.floating],
+    v: NDArray[np.floating],
+    mask: _Mask = None,
+    *,
+    scale: np.floating | float | None = None,
+    is_causal: bool = False,
+    causal_alignment: CausalAlignment = "top-left",
+    block_size: int | tuple[int, int] = DEFAULT_BLOCK,
+    workers: int | None = None,
+    return_lse: bool = False,
+) -> NDArray[np.floating] | tuple[NDArray[np.floating], NDArray[np.floating]]:
     """``softmax(q kᵀ · scale + mask) v`` computed tile by tile, for validated input.
 
     Args:
@@ -427,16 +469,17 @@ def tiled_attention(
             [`default_workers`][attention_math.tiled.default_workers], or one thread for heads of
             fewer than ``2**20`` scores. The result does not depend on it (each query block is
             computed the same way).
-        lse: if given, an array ``(..., L_q)`` of the working dtype and the output's batch
-            shape, filled with the log-sum-exp of each row of masked scores (``-inf`` for a
-            fully masked row).
+        return_lse: also return the log-sum-exp of each row of masked scores, ``(..., L_q)``
+            in the working dtype (``-inf`` for a fully masked row), as
+            ``attention(return_lse=True)`` does.
 
     Returns:
-        The output ``(..., L_q, d_v)`` in the working dtype. A fully masked row is zeros.
+        The output ``(..., L_q, d_v)`` in the working dtype (a fully masked row is zeros),
+            or ``(out, lse)`` if ``return_lse``.
 
     Raises:
         TypeError: ``block_size`` is not a positive int or a pair of them, or ``is_causal``
-            is not a bool.
+            or ``return_lse`` is not a bool.
         ValueError: ``block_size`` is zero or negative, or ``causal_alignment`` is unknown.
 
     Examples:
@@ -449,11 +492,15 @@ def tiled_attention(
         >>> w = np.exp(s - s.max(1, keepdims=True))
         >>> np.allclose(out, (w / w.sum(1, keepdims=True)) @ v)
         True
+        >>> out, lse = tiled_attention(q, k, v, scale=1.0, block_size=2, return_lse=True)
+        >>> np.allclose(lse, np.log(np.exp(s).sum(1)))
+        True
     """
     n_q, n_k, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
     block = block_sizes(block_size)
     offset = causal_offset(n_q, n_k, causal_alignment)
     causal = offset if check_flag("is_causal", is_causal) else None
+    return_lse = check_flag("return_lse", return_lse)
     s = q.dtype.type(1.0 / np.sqrt(q.shape[-1]) if scale is None else scale)
     if workers is None:
         # below ~1M scores per head, starting threads costs more than they save
@@ -463,40 +510,63 @@ def tiled_attention(
         batch = np.broadcast_shapes(batch, mask.shape[:-2])
         mask = cast(_Mask, np.broadcast_to(mask, (*batch, n_q, n_k)))  # a view: no L×L copy
     out = np.empty((*batch, n_q, d_v), dtype=q.dtype)
+    lse = np.empty((*batch, n_q), dtype=q.dtype) if return_lse else None  # (..., L_q)
     qb = np.broadcast_to(q, (*batch, *q.shape[-2:]))
     kb = np.broadcast_to(k, (*batch, *k.shape[-2:]))
     vb = np.broadcast_to(v, (*batch, *v.shape[-2:]))
-    for idx in np.ndindex(*batch):
-        _one_head(
-            qb[idx],
-            kb[idx],
-            vb[idx],
-            s,
-            None if mask is None else mask[idx],
-            causal,
-            block,
-            out[idx],
-            None if lse is None else lse[idx],
-            workers,
-        )
-    return out
-
-
-def _one_head(
-    q: _F,
-    k: _F,
-    v: _F,
-    scale: np.floating | float,
-    mask: _Mask,
-    causal: int | None,
-    block: tuple[int, int],
-    out: _F,
-    lse: _F | None,
-    workers: int,
-) -> None:
-    """The FlashAttention-2 loop for one 2-D problem, written into ``out`` (L_q × d_v)."""
-    n_q, n_k, d_k, d_v = q.shape[0], k.shape[0], k.shape[1], v.shape[1]
     bq, bk = min(block[0], n_q), min(block[1], n_k)
+    for idx in np.ndindex(*batch):
+        head = _Head(
+            q=qb[idx],
+            k=kb[idx],
+            v=vb[idx],
+            scale=s,
+            mask=None if mask is None else mask[idx],
+            causal=causal,
+            bq=bq,
+            bk=bk,
+        )
+        _one_head(head, out[idx], None if lse is None else lse[idx], workers)
+    return out if lse is None else (out, lse)
+
+
+@dataclass(frozen=True, slots=True)
+class _Head:
+    """One attention problem as each of its tiles reads it, forward and backward.
+
+    ``tiled_attention`` and [`tiled_backward`][attention_math.tiled_backward.tiled_backward]
+    build one per head of the batch (views, no copy) from input they have validated; their
+    helpers take it, plus the indices of the tile at hand, in place of a dozen arguments.
+    The untiled path of [`attention`][attention_math.numeric.attention] reads all the scores
+    as one tile: its ``q``, ``k``, ``v`` and ``mask`` keep their batch dimensions
+    (``(..., L_q, d_k)``, …) and ``bq × bk`` is ``L_q × L_k``.
+    """
+
+    q: _F  # (L_q, d_k)
+    k: _F  # (L_k, d_k)
+    v: _F  # (L_k, d_v)
+    scale: np.floating  # the score factor, in the working dtype
+    mask: _Mask  # (L_q, L_k) view (boolean, True = may attend, or additive), or None
+    causal: int | None  # the diagonal's offset: row i sees keys 0..i + causal; None: no mask
+    bq: int  # query rows per tile
+    bk: int  # keys per tile
+
+
+@dataclass(frozen=True, slots=True)
+class _Forward:
+    """One head's forward loop: the problem, its two GEMM operands and where it writes."""
+
+    head: _Head
+    k1: _F  # (L_k, d_k + 1): [K | 1]
+    v1t: _F  # (d_v + 1, L_k): [V | 1]ᵀ
+    out: _F  # (L_q, d_v): each query block writes its rows
+    lse: _F | None  # (L_q,), or None when not asked for
+
+
+def _one_head(head: _Head, out: _F, lse: _F | None, workers: int) -> None:
+    """The FlashAttention-2 loop for one 2-D problem, written into ``out`` (L_q × d_v)."""
+    q, k, v = head.q, head.k, head.v
+    n_k, d_k, d_v = k.shape[0], k.shape[1], v.shape[1]
     k1 = _scratch("k1", (n_k, d_k + 1), q.dtype)  # [K | 1]: the 1st GEMM subtracts the base
     k1[:, :d_k] = k
     k1[:, d_k] = 1
@@ -504,27 +574,9 @@ def _one_head(
     v1t[:d_v] = v.T
     v1t[d_v] = 1
     back = _shrink_large_columns(v1t[:d_v], n_k)
-    head = _Head(
-        q=q, k1=k1, v1t=v1t, scale=scale, mask=mask, causal=causal, bk=bk, out=out, lse=lse
-    )
-    _query_blocks(head, bq, workers)
+    _query_blocks(_Forward(head=head, k1=k1, v1t=v1t, out=out, lse=lse), workers)
     if back is not None:
         out *= back  # exact: powers of two; |out| ≤ max |v| per column, so no overflow
-
-
-@dataclass(frozen=True, slots=True)
-class _Head:
-    """One 2-D problem as each of its query blocks reads it (and the output it writes)."""
-
-    q: _F  # (L_q, d_k)
-    k1: _F  # (L_k, d_k + 1): [K | 1]
-    v1t: _F  # (d_v + 1, L_k): [V | 1]ᵀ
-    scale: np.floating | float
-    mask: _Mask  # (L_q, L_k) view, or None
-    causal: int | None  # the diagonal's offset: row i sees keys 0..i + causal; None: no mask
-    bk: int  # keys per tile
-    out: _F  # (L_q, d_v): each query block writes its rows
-    lse: _F | None  # (L_q,), or None when not asked for
 
 
 @dataclass(slots=True)
@@ -571,14 +623,15 @@ def _shrink_large_columns(vt: NDArray[np.floating], n_k: int) -> NDArray[np.floa
     return np.exp2(exps).astype(vt.dtype)
 
 
-def _query_blocks(head: _Head, bq: int, workers: int) -> None:
+def _query_blocks(f: _Forward, workers: int) -> None:
     """Every query block of one head, on ``workers`` threads."""
-    n_q, d_k, d_v = head.q.shape[0], head.q.shape[1], head.v1t.shape[0] - 1
+    head = f.head
+    n_q, d_k, d_v, bq = head.q.shape[0], head.q.shape[1], head.v.shape[1], head.bq
     starts = range(0, n_q, bq)
     if workers <= 1 or len(starts) == 1:
         bufs = _buffers(bq, head.bk, d_k, d_v, head.q.dtype)
         for i0 in starts:
-            _query_block(head, i0, min(i0 + bq, n_q), bufs)
+            _query_block(f, i0, min(i0 + bq, n_q), bufs)
         return
     limit = _single_threaded_blas()
     errstate = np.geterr()  # the caller's np.errstate does not follow it into the workers
@@ -598,7 +651,7 @@ def _query_blocks(head: _Head, bq: int, workers: int) -> None:
                 if i0 is None:
                     return
                 try:
-                    _query_block(head, i0, min(i0 + bq, n_q), bufs)
+                    _query_block(f, i0, min(i0 + bq, n_q), bufs)
                 except BaseException:
                     failed.set()
                     raise
@@ -610,10 +663,10 @@ def _query_blocks(head: _Head, bq: int, workers: int) -> None:
         try:
             drain()
         finally:
-            for f in helpers:
-                f.exception()  # wait for every helper before the buffers go
-        for f in helpers:
-            f.result()  # a helper's error, if the calling thread had none
+            for job in helpers:
+                job.exception()  # wait for every helper before the buffers go
+        for job in helpers:
+            job.result()  # a helper's error, if the calling thread had none
 
 
 _pools: dict[int, ThreadPoolExecutor] = {}
@@ -722,19 +775,19 @@ class _Buffers:
         self.alpha = np.empty(bq, dtype=dtype)
 
 
-def _query_block(head: _Head, i0: int, i1: int, b: _Buffers) -> None:
+def _query_block(f: _Forward, i0: int, i1: int, b: _Buffers) -> None:
     """Rows i0:i1 of the output: visit the key tiles, keep (m, ℓ, o), divide once."""
     # Overflow in q kᵀ (or +inf + -inf from an additive mask) is not a warning here: it
     # shows as NaN or +inf in the row maxima and raises the untiled path's ValueError.
     with np.errstate(over="ignore", invalid="ignore"):
-        state = _start(head, i0, i1, b)
-        _visit_key_tiles(head, state, b)
-        _finish(head, state)
+        state = _start(f.head, i0, i1, b)
+        _visit_key_tiles(f, state, b)
+        _finish(f, state)
 
 
 def _start(head: _Head, i0: int, i1: int, b: _Buffers) -> _TileState:
     """The state before the first key tile: no base yet, ``o = 0``, ``λ = 0``."""
-    d_k, d_v, r = head.q.shape[1], head.v1t.shape[0] - 1, i1 - i0
+    d_k, d_v, r = head.q.shape[1], head.v.shape[1], i1 - i0
     qst = b.qst[: (d_k + 1) * r].reshape(d_k + 1, r)
     np.multiply(head.q[i0:i1].T, head.scale, out=qst[:d_k])  # float32 stays float32
     qst[d_k] = 0  # −base: 0 until a row has one
@@ -746,10 +799,11 @@ def _start(head: _Head, i0: int, i1: int, b: _Buffers) -> _TileState:
     return state
 
 
-def _visit_key_tiles(head: _Head, t: _TileState, b: _Buffers) -> None:
+def _visit_key_tiles(f: _Forward, t: _TileState, b: _Buffers) -> None:
     # The tile is computed transposed, Sᵀ = [K | 1] [q · scale | −base]ᵀ (keys × queries):
     # with d_k + 1 = 65 inner columns this order runs ~15 % faster in OpenBLAS than S = Q Kᵀ.
-    dtype, n_k, d_v = head.q.dtype, head.k1.shape[0], head.v1t.shape[0] - 1
+    head, v1t = f.head, f.v1t
+    dtype, n_k, d_v = head.q.dtype, head.k.shape[0], head.v.shape[1]
     r = t.i1 - t.i0
     pvt = b.pvt[: (d_v + 1) * r].reshape(d_v + 1, r)
     mn, al = b.m_new[:r], b.alpha[:r]
@@ -762,7 +816,7 @@ def _visit_key_tiles(head: _Head, t: _TileState, b: _Buffers) -> None:
         if mtile is not None and mtile.dtype == np.bool_ and not mtile.any():
             continue  # every score of this tile is masked: skip it, compute nothing
         st = b.tile[: (t.j1 - t.j0) * r].reshape(t.j1 - t.j0, r)
-        _shifted_scores(head, t, mtile, st)
+        _shifted_scores(f, t, mtile, st)
         if t.ready or t.fresh:
             # Fast path, no max pass: exponentiate against the old base and keep the tile
             # if its row sums stay below (its keys) · e^{_LAZY}, so that ℓ stays below
@@ -772,7 +826,7 @@ def _visit_key_tiles(head: _Head, t: _TileState, b: _Buffers) -> None:
             # score fails the test too and is reported by the slow path; so does a row
             # with no visible key in the first tile (its sum is 0).
             np.exp(st, out=st)
-            np.matmul(head.v1t[:, t.j0 : t.j1], st, out=pvt)  # [P V | P 1]ᵀ
+            np.matmul(v1t[:, t.j0 : t.j1], st, out=pvt)  # [P V | P 1]ᵀ
             sums = pvt[d_v]
             if (sums <= (t.j1 - t.j0) * _FAST_SUM).all() and (
                 t.ready or (sums >= _FIRST_MIN_SUM).all()
@@ -782,7 +836,7 @@ def _visit_key_tiles(head: _Head, t: _TileState, b: _Buffers) -> None:
                     t.ready, t.fresh = True, False
                 acc += pvt
                 continue
-            _shifted_scores(head, t, mtile, st)  # redo
+            _shifted_scores(f, t, mtile, st)  # redo
         t.fresh = False
         np.max(st, axis=0, out=mn)  # δ = rowmax S − base
         if np.isnan(mn).any() or np.isposinf(mn).any():
@@ -804,32 +858,33 @@ def _visit_key_tiles(head: _Head, t: _TileState, b: _Buffers) -> None:
             recompute = neg_base.any()
             np.negative(shift, out=neg_base)
             if recompute:
-                _shifted_scores(head, t, mtile, st)
+                _shifted_scores(f, t, mtile, st)
             else:
                 st -= shift  # no base yet: the tile holds S itself, so this is S − m'
             t.ready = not np.isneginf(mm).any()
         # Otherwise no row's max rose by more than _LAZY: keep the old base (the exact
         # result does not depend on the shift), so P ≤ e^{_LAZY} and no rescale pass.
         np.exp(st, out=st)  # P = e^{S − base}, in place
-        np.matmul(head.v1t[:, t.j0 : t.j1], st, out=pvt)  # [P V | P 1]ᵀ
+        np.matmul(v1t[:, t.j0 : t.j1], st, out=pvt)  # [P V | P 1]ᵀ
         acc += pvt
 
 
-def _finish(head: _Head, t: _TileState) -> None:
+def _finish(f: _Forward, t: _TileState) -> None:
     """``o / ℓ`` into the output rows, and ``base + log ℓ`` into ``lse`` if asked for."""
     d_v = t.acc.shape[0] - 1
     ell = t.acc[d_v]
-    if head.lse is not None:  # log Σ e^S = base + log ℓ; a fully masked row has ℓ = 0: -inf
+    if f.lse is not None:  # log Σ e^S = base + log ℓ; a fully masked row has ℓ = 0: -inf
         with np.errstate(divide="ignore"):
-            np.log(ell, out=head.lse[t.i0 : t.i1])
-        head.lse[t.i0 : t.i1] -= t.neg_base
+            np.log(ell, out=f.lse[t.i0 : t.i1])
+        f.lse[t.i0 : t.i1] -= t.neg_base
     ell[ell == 0] = 1  # a fully masked row: o = 0 and ℓ = 0, so the output row is 0
-    np.divide(t.acc[:d_v], ell, out=head.out[t.i0 : t.i1].T)  # the one division, at the end
+    np.divide(t.acc[:d_v], ell, out=f.out[t.i0 : t.i1].T)  # the one division, at the end
 
 
-def _shifted_scores(head: _Head, t: _TileState, mtile: _Mask, st: _F) -> None:
+def _shifted_scores(f: _Forward, t: _TileState, mtile: _Mask, st: _F) -> None:
     """(S − base)ᵀ for the keys j0:j1 and queries i0:i1 of ``t``, masked, into ``st``."""
-    np.matmul(head.k1[t.j0 : t.j1], t.qst, out=st)
+    np.matmul(f.k1[t.j0 : t.j1], t.qst, out=st)
+    head = f.head
     if mtile is not None:
         if mtile.dtype == np.bool_:
             np.copyto(st, -np.inf, where=np.logical_not(mtile))
