@@ -20,7 +20,7 @@ from typing import Any, Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from attention_math import tiled
+from attention_math import default_path, tiled
 from attention_math._checks import (
     OVERFLOW,
     CausalAlignment,
@@ -389,10 +389,10 @@ def attention(
             ([`attention_math.tiled`][]): an int, or ``(block_q, block_k)`` query rows ×
             key columns per tile. Extra memory is O(L·d) plus one tile instead of the
             ``L_q × L_k`` scores. ``None`` (default): the faster path for this size on this
-            machine ([`tiles_pay`][attention_math.tiled.tiles_pay]: tiled whenever all the
-            scores together exceed ``tiled.SCORES_BUDGET_BYTES``; otherwise untiled below
+            machine ([`tiles_pay`][attention_math.default_path.tiles_pay]: tiled whenever all the
+            scores together exceed ``default_path.SCORES_BUDGET_BYTES``; otherwise untiled below
             1024² scores per head, and above that where a one-off timing found tiles faster),
-            tiles sized by ``tiled.default_block`` (the L2 cache).
+            tiles sized by ``default_path.default_block`` (the L2 cache).
             Cannot be combined with ``return_weights`` (the weights *are* ``L_q × L_k``).
         is_causal: query ``i`` sees keys ``0..i`` only, as ``mask=causal_mask(L_q, L_k)``
             (and combined with ``mask`` if both are given) but without building the
@@ -486,8 +486,8 @@ def attention(
                 "return_weights=True needs the L_q × L_k weights, which the tiled path "
                 f"never forms: use block_size=None (got block_size={block_size!r})"
             )
-    elif not return_weights and not drop and tiled.tiles_pay(full, work, _untiled_reference):
-        block = tiled.default_block(work)  # faster here, or the scores would not fit
+    elif not return_weights and not drop and default_path.tiles_pay(full, work, _untiled_reference):
+        block = default_path.default_block(work)  # faster here, or the scores would not fit
     else:
         block = None
 
@@ -585,5 +585,6 @@ def _scores(
 
 
 def _untiled_reference(q: NDArray[Any], k: NDArray[Any], v: NDArray[Any]) -> object:
-    """The untiled path, for [`tiles_pay`][attention_math.tiled.tiles_pay] to time against tiles."""
+    """The untiled path, for [`tiles_pay`][attention_math.default_path.tiles_pay] to time
+    against tiles."""
     return attention(q, k, v, return_weights=True)  # the weights need the untiled path
