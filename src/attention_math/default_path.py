@@ -180,7 +180,17 @@ def crossover(
 ) -> int:
     """The per-head score count from which the default path tiles, for ``dtype`` on this
     machine: from this process's memo, else the calibration file, else a fresh timing
-    (saved); ``UNCALIBRATED_CROSSOVER`` if ``ATTENTION_MATH_CALIBRATE=0``."""
+    (saved); ``UNCALIBRATED_CROSSOVER`` if ``ATTENTION_MATH_CALIBRATE=0``.
+
+    Examples:
+        >>> import os
+        >>> import numpy as np
+        >>> from unittest import mock
+        >>> from attention_math.default_path import UNCALIBRATED_CROSSOVER, crossover
+        >>> with mock.patch.dict(os.environ, {"ATTENTION_MATH_CALIBRATE": "0"}):  # no timing
+        ...     crossover(np.dtype(np.float32), lambda q, k, v: None) == UNCALIBRATED_CROSSOVER
+        True
+    """
     if os.environ.get(CALIBRATE_ENV, "1").strip() == "0":
         return UNCALIBRATED_CROSSOVER
     key = np.dtype(dtype).name
