@@ -75,12 +75,12 @@ def runner(impl: str, causal: bool):
                 return sdpa(*t, is_causal=causal)[0, 0].numpy()
 
         return run
-    from attention_math import numeric, tiled
+    from attention_math import default_path, numeric, tiled
 
     if impl == "default":  # what a user gets with default arguments
         return lambda q, k, v: numeric.attention(q, k, v, is_causal=causal)
     if impl == "untiled":
-        tiled.SCORES_BUDGET_BYTES = float("inf")  # force the one-L×L-buffer path
+        default_path.SCORES_BUDGET_BYTES = float("inf")  # force the one-L×L-buffer path
         return lambda q, k, v: numeric.attention(q, k, v, is_causal=causal)
     return lambda q, k, v: numeric.attention(
         q, k, v, is_causal=causal, block_size=tiled.DEFAULT_BLOCK
@@ -277,7 +277,7 @@ def machine() -> dict:
             info["cpu"] = next(ln.split(":", 1)[1].strip() for ln in f if "model name" in ln)
     except (OSError, StopIteration):
         info["cpu"] = platform.processor() or "unknown"
-    from attention_math import tiled
+    from attention_math import default_path, tiled
 
     info["tiled_workers"] = tiled.default_workers()
     info["default_block"] = list(tiled.DEFAULT_BLOCK)
@@ -291,7 +291,7 @@ def machine() -> dict:
         info["blas_threads"] = blas[0].get("num_threads") if blas else None
     except ImportError:
         info["blas_kernel"] = None
-    info["l2_cache_bytes"] = tiled.cache_bytes(2)
+    info["l2_cache_bytes"] = default_path.cache_bytes(2)
     # NumPy's elementwise kernels, and so some results (its power, say), differ with these
     info["numpy_simd"] = _numpy_simd()
     try:

@@ -6,8 +6,8 @@ Not a test. From the repository root, on any machine:
     uv run --group test python benchmarks/default_path_bench.py --rounds 1 --lengths 2048
 
 What a user gets without choosing anything: ``attention(q, k, v, is_causal=...)``, whose
-path (untiled or tiled) and tile come from this machine (``tiled.tiles_pay`` and
-``tiled.default_block``), against ``scaled_dot_product_attention`` on ``(1, 1, L, 64)``
+path (untiled or tiled) and tile come from this machine (``default_path.tiles_pay`` and
+``default_path.default_block``), against ``scaled_dot_product_attention`` on ``(1, 1, L, 64)``
 tensors. The two alternate in fresh processes, round after round (the machine may be shared:
 a load change then hits both alike), and each ratio is that of the two medians over the
 rounds. In each
@@ -44,7 +44,7 @@ import numpy as np
 from _common import result_path  # benchmarks/, the script's directory
 from attention_bench import in_child, machine
 
-from attention_math import tiled
+from attention_math import default_path
 
 RESULTS = result_path(__file__)
 DTYPES = ("float32", "float64")
@@ -65,10 +65,10 @@ def target(n: int) -> float:
 CALIBRATE = """
 import json, time
 import numpy as np
-from attention_math import numeric, tiled
+from attention_math import default_path, numeric
 t0 = time.perf_counter()
 run = numeric._untiled_reference
-found = {d: tiled.crossover(np.dtype(d), run) for d in ("float32", "float64")}
+found = {d: default_path.crossover(np.dtype(d), run) for d in ("float32", "float64")}
 print(json.dumps(dict(seconds=time.perf_counter() - t0, crossover=found)))
 """
 
@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         profiles.append(p)
         print(f"profile: {p}", flush=True)
     info = machine()
-    info["default_block"] = {d: list(tiled.default_block(np.dtype(d))) for d in DTYPES}
+    info["default_block"] = {d: list(default_path.default_block(np.dtype(d))) for d in DTYPES}
     doc = {
         "started_utc": started,
         "load_before": load_before,

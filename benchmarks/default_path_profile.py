@@ -88,14 +88,14 @@ def profile(n: int, dtype: str) -> dict:
     import torch
     from threadpoolctl import threadpool_limits
 
-    from attention_math import numeric, tiled
+    from attention_math import default_path, numeric
 
     torch.set_num_threads(1)
     rng = np.random.default_rng(n)
     q, k, v = (rng.standard_normal((n, D)).astype(dtype) for _ in range(3))  # (n, d) each
     tq = [torch.from_numpy(a)[None, None] for a in (q, k, v)]  # (1, 1, n, d): fused kernel
     sdpa = torch.nn.functional.scaled_dot_product_attention
-    block = tiled.default_block(np.dtype(dtype))
+    block = default_path.default_block(np.dtype(dtype))
     with threadpool_limits(limits=1, user_api="blas"), torch.no_grad():
         numeric.attention(q, k, v)  # calibration (if any) and warm-up, not timed
         sdpa(*tq)

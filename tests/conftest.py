@@ -53,7 +53,7 @@ def require_torch():
 
 @pytest.fixture(scope="session", autouse=True)
 def _calibration_in_tmp(tmp_path_factory):
-    """The default path's one-off timing (``tiled.tiles_pay``) is kept in a temporary
+    """The default path's one-off timing (``default_path.tiles_pay``) is kept in a temporary
     directory, so tests never write to the user's cache."""
     old = os.environ.get("ATTENTION_MATH_CACHE_DIR")
     os.environ["ATTENTION_MATH_CACHE_DIR"] = str(tmp_path_factory.mktemp("calibration"))

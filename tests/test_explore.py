@@ -136,7 +136,7 @@ def test_alibi_slopes_and_bias_rows():
 def test_online_softmax_ends_at_the_softmax_at_every_tile_size():
     ex = explore.online_softmax(12)
     for f in ex.frames.values():
-        assert f["tiles"] == math.ceil(12 / f["block"]) == len(f["m"]) == len(f["ell"])
+        assert f["tiles"] == math.ceil(12 / f["block_size"]) == len(f["m"]) == len(f["ell"])
         assert f["output"] == pytest.approx(f["reference"], rel=1e-14)
         # the running maximum never decreases, and ends at the row's maximum
         assert all(a <= b for a, b in zip(f["m"], f["m"][1:], strict=False))

@@ -1,6 +1,6 @@
 """The exact identities of the FlashAttention backward page can come out False.
 
-``derivations.flash_backward`` decides them with ``gradients.is_zero`` (exponentials as
+``derivations.flash_backward`` decides them with ``symbolic.is_zero`` (exponentials as
 powers of fresh symbols, ``exp(c·log X)`` as ``X^c``, then cancelled), not ``simplify``.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import sympy as sp
 
 from attention_math.derivations import flash_backward as fb
-from attention_math.derivations.gradients import is_zero
+from attention_math.symbolic import is_zero
 
 
 def test_the_identities_hold_on_the_page_case():

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attention_math import numeric, tiled
+from attention_math import default_path, numeric, tiled
 from attention_math.numeric import attention, causal_mask
 
 
@@ -117,9 +117,9 @@ def test_automatic_tiling_above_the_budget(monkeypatch):
     q, k, v = rng.standard_normal((3, 20, 4))
     want = attention(q, k, v)
     assert calls == []
-    monkeypatch.setattr(tiled, "SCORES_BUDGET_BYTES", 20 * 20 * 8 - 1)
+    monkeypatch.setattr(default_path, "SCORES_BUDGET_BYTES", 20 * 20 * 8 - 1)
     got = attention(q, k, v)
-    assert calls == [tiled.default_block(np.dtype(np.float64))]  # the tile from the cache
+    assert calls == [default_path.default_block(np.dtype(np.float64))]  # the tile from the cache
     assert _close(got, want, v)
     attention(q, k, v, return_weights=True)  # the weights are asked for: no tiling
     assert len(calls) == 1
@@ -150,7 +150,7 @@ def test_large_finite_scores_give_finite_results():
 
 @pytest.mark.parametrize("rise", [0.5, 7.0, 9.0, 300.0])
 def test_later_tiles_with_a_higher_max_lazy_and_rescaled(rise):
-    # Tile j (4 keys each) has scores around j·rise: below tiled._LAZY the first tile's
+    # Tile j (4 keys each) has scores around j·rise: below tiled.RESCALE_MARGIN the first tile's
     # shift is kept (P grows up to e^rise), above it the state is rescaled.
     rng = np.random.default_rng(11)
     q = np.ones((6, 1))
@@ -291,7 +291,7 @@ def test_plus_inf_score_under_a_minus_inf_additive_mask_raises_in_both_paths():
 @pytest.mark.parametrize("mask_kind", ["none", "bool", "additive", "causal"])
 def test_untiled_path_holds_one_score_buffer(mask_kind, monkeypatch):
     # without the timing, 1024² scores per head stay untiled whatever this machine's load
-    monkeypatch.setenv(tiled.CALIBRATE_ENV, "0")
+    monkeypatch.setenv(default_path.CALIBRATE_ENV, "0")
     n, d = 1024, 8  # float32 scores: 4 MiB; the (n, d) inputs are a few KiB
     rng = np.random.default_rng(10)
     q, k, v = (rng.standard_normal((n, d)).astype(np.float32) for _ in range(3))

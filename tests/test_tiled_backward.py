@@ -9,7 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attention_math.backward import attention_backward
-from attention_math.tiled_backward import forward_with_lse
+from attention_math.numeric import attention
+from attention_math.tiled import _Head
+from attention_math.tiled_backward import _forward
 
 EPS64 = np.finfo(np.float64).eps
 
@@ -21,11 +23,15 @@ def _rel(a, b):
 def test_lse_and_output_match_the_softmax():
     rng = np.random.default_rng(0)
     q, k, v = rng.normal(size=(3, 7, 4))
-    out, lse = forward_with_lse(q, k, v, scale=0.5, block_size=(3, 2))
+    head = _Head(q=q, k=k, v=v, scale=np.float64(0.5), mask=None, causal=None, bq=3, bk=2)
+    out, lse = _forward(head)  # the backward's own forward
     s = q @ k.T * 0.5
     assert np.allclose(lse, np.log(np.exp(s).sum(axis=1)), rtol=1e-14)
     p = np.exp(s - lse[:, None])
     assert np.allclose(out, p @ v, rtol=1e-13)
+    # the public spelling, attention(return_lse=True), gives the same pair
+    public = attention(q, k, v, scale=0.5, block_size=(3, 2), return_lse=True)
+    assert np.allclose(public[0], out, rtol=1e-13) and np.allclose(public[1], lse, rtol=1e-14)
 
 
 @settings(max_examples=60, deadline=None)

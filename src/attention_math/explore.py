@@ -538,7 +538,7 @@ def online_softmax(length: int = 12, *, seed: int = 0) -> Explorable:
 
     Examples:
         >>> from attention_math.explore import online_softmax
-        >>> f = online_softmax(4).frame(block=3)
+        >>> f = online_softmax(4).frame(block_size=3)
         >>> f["tiles"], len(f["m"]), abs(f["output"] - f["reference"]) < 1e-15
         (2, 2, True)
     """
@@ -551,13 +551,13 @@ def online_softmax(length: int = 12, *, seed: int = 0) -> Explorable:
     v = rng.standard_normal(n)  # (L,): one value per key (d_v = 1)
     reference = float(softmax(s) @ v)
 
-    def make(block: int) -> Frame:
-        trace = numeric_trace(s, v[:, None], block)  # per tile: (m, λ, o (1,))
+    def make(block_size: int) -> Frame:
+        trace = numeric_trace(s, v[:, None], block_size)  # per tile: (m, λ, o (1,))
         ms = [float(t[0]) for t in trace]
         ells = [float(t[1]) for t in trace]
         os_ = [float(t[2][0]) for t in trace]
         return {
-            "block": block,
+            "block_size": block_size,
             "scores": s.tolist(),
             "values": v.tolist(),
             "tiles": len(trace),
@@ -568,8 +568,9 @@ def online_softmax(length: int = 12, *, seed: int = 0) -> Explorable:
             "reference": reference,
         }
 
-    blocks = tuple(range(1, n + 1))
-    return _grid("online-softmax", [Slider("block", "Tile size", blocks, min(4, n) - 1)], make)
+    sizes = tuple(range(1, n + 1))
+    slider = Slider("block_size", "Tile size", sizes, min(4, n) - 1)
+    return _grid("online-softmax", [slider], make)
 
 
 EXPLORABLES: dict[str, Callable[[], Explorable]] = {

@@ -20,7 +20,7 @@ from typing import Any, Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from attention_math import tiled
+from attention_math import default_path, tiled
 from attention_math._checks import (
     OVERFLOW,
     CausalAlignment,
@@ -35,6 +35,7 @@ from attention_math._checks import (
     is_real_dtype,
     work_dtype,
 )
+from attention_math.tiled import _Head
 
 __all__ = [
     "attention",
@@ -388,10 +389,10 @@ def attention(
             ([`attention_math.tiled`][]): an int, or ``(block_q, block_k)`` query rows ×
             key columns per tile. Extra memory is O(L·d) plus one tile instead of the
             ``L_q × L_k`` scores. ``None`` (default): the faster path for this size on this
-            machine ([`tiles_pay`][attention_math.tiled.tiles_pay]: tiled whenever all the
-            scores together exceed ``tiled.SCORES_BUDGET_BYTES``; otherwise untiled below
+            machine ([`tiles_pay`][attention_math.default_path.tiles_pay]: tiled whenever all the
+            scores together exceed ``default_path.SCORES_BUDGET_BYTES``; otherwise untiled below
             1024² scores per head, and above that where a one-off timing found tiles faster),
-            tiles sized by ``tiled.default_block`` (the L2 cache).
+            tiles sized by ``default_path.default_block`` (the L2 cache).
             Cannot be combined with ``return_weights`` (the weights *are* ``L_q × L_k``).
         is_causal: query ``i`` sees keys ``0..i`` only, as ``mask=causal_mask(L_q, L_k)``
             (and combined with ``mask`` if both are given) but without building the
@@ -485,8 +486,8 @@ def attention(
                 "return_weights=True needs the L_q × L_k weights, which the tiled path "
                 f"never forms: use block_size=None (got block_size={block_size!r})"
             )
-    elif not return_weights and not drop and tiled.tiles_pay(full, work, _untiled_reference):
-        block = tiled.default_block(work)  # faster here, or the scores would not fit
+    elif not return_weights and not drop and default_path.tiles_pay(full, work, _untiled_reference):
+        block = default_path.default_block(work)  # faster here, or the scores would not fit
     else:
         block = None
 
@@ -497,8 +498,7 @@ def attention(
         att = np.zeros(full, dtype=work)  # (..., L_q, L_k)
         lse = np.full(full[:-1], -np.inf, dtype=work)  # (..., L_q): log of an empty sum
     elif block is not None:  # an additive mask is cast tile by tile, never as a whole
-        lse = np.empty(full[:-1], dtype=work) if return_lse else None  # (..., L_q)
-        out = tiled.tiled_attention(
+        tiled_out = tiled.tiled_attention(
             q,
             k,
             v,
@@ -507,10 +507,14 @@ def attention(
             is_causal=is_causal,
             causal_alignment=causal_alignment,
             block_size=block,
-            lse=lse,
+            return_lse=return_lse,
         )
+        out, lse = tiled_out if isinstance(tiled_out, tuple) else (tiled_out, None)
     else:
-        att, lse = _scores(q, k, s, m, full, offset if is_causal else None, return_lse)
+        # the untiled path is one tile of all the scores (L_q × L_k, every head at once)
+        causal = offset if is_causal else None
+        whole = _Head(q=q, k=k, v=v, scale=s, mask=m, causal=causal, bq=n_q, bk=n_k)
+        att, lse = _scores(whole, return_lse)
         _softmax_inplace(att, axis=-1)
         if drop:
             _dropout_inplace(att, drop, rng)
@@ -546,19 +550,18 @@ def _dropout_inplace(
 
 
 def _scores(
-    q: NDArray[np.floating],
-    k: NDArray[np.floating],
-    s: np.floating,
-    m: NDArray[np.bool_] | NDArray[np.floating] | None,
-    full: tuple[int, ...],
-    causal: int | None,
-    return_lse: bool,
+    whole: _Head, return_lse: bool
 ) -> tuple[NDArray[np.floating], NDArray[np.floating] | None]:
-    """The masked scores ``q kᵀ · scale + mask`` in one L×L buffer, and their row lse."""
+    """The masked scores ``q kᵀ · scale + mask`` in one L×L buffer, and their row lse.
+
+    ``whole`` holds every head at once: ``q`` is ``(..., L_q, d_k)``, ``k`` ``(..., L_k, d_k)``.
+    """
+    m, causal = whole.mask, whole.causal
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is caught below, with a reason
-        att = q @ np.swapaxes(k, -1, -2)  # (..., L_q, L_k): the one L×L buffer
-        att *= s
+        att = whole.q @ np.swapaxes(whole.k, -1, -2)  # (..., L_q, L_k): the one L×L buffer
+        att *= whole.scale
     if m is not None:
+        full = np.broadcast_shapes(att.shape, m.shape)  # the mask may add batch dimensions
         if full != att.shape:  # the mask has v's batch dimensions: grow the buffer once
             att = np.broadcast_to(att, full).copy()
         if m.dtype == np.bool_:
@@ -582,5 +585,6 @@ def _scores(
 
 
 def _untiled_reference(q: NDArray[Any], k: NDArray[Any], v: NDArray[Any]) -> object:
-    """The untiled path, for [`tiles_pay`][attention_math.tiled.tiles_pay] to time against tiles."""
+    """The untiled path, for [`tiles_pay`][attention_math.default_path.tiles_pay] to time
+    against tiles."""
     return attention(q, k, v, return_weights=True)  # the weights need the untiled path

@@ -22,6 +22,7 @@ __all__ = [
     "evaluate",
     "generic_matrix",
     "in_terms_of_sigmoid",
+    "is_zero",
     "latex",
     "masked_softmax_limit",
     "scores",
@@ -90,6 +91,54 @@ def generic_matrix(name: str, rows: int, cols: int) -> sp.Matrix:
         [q_21, q_22]])
     """
     return sp.Matrix(rows, cols, lambda i, j: sp.Symbol(f"{name}_{i + 1}{j + 1}", real=True))
+
+
+def _exp_to_symbols(expr: sp.Expr) -> sp.Expr:
+    """Write every ``exp(c₁t₁ + c₂t₂ + …)`` as ``E₁^{c₁} E₂^{c₂} …`` with ``E_k = exp(t_k)``
+    (and ``exp(c·log X)`` as ``X^c``).
+
+    ``exp(2z)`` and ``exp(z)·exp(z)`` then become the same ``E²``; integer ``c_k`` keep the
+    result a rational function of the ``E_k``.
+    """
+    atoms: dict[sp.Expr, sp.Dummy] = {}
+
+    def atom(t: sp.Expr) -> sp.Dummy:
+        return atoms.setdefault(t, sp.Dummy(positive=True))
+
+    def rewrite(arg: sp.Expr) -> sp.Expr:
+        out = sp.S.One
+        for term in sp.Add.make_args(sp.expand(arg)):
+            c, t = term.as_coeff_Mul()
+            if c.is_Integer and isinstance(t, sp.log):
+                out *= t.args[0] ** c  # exp(c·log X) = X^c for an integer c, any X ≠ 0
+            else:
+                out *= atom(t) ** c if c.is_Integer and t != 1 else atom(term)
+        return out
+
+    return expr.replace(sp.exp, rewrite)
+
+
+def is_zero(expr: object) -> bool:
+    """Whether ``expr`` is identically zero, decided exactly: the one test the derivations use.
+
+    Every exponential becomes a product of powers of fresh positive symbols (``exp(a − b)``
+    is ``A/B``, ``exp(c·log X)`` is ``X^c``) and the result is cancelled to a single
+    fraction: a zero numerator proves the identity. A non-zero numerator means the
+    expression is not zero, or is zero only through a relation this rewrite does not see:
+    ``False`` means "not proved"; a ``True`` is never wrong.
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.symbolic import is_zero
+        >>> a, b = sp.symbols("a b", real=True)
+        >>> is_zero(sp.exp(a) / (1 + sp.exp(a)) - 1 + 1 / (1 + sp.exp(a)))
+        True
+        >>> is_zero(sp.exp(2 * a) - sp.exp(a) ** 2), is_zero(sp.exp(a - b) * sp.exp(b) - sp.exp(a))
+        (True, True)
+        >>> is_zero(sp.exp(a) - 1), is_zero(a - b)
+        (False, False)
+    """
+    return bool(sp.cancel(sp.together(_exp_to_symbols(sp.sympify(expr)))) == 0)
 
 
 def _softmax_row(row: Sequence[sp.Expr]) -> list[sp.Expr]:

@@ -21,7 +21,7 @@ shifted by the row's current base ``b`` and the second return the row sums ``λ`
 elementwise work per score is one ``exp``, in place in one tile buffer, plus a max pass
 only when needed. The base is the running max ``m`` but is only moved (and the state
 rescaled) when a tile's row max exceeds it by more than a margin ``c`` (the constant
-``_LAZY``): the result does not depend on the shift, and ``P ≤ e^c`` cannot overflow. A
+``RESCALE_MARGIN``): the result does not depend on the shift, and ``P ≤ e^c`` cannot overflow. A
 tile is exponentiated without its max pass once every row has a base, and the first tile
 with base 0: it is kept if each row sum is ≤ e^c times its number of keys (so ``λ`` stays
 below ``L_k · e^c``, as after max passes), and, for the first tile, ≥ ``e^−c``; otherwise it
@@ -32,26 +32,23 @@ raises). Extra memory: the tile
 
 This module is the engine behind ``attention(..., block_size=...)`` in
 [`attention_math.numeric`][], which validates the input; call that function, not these.
+Whether ``attention(block_size=None)`` tiles, and with which tile, is decided in
+[`attention_math.default_path`][].
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import os
 import threading
-import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast, overload
 
 import numpy as np
 from numpy.typing import NDArray
 
-from attention_math._cache import user_cache, write_atomic
 from attention_math._checks import (
     OVERFLOW,
     CausalAlignment,
@@ -63,64 +60,34 @@ from attention_math._checks import (
 _F = NDArray[np.floating]  # a float array (float32 or float64, the working dtype)
 _Mask = NDArray[np.bool_] | NDArray[np.floating] | None  # boolean (True = may attend) or additive
 
-# What a user calls. The constants below (the scores budget, the fallback tile, the
-# environment variables' names) are module attributes, documented where they are defined.
-__all__ = [
-    "block_sizes",
-    "cache_bytes",
-    "calibration_dir",
-    "crossover",
-    "default_block",
-    "default_workers",
-    "machine_key",
-    "tiled_attention",
-    "tiles_pay",
-]
+# What a user calls: the engine and its thread count. Its constants (the fallback tile, the
+# rescale margin) are module attributes, documented where they are defined; how
+# ``attention(block_size=None)`` chooses between the paths, and the tile, is
+# [`attention_math.default_path`][].
+__all__ = ["default_workers", "tiled_attention"]
 
-#: When ``attention(block_size=None)`` would allocate more than this many bytes for the
-#: L_q × L_k scores (all batch entries together), it always takes the tiled path; below it,
-#: ``tiles_pay`` decides by speed.
-SCORES_BUDGET_BYTES = 256 * 2**20
-
-#: (block_q, block_k) when the cache size cannot be read; ``default_block`` derives the tile
-#: from the machine's L2 cache otherwise.
 DEFAULT_BLOCK = (256, 1024)
-
-#: Query rows per default tile: enough rows that each GEMM reuses a key tile many times.
-_BLOCK_Q = 256
-
-#: The lengths at which the first call with default arguments times the untiled path
-#: against the tiled one (once per dtype and process): the smallest at which tiles win
-#: sets the threshold. Below the first, the untiled path always runs (one small GEMM pair
-#: beats any loop); above the last, tiles always run (they win on time and memory alike).
-_CALIBRATION_LENGTHS = (1024, 2048)
-
-#: Untimed calls of each path per length in that calibration, then timed ones (the best
-#: counts).
-_CALIBRATION_WARMUP = 2
-_CALIBRATION_CALLS = 5
-
-#: How long OpenBLAS's threads keep spinning after a multi-threaded product (measured on
-#: the benchmark machine: about 0.1 s); the calibration waits this long before timing tiles.
-_BLAS_SPIN_SECONDS = 0.15
+"""``tiled_attention``'s tile, ``(block_q, block_k)``; the default path's when the cache size
+cannot be read (``default_path.default_block`` derives it from the L2 cache otherwise)."""
 
 #: Heads with fewer scores than this run on one thread unless ``workers`` says otherwise.
 _THREADS_MIN_SCORES = 2**20
 
-#: A row keeps its softmax shift until a tile's max exceeds it by more than this (then the
-#: state is rescaled): P ≤ e^8 ≈ 3000 cannot overflow λ, and most tiles skip the rescale.
-_LAZY = 8.0
+RESCALE_MARGIN = 8.0
+"""The margin ``c``: a row keeps its softmax shift until a tile's max exceeds it by more than
+this (then the state is rescaled): P ≤ e^8 ≈ 3000 cannot overflow λ, and most tiles skip the
+rescale."""
 
 #: Once every row has a base, a tile skips the max pass when each of its row sums stays
-#: below this times its number of keys: then λ ≤ L_k · e^{_LAZY}, the bound that holds
-#: after max passes (every P ≤ e^{_LAZY}) and that ``_shrink_large_columns`` relies on;
+#: below this times its number of keys: then λ ≤ L_k · e^c, the bound that holds
+#: after max passes (every P ≤ e^c) and that ``_shrink_large_columns`` relies on;
 #: otherwise the tile is redone with the max pass (see ``_visit_key_tiles``).
-_FAST_SUM = float(np.exp(_LAZY))
+_FAST_SUM = float(np.exp(RESCALE_MARGIN))
 
 #: The first tile of a query block is tried with base 0 and no max pass too; it is kept if
-#: each row sum also stays above this, so that λ ≥ e^{−_LAZY} and what underflowed in
+#: each row sum also stays above this, so that λ ≥ e^{−c} and what underflowed in
 #: ``exp`` is negligible beside it, as with a base the row attained (then λ ≥ 1).
-_FIRST_MIN_SUM = float(np.exp(-_LAZY))
+_FIRST_MIN_SUM = float(np.exp(-RESCALE_MARGIN))
 
 
 def block_sizes(block_size: object) -> tuple[int, int]:
@@ -157,244 +124,7 @@ def block_sizes(block_size: object) -> tuple[int, int]:
     return b, b
 
 
-@functools.cache
-def cache_bytes(level: int = 2) -> int | None:
-    """The size in bytes of this machine's data (or unified) cache of ``level`` for one core,
-    read from Linux's sysfs once per process; ``None`` where it cannot be read.
-
-    Examples:
-        >>> from attention_math.tiled import cache_bytes
-        >>> size = cache_bytes(2)
-        >>> size is None or size >= 64 * 1024
-        True
-    """
-    root = Path("/sys/devices/system/cpu/cpu0/cache")
-    try:
-        for index in sorted(root.glob("index*")):
-            kind = (index / "type").read_text().strip()
-            if int((index / "level").read_text()) == level and kind in ("Data", "Unified"):
-                text = (index / "size").read_text().strip().upper()
-                unit = {"K": 2**10, "M": 2**20, "G": 2**30}.get(text[-1:], 1)
-                return int(text.rstrip("KMG")) * unit
-    except (OSError, ValueError):
-        return None
-    return None
-
-
-def default_block(dtype: np.dtype[Any]) -> tuple[int, int]:
-    """The tile of the default path: 256 query rows × as many keys as make the
-    score tile twice the per-core L2 cache (a power of two, 256 to 4096).
-
-    Why twice: the tile is written by one GEMM and read once by ``exp`` and once by the
-    next GEMM while the ``(d + 1)``-row operands stay in L1; the benchmark's block sweep
-    (``benchmarks/attention_bench.py``) finds the best tile at this size on the machine it
-    runs on. Without a readable cache size, ``DEFAULT_BLOCK`` (256, 1024).
-
-    Examples:
-        >>> import numpy as np
-        >>> from attention_math.tiled import default_block
-        >>> bq, bk = default_block(np.dtype(np.float32))
-        >>> bq, 256 <= bk <= 4096, bk & (bk - 1) == 0
-        (256, True, True)
-    """
-    l2 = cache_bytes(2)
-    if l2 is None:
-        return DEFAULT_BLOCK
-    keys = 2 * l2 // (_BLOCK_Q * np.dtype(dtype).itemsize)
-    return _BLOCK_Q, int(min(4096, max(256, 2 ** int(np.log2(max(keys, 1))))))
-
-
-#: Environment variable: where the default path keeps its calibration (empty: in this
-#: process only). Read at each decision, not at import.
-CACHE_DIR_ENV = "ATTENTION_MATH_CACHE_DIR"
-#: Environment variable: ``0`` skips the default path's one-off timing. Read at each decision.
-CALIBRATE_ENV = "ATTENTION_MATH_CALIBRATE"
-
-#: The calibration file in ``calibration_dir()``: per machine, per dtype, the per-head score
-#: count from which tiles run.
-CALIBRATION_FILE = "default-path.json"
-
-#: Per-head score count from which tiles run when the timing is switched off
-#: (``ATTENTION_MATH_CALIBRATE=0``): where they won on the machines measured so far.
-UNCALIBRATED_CROSSOVER = 2048**2
-
-_crossover: dict[str, int] = {}
-
-
-def tiles_pay(
-    scores_shape: tuple[int, ...],
-    dtype: np.dtype[Any],
-    untiled: Callable[[NDArray[Any], NDArray[Any], NDArray[Any]], object],
-) -> bool:
-    """Whether the default path should tile scores of ``scores_shape``: always when all the
-    scores together exceed ``SCORES_BUDGET_BYTES`` (256 MiB; many small heads too);
-    otherwise never below 1024² scores per head, and above that from the per-head score
-    count at which tiles were faster on this machine.
-
-    That count is measured once per machine and dtype: the first call that needs it times
-    ``untiled(q, k, v)`` against [`tiled_attention`][attention_math.tiled.tiled_attention] at the
-    lengths 1024 and 2048 (d = 64, 2 untimed calls of each, then the best of 5; the tiled
-    path first; under a second) and
-    writes the answer to ``CALIBRATION_FILE`` (``default-path.json``) in
-    [`calibration_dir`][attention_math.tiled.calibration_dir], keyed by
-    [`machine_key`][attention_math.tiled.machine_key]. Later calls and later processes read it back,
-    so on a given machine the path, and with it every bit of the result, no longer depends on a
-    timing (the two paths agree within a few ε, not bit for bit). Nothing is written anywhere else;
-    if the directory cannot be written, the answer is kept for the process only.
-    ``ATTENTION_MATH_CALIBRATE=0`` skips the timing (tiles from
-    ``UNCALIBRATED_CROSSOVER`` = 2048² scores per head): the
-    choice is then a function of the shape alone.
-
-    Examples:
-        >>> import numpy as np
-        >>> from attention_math.tiled import tiles_pay
-        >>> tiles_pay((8, 512, 512), np.dtype(np.float32), lambda q, k, v: None)  # small
-        False
-        >>> tiles_pay((64, 4096, 4096), np.dtype(np.float32), lambda q, k, v: None)  # 4 GiB
-        True
-    """
-    n_scores = int(np.prod(scores_shape))
-    if n_scores * np.dtype(dtype).itemsize > SCORES_BUDGET_BYTES:
-        return True
-    per_head = scores_shape[-2] * scores_shape[-1]
-    if per_head < _CALIBRATION_LENGTHS[0] ** 2:
-        return False
-    return per_head >= crossover(np.dtype(dtype), untiled)
-
-
-def crossover(
-    dtype: np.dtype[Any],
-    untiled: Callable[[NDArray[Any], NDArray[Any], NDArray[Any]], object],
-) -> int:
-    """The per-head score count from which the default path tiles, for ``dtype`` on this
-    machine: from this process's memo, else the calibration file, else a fresh timing
-    (saved); ``UNCALIBRATED_CROSSOVER`` if ``ATTENTION_MATH_CALIBRATE=0``."""
-    if os.environ.get(CALIBRATE_ENV, "1").strip() == "0":
-        return UNCALIBRATED_CROSSOVER
-    key = np.dtype(dtype).name
-    if key not in _crossover:
-        saved = _load_calibration().get(key)
-        if saved is None:
-            saved = _calibrate(np.dtype(dtype), untiled)
-            _save_calibration(key, saved)
-        _crossover[key] = saved
-    return _crossover[key]
-
-
-def calibration_dir() -> Path | None:
-    """Where the default path keeps its calibration: ``$ATTENTION_MATH_CACHE_DIR`` if set
-    (``None``, i.e. nowhere, if it is set but empty), else ``attention-math`` under
-    ``$XDG_CACHE_HOME`` or ``~/.cache``.
-
-    Examples:
-        >>> import os
-        >>> from unittest import mock
-        >>> from attention_math.tiled import calibration_dir
-        >>> with mock.patch.dict(os.environ, {"ATTENTION_MATH_CACHE_DIR": ""}):
-        ...     print(calibration_dir())
-        None
-        >>> with mock.patch.dict(os.environ, {"ATTENTION_MATH_CACHE_DIR": "/tmp/am"}):
-        ...     print(calibration_dir())
-        /tmp/am
-    """
-    env = os.environ.get(CACHE_DIR_ENV)
-    if env is not None:
-        return Path(env) if env.strip() else None
-    return user_cache()
-
-
-@functools.cache
-def machine_key() -> str:
-    """What the calibration depends on: CPU model, core count, L2 size, NumPy and its BLAS.
-
-    Examples:
-        >>> from attention_math.tiled import machine_key
-        >>> "numpy" in machine_key()
-        True
-    """
-    cpu = "unknown cpu"
-    with contextlib.suppress(OSError, StopIteration):
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            cpu = next(ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name"))
-    blas = "unknown blas"
-    with contextlib.suppress(Exception):  # show_config's layout is not a stable API
-        cfg = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
-        blas = f"{cfg.get('name')} {cfg.get('version')}"
-    return f"{cpu}; {os.cpu_count()} cores; L2 {cache_bytes(2)}; numpy {np.__version__}; {blas}"
-
-
-def _load_calibration() -> dict[str, int]:
-    """This machine's entry of the calibration file ({} if there is none or it is unreadable)."""
-    folder = calibration_dir()
-    if folder is None:
-        return {}
-    try:
-        entry = json.loads((folder / CALIBRATION_FILE).read_text(encoding="utf-8"))[machine_key()]
-        return {str(k): int(v) for k, v in entry.items() if int(v) > 0}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return {}
-
-
-def _save_calibration(dtype_name: str, value: int) -> None:
-    """Add ``dtype_name: value`` to this machine's entry, atomically (write, then rename)."""
-    folder = calibration_dir()
-    if folder is None:
-        return
-    path = folder / CALIBRATION_FILE
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-            doc = doc if isinstance(doc, dict) else {}
-        except (OSError, ValueError):
-            doc = {}
-        entry = doc.get(machine_key())
-        doc[machine_key()] = {**(entry if isinstance(entry, dict) else {}), dtype_name: value}
-        write_atomic(path, json.dumps(doc, indent=1, sort_keys=True).encode())
-    except OSError:
-        return  # read-only or full: the answer stays in this process (_crossover)
-
-
-def _calibrate(
-    dtype: np.dtype[Any],
-    untiled: Callable[[NDArray[Any], NDArray[Any], NDArray[Any]], object],
-) -> int:
-    """The smallest per-head score count of ``_CALIBRATION_LENGTHS`` at which tiles win.
-
-    The tiled path is timed first, at every length, after a pause: after a multi-threaded
-    matrix product (the untiled path's, or the caller's just before) OpenBLAS's threads keep
-    spinning for about 0.1 s and take a core from the tiled path's threads, which then run up
-    to twice as slow. Each path gets untimed calls, then the best of several counts.
-    """
-    rng = np.random.default_rng(0)
-    block = default_block(dtype)
-    scale = dtype.type(0.125)
-    problems: list[tuple[_F, _F, _F]] = []
-    for n in _CALIBRATION_LENGTHS:
-        q, k, v = (rng.standard_normal((n, 64)).astype(dtype) for _ in range(3))  # (n, 64)
-        problems.append((q, k, v))
-
-    def best(run: Callable[[], object]) -> float:
-        times = []
-        for rep in range(_CALIBRATION_WARMUP + _CALIBRATION_CALLS):
-            t0 = time.perf_counter()
-            run()
-            if rep >= _CALIBRATION_WARMUP:
-                times.append(time.perf_counter() - t0)
-        return min(times)
-
-    time.sleep(_BLAS_SPIN_SECONDS)
-    tiled = [
-        best(functools.partial(tiled_attention, q, k, v, scale=scale, block_size=block))
-        for q, k, v in problems
-    ]
-    untiled_s = [best(functools.partial(untiled, q, k, v)) for q, k, v in problems]
-    for n, t, u in zip(_CALIBRATION_LENGTHS, tiled, untiled_s, strict=True):
-        if t <= u:
-            return n * n
-    return (2 * _CALIBRATION_LENGTHS[-1]) ** 2
-
-
+@overload
 def tiled_attention(
     q: NDArray[np.floating],
     k: NDArray[np.floating],
@@ -406,8 +136,49 @@ def tiled_attention(
     causal_alignment: CausalAlignment = "top-left",
     block_size: int | tuple[int, int] = DEFAULT_BLOCK,
     workers: int | None = None,
-    lse: NDArray[np.floating] | None = None,
-) -> NDArray[np.floating]:
+    return_lse: Literal[False] = False,
+) -> NDArray[np.floating]: ...
+@overload
+def tiled_attention(
+    q: NDArray[np.floating],
+    k: NDArray[np.floating],
+    v: NDArray[np.floating],
+    mask: _Mask = None,
+    *,
+    scale: np.floating | float | None = None,
+    is_causal: bool = False,
+    causal_alignment: CausalAlignment = "top-left",
+    block_size: int | tuple[int, int] = DEFAULT_BLOCK,
+    workers: int | None = None,
+    return_lse: Literal[True],
+) -> tuple[NDArray[np.floating], NDArray[np.floating]]: ...
+@overload
+def tiled_attention(
+    q: NDArray[np.floating],
+    k: NDArray[np.floating],
+    v: NDArray[np.floating],
+    mask: _Mask = None,
+    *,
+    scale: np.floating | float | None = None,
+    is_causal: bool = False,
+    causal_alignment: CausalAlignment = "top-left",
+    block_size: int | tuple[int, int] = DEFAULT_BLOCK,
+    workers: int | None = None,
+    return_lse: bool = False,
+) -> NDArray[np.floating] | tuple[NDArray[np.floating], NDArray[np.floating]]: ...
+def tiled_attention(
+    q: NDArray[np.floating],
+    k: NDArray[np.floating],
+    v: NDArray[np.floating],
+    mask: _Mask = None,
+    *,
+    scale: np.floating | float | None = None,
+    is_causal: bool = False,
+    causal_alignment: CausalAlignment = "top-left",
+    block_size: int | tuple[int, int] = DEFAULT_BLOCK,
+    workers: int | None = None,
+    return_lse: bool = False,
+) -> NDArray[np.floating] | tuple[NDArray[np.floating], NDArray[np.floating]]:
     """``softmax(q kᵀ · scale + mask) v`` computed tile by tile, for validated input.
 
     Args:
@@ -427,16 +198,17 @@ def tiled_attention(
             [`default_workers`][attention_math.tiled.default_workers], or one thread for heads of
             fewer than ``2**20`` scores. The result does not depend on it (each query block is
             computed the same way).
-        lse: if given, an array ``(..., L_q)`` of the working dtype and the output's batch
-            shape, filled with the log-sum-exp of each row of masked scores (``-inf`` for a
-            fully masked row).
+        return_lse: also return the log-sum-exp of each row of masked scores, ``(..., L_q)``
+            in the working dtype (``-inf`` for a fully masked row), as
+            ``attention(return_lse=True)`` does.
 
     Returns:
-        The output ``(..., L_q, d_v)`` in the working dtype. A fully masked row is zeros.
+        The output ``(..., L_q, d_v)`` in the working dtype (a fully masked row is zeros),
+            or ``(out, lse)`` if ``return_lse``.
 
     Raises:
         TypeError: ``block_size`` is not a positive int or a pair of them, or ``is_causal``
-            is not a bool.
+            or ``return_lse`` is not a bool.
         ValueError: ``block_size`` is zero or negative, or ``causal_alignment`` is unknown.
 
     Examples:
@@ -449,11 +221,15 @@ def tiled_attention(
         >>> w = np.exp(s - s.max(1, keepdims=True))
         >>> np.allclose(out, (w / w.sum(1, keepdims=True)) @ v)
         True
+        >>> out, lse = tiled_attention(q, k, v, scale=1.0, block_size=2, return_lse=True)
+        >>> np.allclose(lse, np.log(np.exp(s).sum(1)))
+        True
     """
     n_q, n_k, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
     block = block_sizes(block_size)
     offset = causal_offset(n_q, n_k, causal_alignment)
     causal = offset if check_flag("is_causal", is_causal) else None
+    return_lse = check_flag("return_lse", return_lse)
     s = q.dtype.type(1.0 / np.sqrt(q.shape[-1]) if scale is None else scale)
     if workers is None:
         # below ~1M scores per head, starting threads costs more than they save
@@ -463,40 +239,63 @@ def tiled_attention(
         batch = np.broadcast_shapes(batch, mask.shape[:-2])
         mask = cast(_Mask, np.broadcast_to(mask, (*batch, n_q, n_k)))  # a view: no L×L copy
     out = np.empty((*batch, n_q, d_v), dtype=q.dtype)
+    lse = np.empty((*batch, n_q), dtype=q.dtype) if return_lse else None  # (..., L_q)
     qb = np.broadcast_to(q, (*batch, *q.shape[-2:]))
     kb = np.broadcast_to(k, (*batch, *k.shape[-2:]))
     vb = np.broadcast_to(v, (*batch, *v.shape[-2:]))
-    for idx in np.ndindex(*batch):
-        _one_head(
-            qb[idx],
-            kb[idx],
-            vb[idx],
-            s,
-            None if mask is None else mask[idx],
-            causal,
-            block,
-            out[idx],
-            None if lse is None else lse[idx],
-            workers,
-        )
-    return out
-
-
-def _one_head(
-    q: _F,
-    k: _F,
-    v: _F,
-    scale: np.floating | float,
-    mask: _Mask,
-    causal: int | None,
-    block: tuple[int, int],
-    out: _F,
-    lse: _F | None,
-    workers: int,
-) -> None:
-    """The FlashAttention-2 loop for one 2-D problem, written into ``out`` (L_q × d_v)."""
-    n_q, n_k, d_k, d_v = q.shape[0], k.shape[0], k.shape[1], v.shape[1]
     bq, bk = min(block[0], n_q), min(block[1], n_k)
+    for idx in np.ndindex(*batch):
+        head = _Head(
+            q=qb[idx],
+            k=kb[idx],
+            v=vb[idx],
+            scale=s,
+            mask=None if mask is None else mask[idx],
+            causal=causal,
+            bq=bq,
+            bk=bk,
+        )
+        _one_head(head, out[idx], None if lse is None else lse[idx], workers)
+    return out if lse is None else (out, lse)
+
+
+@dataclass(frozen=True, slots=True)
+class _Head:
+    """One attention problem as each of its tiles reads it, forward and backward.
+
+    ``tiled_attention`` and [`tiled_backward`][attention_math.tiled_backward.tiled_backward]
+    build one per head of the batch (views, no copy) from input they have validated; their
+    helpers take it, plus the indices of the tile at hand, in place of a dozen arguments.
+    The untiled path of [`attention`][attention_math.numeric.attention] reads all the scores
+    as one tile: its ``q``, ``k``, ``v`` and ``mask`` keep their batch dimensions
+    (``(..., L_q, d_k)``, …) and ``bq × bk`` is ``L_q × L_k``.
+    """
+
+    q: _F  # (L_q, d_k)
+    k: _F  # (L_k, d_k)
+    v: _F  # (L_k, d_v)
+    scale: np.floating  # the score factor, in the working dtype
+    mask: _Mask  # (L_q, L_k) view (boolean, True = may attend, or additive), or None
+    causal: int | None  # the diagonal's offset: row i sees keys 0..i + causal; None: no mask
+    bq: int  # query rows per tile
+    bk: int  # keys per tile
+
+
+@dataclass(frozen=True, slots=True)
+class _Forward:
+    """One head's forward loop: the problem, its two GEMM operands and where it writes."""
+
+    head: _Head
+    k1: _F  # (L_k, d_k + 1): [K | 1]
+    v1t: _F  # (d_v + 1, L_k): [V | 1]ᵀ
+    out: _F  # (L_q, d_v): each query block writes its rows
+    lse: _F | None  # (L_q,), or None when not asked for
+
+
+def _one_head(head: _Head, out: _F, lse: _F | None, workers: int) -> None:
+    """The FlashAttention-2 loop for one 2-D problem, written into ``out`` (L_q × d_v)."""
+    q, k, v = head.q, head.k, head.v
+    n_k, d_k, d_v = k.shape[0], k.shape[1], v.shape[1]
     k1 = _scratch("k1", (n_k, d_k + 1), q.dtype)  # [K | 1]: the 1st GEMM subtracts the base
     k1[:, :d_k] = k
     k1[:, d_k] = 1
@@ -504,27 +303,9 @@ def _one_head(
     v1t[:d_v] = v.T
     v1t[d_v] = 1
     back = _shrink_large_columns(v1t[:d_v], n_k)
-    head = _Head(
-        q=q, k1=k1, v1t=v1t, scale=scale, mask=mask, causal=causal, bk=bk, out=out, lse=lse
-    )
-    _query_blocks(head, bq, workers)
+    _query_blocks(_Forward(head=head, k1=k1, v1t=v1t, out=out, lse=lse), workers)
     if back is not None:
         out *= back  # exact: powers of two; |out| ≤ max |v| per column, so no overflow
-
-
-@dataclass(frozen=True, slots=True)
-class _Head:
-    """One 2-D problem as each of its query blocks reads it (and the output it writes)."""
-
-    q: _F  # (L_q, d_k)
-    k1: _F  # (L_k, d_k + 1): [K | 1]
-    v1t: _F  # (d_v + 1, L_k): [V | 1]ᵀ
-    scale: np.floating | float
-    mask: _Mask  # (L_q, L_k) view, or None
-    causal: int | None  # the diagonal's offset: row i sees keys 0..i + causal; None: no mask
-    bk: int  # keys per tile
-    out: _F  # (L_q, d_v): each query block writes its rows
-    lse: _F | None  # (L_q,), or None when not asked for
 
 
 @dataclass(slots=True)
@@ -555,14 +336,14 @@ class _TileState:
 def _shrink_large_columns(vt: NDArray[np.floating], n_k: int) -> NDArray[np.floating] | None:
     """Scale, in place, each row of ``vt`` (a column of v) too large for the unnormalised sums.
 
-    With ``λ = Σ P ≤ n_k · e^{_LAZY}`` (each tile's row sums ≤ its keys · e^{_LAZY}),
-    ``o = Σ P v`` stays below ``n_k · e^{_LAZY} · max |v|``; a
+    With ``λ = Σ P ≤ n_k · e^c`` (each tile's row sums ≤ its keys · e^c),
+    ``o = Σ P v`` stays below ``n_k · e^c · max |v|``; a
     column whose values would let that overflow is multiplied by a power of two (exact) and
     the factor to undo it is returned (``None`` when no column needs it).
     """
     if vt.size == 0:
         return None
-    limit = float(np.finfo(vt.dtype).max) / (4.0 * n_k * np.exp(_LAZY))
+    limit = float(np.finfo(vt.dtype).max) / (4.0 * n_k * np.exp(RESCALE_MARGIN))
     vmax = np.maximum(vt.max(axis=1), -vt.min(axis=1))  # max |v| per column, no copy of v
     if not (vmax > limit).any():
         return None
@@ -571,14 +352,15 @@ def _shrink_large_columns(vt: NDArray[np.floating], n_k: int) -> NDArray[np.floa
     return np.exp2(exps).astype(vt.dtype)
 
 
-def _query_blocks(head: _Head, bq: int, workers: int) -> None:
+def _query_blocks(f: _Forward, workers: int) -> None:
     """Every query block of one head, on ``workers`` threads."""
-    n_q, d_k, d_v = head.q.shape[0], head.q.shape[1], head.v1t.shape[0] - 1
+    head = f.head
+    n_q, d_k, d_v, bq = head.q.shape[0], head.q.shape[1], head.v.shape[1], head.bq
     starts = range(0, n_q, bq)
     if workers <= 1 or len(starts) == 1:
         bufs = _buffers(bq, head.bk, d_k, d_v, head.q.dtype)
         for i0 in starts:
-            _query_block(head, i0, min(i0 + bq, n_q), bufs)
+            _query_block(f, i0, min(i0 + bq, n_q), bufs)
         return
     limit = _single_threaded_blas()
     errstate = np.geterr()  # the caller's np.errstate does not follow it into the workers
@@ -598,7 +380,7 @@ def _query_blocks(head: _Head, bq: int, workers: int) -> None:
                 if i0 is None:
                     return
                 try:
-                    _query_block(head, i0, min(i0 + bq, n_q), bufs)
+                    _query_block(f, i0, min(i0 + bq, n_q), bufs)
                 except BaseException:
                     failed.set()
                     raise
@@ -610,10 +392,10 @@ def _query_blocks(head: _Head, bq: int, workers: int) -> None:
         try:
             drain()
         finally:
-            for f in helpers:
-                f.exception()  # wait for every helper before the buffers go
-        for f in helpers:
-            f.result()  # a helper's error, if the calling thread had none
+            for job in helpers:
+                job.exception()  # wait for every helper before the buffers go
+        for job in helpers:
+            job.result()  # a helper's error, if the calling thread had none
 
 
 _pools: dict[int, ThreadPoolExecutor] = {}
@@ -722,19 +504,19 @@ class _Buffers:
         self.alpha = np.empty(bq, dtype=dtype)
 
 
-def _query_block(head: _Head, i0: int, i1: int, b: _Buffers) -> None:
+def _query_block(f: _Forward, i0: int, i1: int, b: _Buffers) -> None:
     """Rows i0:i1 of the output: visit the key tiles, keep (m, ℓ, o), divide once."""
     # Overflow in q kᵀ (or +inf + -inf from an additive mask) is not a warning here: it
     # shows as NaN or +inf in the row maxima and raises the untiled path's ValueError.
     with np.errstate(over="ignore", invalid="ignore"):
-        state = _start(head, i0, i1, b)
-        _visit_key_tiles(head, state, b)
-        _finish(head, state)
+        state = _start(f.head, i0, i1, b)
+        _visit_key_tiles(f, state, b)
+        _finish(f, state)
 
 
 def _start(head: _Head, i0: int, i1: int, b: _Buffers) -> _TileState:
     """The state before the first key tile: no base yet, ``o = 0``, ``λ = 0``."""
-    d_k, d_v, r = head.q.shape[1], head.v1t.shape[0] - 1, i1 - i0
+    d_k, d_v, r = head.q.shape[1], head.v.shape[1], i1 - i0
     qst = b.qst[: (d_k + 1) * r].reshape(d_k + 1, r)
     np.multiply(head.q[i0:i1].T, head.scale, out=qst[:d_k])  # float32 stays float32
     qst[d_k] = 0  # −base: 0 until a row has one
@@ -746,10 +528,11 @@ def _start(head: _Head, i0: int, i1: int, b: _Buffers) -> _TileState:
     return state
 
 
-def _visit_key_tiles(head: _Head, t: _TileState, b: _Buffers) -> None:
+def _visit_key_tiles(f: _Forward, t: _TileState, b: _Buffers) -> None:
     # The tile is computed transposed, Sᵀ = [K | 1] [q · scale | −base]ᵀ (keys × queries):
     # with d_k + 1 = 65 inner columns this order runs ~15 % faster in OpenBLAS than S = Q Kᵀ.
-    dtype, n_k, d_v = head.q.dtype, head.k1.shape[0], head.v1t.shape[0] - 1
+    head, v1t = f.head, f.v1t
+    dtype, n_k, d_v = head.q.dtype, head.k.shape[0], head.v.shape[1]
     r = t.i1 - t.i0
     pvt = b.pvt[: (d_v + 1) * r].reshape(d_v + 1, r)
     mn, al = b.m_new[:r], b.alpha[:r]
@@ -762,17 +545,17 @@ def _visit_key_tiles(head: _Head, t: _TileState, b: _Buffers) -> None:
         if mtile is not None and mtile.dtype == np.bool_ and not mtile.any():
             continue  # every score of this tile is masked: skip it, compute nothing
         st = b.tile[: (t.j1 - t.j0) * r].reshape(t.j1 - t.j0, r)
-        _shifted_scores(head, t, mtile, st)
+        _shifted_scores(f, t, mtile, st)
         if t.ready or t.fresh:
             # Fast path, no max pass: exponentiate against the old base and keep the tile
-            # if its row sums stay below (its keys) · e^{_LAZY}, so that ℓ stays below
-            # L_k · e^{_LAZY} as after max passes and nothing downstream can overflow. The
+            # if its row sums stay below (its keys) · e^c, so that ℓ stays below
+            # L_k · e^c as after max passes and nothing downstream can overflow. The
             # base is a score the row attained (ℓ ≥ 1) or, from the first tile, 0 with
-            # ℓ ≥ e^{−_LAZY}: what underflows here is negligible beside ℓ. A NaN or +inf
+            # ℓ ≥ e^{−c}: what underflows here is negligible beside ℓ. A NaN or +inf
             # score fails the test too and is reported by the slow path; so does a row
             # with no visible key in the first tile (its sum is 0).
             np.exp(st, out=st)
-            np.matmul(head.v1t[:, t.j0 : t.j1], st, out=pvt)  # [P V | P 1]ᵀ
+            np.matmul(v1t[:, t.j0 : t.j1], st, out=pvt)  # [P V | P 1]ᵀ
             sums = pvt[d_v]
             if (sums <= (t.j1 - t.j0) * _FAST_SUM).all() and (
                 t.ready or (sums >= _FIRST_MIN_SUM).all()
@@ -782,13 +565,13 @@ def _visit_key_tiles(head: _Head, t: _TileState, b: _Buffers) -> None:
                     t.ready, t.fresh = True, False
                 acc += pvt
                 continue
-            _shifted_scores(head, t, mtile, st)  # redo
+            _shifted_scores(f, t, mtile, st)  # redo
         t.fresh = False
         np.max(st, axis=0, out=mn)  # δ = rowmax S − base
         if np.isnan(mn).any() or np.isposinf(mn).any():
             raise ValueError(OVERFLOW.format(dtype.name))
         unset = np.isneginf(mm)  # rows that have not seen a visible key yet
-        if (mn > _LAZY).any() or (unset & ~np.isneginf(mn)).any():
+        if (mn > RESCALE_MARGIN).any() or (unset & ~np.isneginf(mn)).any():
             # Rescale: the new base is the running max m' = max(m, rowmax S), as in
             # FlashAttention-2. A row with no visible key yet keeps base 0: exp(-inf) = 0.
             mn -= neg_base  # rowmax S
@@ -804,32 +587,33 @@ def _visit_key_tiles(head: _Head, t: _TileState, b: _Buffers) -> None:
             recompute = neg_base.any()
             np.negative(shift, out=neg_base)
             if recompute:
-                _shifted_scores(head, t, mtile, st)
+                _shifted_scores(f, t, mtile, st)
             else:
                 st -= shift  # no base yet: the tile holds S itself, so this is S − m'
             t.ready = not np.isneginf(mm).any()
-        # Otherwise no row's max rose by more than _LAZY: keep the old base (the exact
-        # result does not depend on the shift), so P ≤ e^{_LAZY} and no rescale pass.
+        # Otherwise no row's max rose by more than RESCALE_MARGIN: keep the old base (the exact
+        # result does not depend on the shift), so P ≤ e^c and no rescale pass.
         np.exp(st, out=st)  # P = e^{S − base}, in place
-        np.matmul(head.v1t[:, t.j0 : t.j1], st, out=pvt)  # [P V | P 1]ᵀ
+        np.matmul(v1t[:, t.j0 : t.j1], st, out=pvt)  # [P V | P 1]ᵀ
         acc += pvt
 
 
-def _finish(head: _Head, t: _TileState) -> None:
+def _finish(f: _Forward, t: _TileState) -> None:
     """``o / ℓ`` into the output rows, and ``base + log ℓ`` into ``lse`` if asked for."""
     d_v = t.acc.shape[0] - 1
     ell = t.acc[d_v]
-    if head.lse is not None:  # log Σ e^S = base + log ℓ; a fully masked row has ℓ = 0: -inf
+    if f.lse is not None:  # log Σ e^S = base + log ℓ; a fully masked row has ℓ = 0: -inf
         with np.errstate(divide="ignore"):
-            np.log(ell, out=head.lse[t.i0 : t.i1])
-        head.lse[t.i0 : t.i1] -= t.neg_base
+            np.log(ell, out=f.lse[t.i0 : t.i1])
+        f.lse[t.i0 : t.i1] -= t.neg_base
     ell[ell == 0] = 1  # a fully masked row: o = 0 and ℓ = 0, so the output row is 0
-    np.divide(t.acc[:d_v], ell, out=head.out[t.i0 : t.i1].T)  # the one division, at the end
+    np.divide(t.acc[:d_v], ell, out=f.out[t.i0 : t.i1].T)  # the one division, at the end
 
 
-def _shifted_scores(head: _Head, t: _TileState, mtile: _Mask, st: _F) -> None:
+def _shifted_scores(f: _Forward, t: _TileState, mtile: _Mask, st: _F) -> None:
     """(S − base)ᵀ for the keys j0:j1 and queries i0:i1 of ``t``, masked, into ``st``."""
-    np.matmul(head.k1[t.j0 : t.j1], t.qst, out=st)
+    np.matmul(f.k1[t.j0 : t.j1], t.qst, out=st)
+    head = f.head
     if mtile is not None:
         if mtile.dtype == np.bool_:
             np.copyto(st, -np.inf, where=np.logical_not(mtile))

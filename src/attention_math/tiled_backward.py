@@ -30,35 +30,29 @@ import numpy as np
 from numpy.typing import NDArray
 
 from attention_math._checks import OVERFLOW, CausalAlignment, causal_offset, check_flag
-from attention_math.tiled import block_sizes
+from attention_math.tiled import _Head, block_sizes
 
-__all__ = ["forward_with_lse", "tiled_backward"]
+__all__ = ["tiled_backward"]
 
 
 Array = NDArray[np.floating]
 
 
-def _scores(
-    q: Array,
-    k: Array,
-    scale: np.floating,
-    mask: NDArray[np.bool_] | Array | None,
-    causal: int | None,
-    rows: slice,
-    cols: slice,
-) -> Array | None:
+def _scores(head: _Head, rows: slice, cols: slice) -> Array | None:
     """``S = q kᵀ · scale + mask`` for one tile (``rows`` × ``cols``); ``None`` if all masked.
 
-    ``causal`` is the diagonal's offset (query ``i`` sees keys ``0..i + causal``) or ``None``.
+    ``head.causal`` is the diagonal's offset (query ``i`` sees keys ``0..i + causal``) or
+    ``None``.
     """
     i0, i1, j0, j1 = rows.start, rows.stop, cols.start, cols.stop
+    causal, mask = head.causal, head.mask
     if causal is not None and j0 > i1 - 1 + causal:
         return None  # every key of the tile comes after every query's diagonal: all masked
     mt = None if mask is None else mask[rows, cols]
     if mt is not None and mt.dtype == np.bool_ and not mt.any():
         return None
-    s = q[rows] @ k[cols].T  # (r, c)
-    s *= scale
+    s = head.q[rows] @ head.k[cols].T  # (r, c)
+    s *= head.scale
     if mt is not None:
         if mt.dtype == np.bool_:
             np.copyto(s, -np.inf, where=np.logical_not(mt))
@@ -70,61 +64,15 @@ def _scores(
     return s
 
 
-def _causal(n_q: int, n_k: int, is_causal: bool, causal_alignment: object) -> int | None:
-    """The causal diagonal's offset (query ``i`` sees keys ``0..i + offset``), or ``None``."""
-    offset = causal_offset(n_q, n_k, causal_alignment)  # checks the name even if not causal
-    return offset if check_flag("is_causal", is_causal) else None
-
-
-def _scale(q: Array, scale: np.floating | float | None) -> np.floating:
-    """The score factor in the working dtype; ``1/√d_k`` for ``None``."""
-    factor: np.floating = q.dtype.type(1.0 / np.sqrt(q.shape[-1]) if scale is None else scale)
-    return factor
-
-
-def forward_with_lse(
-    q: Array,
-    k: Array,
-    v: Array,
-    mask: NDArray[np.bool_] | Array | None = None,
-    *,
-    scale: np.floating | float | None = None,
-    is_causal: bool = False,
-    causal_alignment: CausalAlignment = "top-left",
-    block_size: int | tuple[int, int] = (128, 128),
-) -> tuple[Array, Array]:
-    """The output ``O`` and the row log-sum-exp of one head (2-D inputs), tile by tile.
+def _forward(head: _Head) -> tuple[Array, Array]:
+    """The output ``O`` ``(L_q, d_v)`` and the row log-sum-exp ``(L_q,)`` of one head.
 
     A row with no visible key gets ``O = 0`` and ``lse = +∞`` (not the ``−∞`` of
     ``attention(return_lse=True)``), so that the backward's ``exp(S − lse)`` gives it
-    weights 0, as the untiled softmax does. The arguments are those of
-    [`tiled_backward`][attention_math.tiled_backward.tiled_backward] (without ``d_out``).
-
-    Examples:
-        >>> import numpy as np
-        >>> from attention_math.tiled_backward import forward_with_lse
-        >>> q = k = np.eye(2); v = np.array([[1.0, 2.0], [3.0, 4.0]])
-        >>> out, lse = forward_with_lse(q, k, v, scale=1.0, block_size=(1, 1))
-        >>> bool(np.allclose(lse, np.log(np.e + 1)))
-        True
+    weights 0, as the untiled softmax does.
     """
-    causal = _causal(q.shape[0], k.shape[0], is_causal, causal_alignment)
-    return _forward(q, k, v, _scale(q, scale), mask, causal, block_sizes(block_size))
-
-
-def _forward(
-    q: Array,
-    k: Array,
-    v: Array,
-    scale: np.floating,
-    mask: NDArray[np.bool_] | Array | None,
-    causal: int | None,
-    block: tuple[int, int],
-) -> tuple[Array, Array]:
-    """[`forward_with_lse`][attention_math.tiled_backward.forward_with_lse] once checked:
-    ``causal`` is the diagonal's offset or ``None``."""
-    n_q, n_k = q.shape[0], k.shape[0]
-    bq, bk = block
+    q, v = head.q, head.v
+    n_q, n_k, bq, bk = q.shape[0], head.k.shape[0], head.bq, head.bk
     out = np.zeros((n_q, v.shape[1]), dtype=q.dtype)
     lse = np.empty(n_q, dtype=q.dtype)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -136,7 +84,7 @@ def _forward(
             o = out[rows]  # running Σ e^{s − m} v, a view
             for j0 in range(0, n_k, bk):
                 cols = slice(j0, min(j0 + bk, n_k))
-                s = _scores(q, k, scale, mask, causal, rows, cols)
+                s = _scores(head, rows, cols)
                 if s is None:
                     continue
                 m_new = np.maximum(m, s.max(axis=1))
@@ -200,8 +148,9 @@ def tiled_backward(
         True
     """
     n_q, n_k = q.shape[-2], k.shape[-2]
-    causal = _causal(n_q, n_k, is_causal, causal_alignment)
-    scale = _scale(q, scale)
+    offset = causal_offset(n_q, n_k, causal_alignment)  # checks the name even if not causal
+    causal = offset if check_flag("is_causal", is_causal) else None
+    factor = q.dtype.type(1.0 / np.sqrt(q.shape[-1]) if scale is None else scale)
     block = block_sizes(block_size)
     batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], d_out.shape[:-2])
     mb: NDArray[Any] | None = None
@@ -214,29 +163,25 @@ def tiled_backward(
     qb, kb, vb, gb = (np.broadcast_to(a, (*batch, *a.shape[-2:])) for a in (q, k, v, d_out))
     bq, bk = max(1, min(block[0], n_q)), max(1, min(block[1], n_k))  # ≥ 1: empty inputs
     for idx in np.ndindex(*batch):
-        mh = None if mb is None else mb[idx]
-        _one_head(qb[idx], kb[idx], vb[idx], gb[idx], scale, mh, causal, (bq, bk),
-                  dq[idx], dk[idx], dv[idx])  # fmt: skip
+        head = _Head(
+            q=qb[idx],
+            k=kb[idx],
+            v=vb[idx],
+            scale=factor,
+            mask=None if mb is None else mb[idx],
+            causal=causal,
+            bq=bq,
+            bk=bk,
+        )
+        _one_head(head, gb[idx], dq[idx], dk[idx], dv[idx])
     return dq, dk, dv
 
 
-def _one_head(
-    q: Array,
-    k: Array,
-    v: Array,
-    d_out: Array,
-    scale: np.floating,
-    mask: NDArray[np.bool_] | Array | None,
-    causal: int | None,
-    block: tuple[int, int],
-    dq: Array,
-    dk: Array,
-    dv: Array,
-) -> None:
+def _one_head(head: _Head, d_out: Array, dq: Array, dk: Array, dv: Array) -> None:
     """FlashAttention-2's backward for one head, written into ``dq``, ``dk``, ``dv``."""
-    n_q, n_k = q.shape[0], k.shape[0]
-    bq, bk = block
-    out, lse = _forward(q, k, v, scale, mask, causal, block)
+    q, k, v, scale = head.q, head.k, head.v, head.scale
+    n_q, n_k, bq, bk = q.shape[0], k.shape[0], head.bq, head.bk
+    out, lse = _forward(head)
     d_row = np.sum(d_out * out, axis=1)  # D = rowsum(dO ∘ O), (L_q,)
     del out  # only D is needed from O
     dq.fill(0)
@@ -248,7 +193,7 @@ def _one_head(
             dv_j.fill(0)
             for i0 in range(0, n_q, bq):
                 rows = slice(i0, min(i0 + bq, n_q))
-                p = _scores(q, k, scale, mask, causal, rows, cols)  # S, (r, c)
+                p = _scores(head, rows, cols)  # S, (r, c)
                 if p is None:
                     continue
                 p -= lse[rows, None]

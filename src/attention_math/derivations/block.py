@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from attention_math.derivations.online_softmax import is_zero
+from attention_math.symbolic import is_zero
 
 __all__ = [
     "layer_norm_exact",

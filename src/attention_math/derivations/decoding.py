@@ -20,7 +20,8 @@ import sympy as sp
 
 from attention_math import symbolic
 from attention_math.derivations import cost
-from attention_math.derivations.online_softmax import is_zero, merged_equals_softmax
+from attention_math.derivations.online_softmax import merged_equals_softmax
+from attention_math.symbolic import is_zero
 
 __all__ = [
     "MODELS",

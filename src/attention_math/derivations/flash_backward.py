@@ -10,7 +10,7 @@ tiles ``{1}, {2}`` and key tiles ``{1}, {2, 3}``:
   tiles) gives the full formulas, which are the derivatives of ``ℓ = Σ dO ∘ O`` (SymPy's
   ``diff``).
 
-Each identity is decided by ``gradients.is_zero``: exponentials become powers of fresh
+Each identity is decided by ``symbolic.is_zero``: exponentials become powers of fresh
 symbols and the difference cancels to 0 as a rational function (exact, and several times
 faster than ``simplify`` here).
 """
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from attention_math.derivations.gradients import is_zero
+from attention_math.symbolic import is_zero
 
 __all__ = ["Case", "case", "d_two_ways", "lse_recomputes_softmax", "tiles_sum_to_full"]
 

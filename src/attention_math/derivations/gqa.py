@@ -12,8 +12,8 @@ from __future__ import annotations
 import sympy as sp
 
 from attention_math import symbolic
-from attention_math.derivations.online_softmax import is_zero
 from attention_math.multihead import _check_heads  # the library's own check of the counts
+from attention_math.symbolic import is_zero
 
 __all__ = [
     "cache_per_token",

@@ -21,6 +21,7 @@ from __future__ import annotations
 import sympy as sp
 
 from attention_math import symbolic
+from attention_math.symbolic import is_zero
 
 __all__ = [
     "IDENTITY_LOSS_D_OUT",
@@ -35,54 +36,6 @@ __all__ = [
 
 IDENTITY_LOSS_D_OUT = sp.eye(2)
 """The upstream gradient of the worked example's loss ``ℓ = tr(O) = O_11 + O_22``."""
-
-
-def _exp_to_symbols(expr: sp.Expr) -> sp.Expr:
-    """Write every ``exp(c₁t₁ + c₂t₂ + …)`` as ``E₁^{c₁} E₂^{c₂} …`` with ``E_k = exp(t_k)``
-    (and ``exp(c·log X)`` as ``X^c``).
-
-    ``exp(2z)`` and ``exp(z)·exp(z)`` then become the same ``E²``; integer ``c_k`` keep the
-    result a rational function of the ``E_k``.
-    """
-    atoms: dict[sp.Expr, sp.Dummy] = {}
-
-    def atom(t: sp.Expr) -> sp.Dummy:
-        return atoms.setdefault(t, sp.Dummy(positive=True))
-
-    def rewrite(arg: sp.Expr) -> sp.Expr:
-        out = sp.S.One
-        for term in sp.Add.make_args(sp.expand(arg)):
-            c, t = term.as_coeff_Mul()
-            if c.is_Integer and isinstance(t, sp.log):
-                out *= t.args[0] ** c  # exp(c·log X) = X^c for an integer c, any X ≠ 0
-            else:
-                out *= atom(t) ** c if c.is_Integer and t != 1 else atom(term)
-        return out
-
-    return expr.replace(sp.exp, rewrite)
-
-
-def is_zero(expr: sp.Expr) -> bool:
-    """Whether ``expr`` is identically zero, decided exactly.
-
-    Every exponential becomes a product of powers of fresh positive symbols and the result is
-    cancelled to a single fraction: a zero numerator proves the identity. (A non-zero
-    numerator means the expression is not zero, or is zero only through a relation between
-    exponentials this rewrite missed: ``False`` means "not proved"; a ``True`` is never
-    wrong.)
-
-    Examples:
-        >>> import sympy as sp
-        >>> from attention_math.derivations.gradients import is_zero
-        >>> a = sp.Symbol("a", real=True)
-        >>> is_zero(sp.exp(a) / (1 + sp.exp(a)) - 1 + 1 / (1 + sp.exp(a)))
-        True
-        >>> is_zero(sp.exp(2 * a) - sp.exp(a) ** 2)
-        True
-        >>> is_zero(sp.exp(a) - 1)
-        False
-    """
-    return bool(sp.cancel(sp.together(_exp_to_symbols(sp.sympify(expr)))) == 0)
 
 
 def _require_zero(diff: sp.Matrix, what: str) -> None:

@@ -22,6 +22,8 @@ import numpy as np
 import sympy as sp
 from numpy.typing import NDArray
 
+from attention_math.symbolic import is_zero
+
 __all__ = [
     "bandwidth_limits",
     "bilinear_invariance",
@@ -63,14 +65,8 @@ def row_constant_cancels(n: int = 3) -> bool:
     c = sp.Symbol("c", real=True)
     den, den_c = sum(sp.exp(x) for x in s), sum(sp.exp(x + c) for x in s)
     # exp(x + c) = exp(x)·exp(c): each difference is then a rational function of the
-    # exponentials, which cancel decides (simplify only if it does not say zero)
-    return all(_is_zero(sp.exp(x + c) / den_c - sp.exp(x) / den) for x in s)
-
-
-def _is_zero(e: sp.Expr) -> bool:
-    """Whether ``e`` is identically 0: exponentials expanded into products and the rational
-    function cancelled (exact); simplify decides only what that does not show to be 0."""
-    return bool(sp.cancel(sp.expand(e)) == 0 or sp.simplify(e) == 0)
+    # exponentials, which is_zero's cancel decides
+    return all(is_zero(sp.exp(x + c) / den_c - sp.exp(x) / den) for x in s)
 
 
 def bandwidth_limits(
@@ -144,7 +140,7 @@ def bilinear_invariance(d_model: int = 3, d_k: int = 2) -> bool:
     a = sp.Matrix(d_k, d_k, lambda r, c: sp.Symbol(f"t_{r}{c}"))
     changed = (wq * a) * (wk * a.inv().T).T
     # every entry is a rational function of the symbols: cancel decides it exactly
-    return all(_is_zero(e) for e in changed - wq * wk.T)
+    return all(is_zero(e) for e in changed - wq * wk.T)
 
 
 def circuits_sum_of_heads(n_heads: int = 2, length: int = 2, d_model: int = 2) -> bool:

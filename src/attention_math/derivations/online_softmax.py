@@ -27,13 +27,14 @@ if TYPE_CHECKING:  # NumPy's types only: the module imports without NumPy (the r
     from numpy.typing import ArrayLike, NDArray
 import sympy as sp
 
+from attention_math.symbolic import is_zero
+
 __all__ = [
     "REFERENCES",
     "State",
     "fa1_update",
     "fa2_update",
     "finish",
-    "is_zero",
     "logsumexp",
     "merge",
     "merge_is_associative",
@@ -86,7 +87,7 @@ def symbols(n: int, tag: str = "") -> tuple[list[sp.Symbol], list[sp.Symbol]]:
     return s, v
 
 
-def tile_state(scores: Sequence[object], values: Sequence[object]) -> State:
+def tile_state(scores: Sequence[object], v: Sequence[object]) -> State:
     """The state of one tile: its maximum, shifted sum and shifted weighted sum.
 
     Raises:
@@ -98,13 +99,11 @@ def tile_state(scores: Sequence[object], values: Sequence[object]) -> State:
         State(m=1, ell=exp(-1) + 1, o=5*exp(-1) + 7)
     """
     s = [sp.sympify(x) for x in scores]
-    if len(s) != len(values) or not s:
-        raise ValueError(f"need as many scores as values (≥ 1), got {len(s)} and {len(values)}")
+    if len(s) != len(v) or not s:
+        raise ValueError(f"need as many scores as values (≥ 1), got {len(s)} and {len(v)}")
     m = sp.Max(*s)
     w = [sp.exp(x - m) for x in s]
-    return State(
-        m, sp.Add(*w), sp.Add(*(wi * sp.sympify(vi) for wi, vi in zip(w, values, strict=True)))
-    )
+    return State(m, sp.Add(*w), sp.Add(*(wi * sp.sympify(vi) for wi, vi in zip(w, v, strict=True))))
 
 
 def merge(a: State, b: State) -> State:
@@ -138,22 +137,6 @@ def logsumexp(state: State) -> sp.Expr:
         0
     """
     return state.m + sp.log(state.ell)
-
-
-def is_zero(expr: object) -> bool:
-    """True when ``expr`` simplifies to exactly 0 (exp products combined, then cancelled).
-
-    Examples:
-        >>> import sympy as sp
-        >>> from attention_math.derivations.online_softmax import is_zero
-        >>> a, b = sp.symbols("a b", real=True)
-        >>> is_zero(sp.exp(a - b) * sp.exp(b) - sp.exp(a)), is_zero(a - b)
-        (True, False)
-    """
-    e = sp.powsimp(sp.expand(sp.sympify(expr)))
-    if e == 0:
-        return True
-    return bool(sp.simplify(sp.powsimp(sp.expand(sp.together(e)))) == 0)
 
 
 def merge_is_associative(a: State, b: State, c: State) -> bool:
@@ -193,7 +176,7 @@ def merge_is_commutative(a: State, b: State) -> bool:
 
 
 def merged_equals_softmax(
-    scores: Sequence[object], values: Sequence[object], cuts: Sequence[int]
+    scores: Sequence[object], v: Sequence[object], cuts: Sequence[int]
 ) -> bool:
     """True when tiling ``scores`` at ``cuts`` and merging gives exactly ``softmax(s) · v``.
 
@@ -212,34 +195,35 @@ def merged_equals_softmax(
     bounds = [0, *cuts, len(scores)]
     if sorted(set(bounds)) != bounds:
         raise ValueError(f"cuts must be increasing and inside 1..{len(scores) - 1}, got {cuts}")
-    tiles = [tile_state(scores[i:j], values[i:j]) for i, j in itertools.pairwise(bounds)]
+    tiles = [tile_state(scores[i:j], v[i:j]) for i, j in itertools.pairwise(bounds)]
     state = tiles[0]
     for t in tiles[1:]:
         state = merge(state, t)
     z = sp.Add(*(sp.exp(x) for x in scores))
-    full = sp.Add(*(sp.exp(x) * y for x, y in zip(scores, values, strict=True))) / z
+    full = sp.Add(*(sp.exp(x) * y for x, y in zip(scores, v, strict=True))) / z
     lse_ok = is_zero(sp.exp(logsumexp(state)) - z)
     return is_zero(finish(state) - full) and lse_ok
 
 
-def fa1_update(state: State, scores: Sequence[object], values: Sequence[object]) -> State:
+def fa1_update(state: State, scores: Sequence[object], v: Sequence[object]) -> State:
     """FlashAttention-1 form: the output kept *normalised* (``o/λ``), one division per tile.
 
     Both the incoming and the returned ``o`` fields hold the normalised output.
     """
-    t = tile_state(scores, values)
+    t = tile_state(scores, v)
     m = sp.Max(state.m, t.m)
     ell = sp.exp(state.m - m) * state.ell + sp.exp(t.m - m) * t.ell
     o = (sp.exp(state.m - m) * state.ell * state.o + sp.exp(t.m - m) * t.o) / ell
     return State(m, ell, o)
 
 
-def fa2_update(state: State, scores: Sequence[object], values: Sequence[object]) -> State:
+def fa2_update(state: State, scores: Sequence[object], v: Sequence[object]) -> State:
     """FlashAttention-2 form: ``o`` stays unnormalised; no division inside the loop.
 
     Examples:
         >>> from attention_math.derivations.online_softmax import (
-        ...     fa1_update, fa2_update, finish, is_zero, symbols, tile_state)
+        ...     fa1_update, fa2_update, finish, symbols, tile_state)
+        >>> from attention_math.symbolic import is_zero
         >>> s, v = symbols(4)
         >>> first = tile_state(s[:2], v[:2])
         >>> one = fa1_update(first._replace(o=finish(first)), s[2:], v[2:])  # normalised
@@ -247,11 +231,11 @@ def fa2_update(state: State, scores: Sequence[object], values: Sequence[object])
         >>> is_zero(one.o - finish(two))
         True
     """
-    return merge(state, tile_state(scores, values))
+    return merge(state, tile_state(scores, v))
 
 
 def numeric_trace(
-    scores: ArrayLike, values: ArrayLike, block_size: int
+    scores: ArrayLike, v: ArrayLike, block_size: int
 ) -> list[tuple[float, float, NDArray[np.floating]]]:
     """The float64 states ``(m, λ, o)`` after each tile of ``block_size`` keys (one query row).
 
@@ -260,12 +244,12 @@ def numeric_trace(
         >>> [(float(m), round(float(ell), 4)) for m, ell, _ in numeric_trace([0, 1], [[5], [7]], 1)]
         [(0.0, 1.0), (1.0, 1.3679)]
     """
-    s = np.asarray(scores, dtype=np.float64)
-    v = np.asarray(values, dtype=np.float64).reshape(len(s), -1)
-    m, ell, o = -np.inf, 0.0, np.zeros(v.shape[1])
+    s = np.asarray(scores, dtype=np.float64)  # (L,): one query row
+    va = np.asarray(v, dtype=np.float64).reshape(len(s), -1)  # (L, d_v)
+    m, ell, o = -np.inf, 0.0, np.zeros(va.shape[1])
     out = []
     for j0 in range(0, len(s), block_size):
-        st, vt = s[j0 : j0 + block_size], v[j0 : j0 + block_size]
+        st, vt = s[j0 : j0 + block_size], va[j0 : j0 + block_size]
         m_new = max(m, float(st.max()))
         alpha = np.exp(m - m_new)  # 0 on the first tile (m = -inf)
         p = np.exp(st - m_new)

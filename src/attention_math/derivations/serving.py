@@ -20,7 +20,8 @@ from attention_math._lazy import np
 if TYPE_CHECKING:  # the NumPy side, imported on use: this module's exact side runs in the browser
     from attention_math import serving
     from attention_math.crosscheck import CrossCheck
-from attention_math.derivations.online_softmax import finish, is_zero, logsumexp, merge, tile_state
+from attention_math.derivations.online_softmax import finish, logsumexp, merge, tile_state
+from attention_math.symbolic import is_zero
 
 __all__ = [
     "attention_intensity",

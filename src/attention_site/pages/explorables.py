@@ -110,7 +110,7 @@ QUANTITIES: dict[str, dict[str, Callable[[Any], str]]] = {
         "bias-far": _d(6),
     },
     "online-softmax": {
-        "block": _int,
+        "block_size": _int,
         "tiles": _int,
         "m": _d(6),
         "ell": _d(6),
@@ -234,7 +234,7 @@ READOUTS: dict[str, Readout] = {
         ("gets the bias ", "bias-far", "."),
     ),
     "online-softmax": (
-        ("Tile size ", "block", ": "),
+        ("Tile size ", "block_size", ": "),
         ("", "tiles", " tiles. After the last, "),
         ("m = ", "m", ", "),
         ("λ = ", "ell", ", "),
@@ -434,7 +434,7 @@ def _figure_alibi(f: Frame, ex: explore.Explorable) -> str:
 
 
 def _figure_online_softmax(f: Frame, _: explore.Explorable) -> str:
-    s, block = f["scores"], f["block"]
+    s, block = f["scores"], f["block_size"]
     n = len(s)
     x0, w, mid, h = 10, 340, 90, 60
     top = max(abs(x) for x in s)

@@ -29,11 +29,6 @@ def _rope(x: sp.Matrix, position: int, thetas: list[sp.Expr], *, interleaved: bo
     return sp.Matrix([out])
 
 
-def _softmax_row(z: list[sp.Expr]) -> sp.Matrix:
-    row = symbolic.softmax(sp.Matrix([z]))
-    return row.applyfunc(sp.simplify)
-
-
 def _sinusoidal_ref() -> np.ndarray:
     from attention_math.positional import sinusoidal  # NumPy: build time only
 
@@ -76,7 +71,8 @@ def exercises() -> list[Exercise]:
     )[0, 0]
 
     slope = L2
-    alibi = _softmax_row([-slope * (2 - j) for j in range(3)])  # query 2, keys 0, 1, 2
+    # query 2, keys 0, 1, 2
+    alibi = symbolic.softmax([[-slope * (2 - j) for j in range(3)]]).applyfunc(sp.simplify)
 
     n_layers, h_kv, d_head, L = sp.symbols("n_layers h_kv d_head L", positive=True, integer=True)
     n_, w_ = sp.symbols("n w", positive=True, integer=True)
@@ -86,7 +82,7 @@ def exercises() -> list[Exercise]:
     soft1 = sp.Matrix([[sp.exp(x_) / (1 + sum(sp.exp(y) for y in z)) for x_ in z]])
 
     scores, values = [sp.Integer(0), L2, L3], sp.Matrix([1, 0, 3])
-    decode = sp.simplify((_softmax_row(scores) * values)[0, 0])  # the cache plus one key
+    decode = sp.simplify((symbolic.softmax([scores]) * values)[0, 0])  # the cache plus one key
     unnormalised = sp.simplify((sp.Matrix([[sp.exp(s) for s in scores]]) * values)[0, 0])
 
     return [
@@ -281,7 +277,7 @@ def exercises() -> list[Exercise]:
                 "exactly, as a $1 \\times 2$ row."
             ),
             answer=soft1,
-            mistakes=(Mistake("softmax_one", _softmax_row(z)),),
+            mistakes=(Mistake("softmax_one", symbolic.softmax([z]).applyfunc(sp.simplify)),),
             numeric=lambda: numeric.softmax(np.array([0.0, np.log(2), 0.0]))[:2],
             explanation=(
                 "The exponentials are $1$ and $2$; the denominator gets the extra $e^0 = 1$: "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from attention_math import symbolic
 from attention_math._lazy import np
 from attention_math.derivations.linear import crossover_length, linear_flops, softmax_flops
 from attention_math.exercises.build import float_array
@@ -13,18 +14,13 @@ from attention_math.exercises.model import Exercise, Mistake
 __all__ = ["exercises"]
 
 
-def _softmax_row(scores: list[sp.Expr]) -> sp.Matrix:
-    e = [sp.exp(s) for s in scores]
-    return sp.Matrix([[x / sum(e) for x in e]])
-
-
 def exercises() -> list[Exercise]:
     """The exercises of this chapter, in reading order."""
     keys = sp.Matrix([0, 1, 2])  # 1-D sample points
     ys = sp.Matrix([0, 1, 4])
     h = 1
     nw_scores = [-((0 - x) ** 2) / (2 * h**2) for x in keys]
-    nw_weights = _softmax_row(nw_scores)
+    nw_weights = symbolic.softmax([nw_scores])  # (1, 3)
     unnormalised = sp.Matrix([[sp.exp(s) for s in nw_scores]])
     kb = sp.Matrix([[1, 0], [1, 1], [0, 2]])  # keys as rows
     bias = sp.Matrix([[-(kb[j, :] * kb[j, :].T)[0] / 2 for j in range(3)]])
