@@ -46,17 +46,20 @@ def profile(site_dir: Path | None = None, cprofile: Path | None = None) -> dict[
     os.environ["ATTENTION_MATH_PARALLEL"] = "0"  # the work itself, all in this process
     os.environ["NO_MKDOCS_2_WARNING"] = "1"
     os.chdir(ROOT)  # the pages read the repository's files by relative paths
-    from markdown_exec._internal.formatters import python as _python
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.structure.pages import Page
+
+    from attention_site.checks.hooks import load_hook
 
     pages: dict[str, float] = {}
     blocks: list[dict[str, Any]] = []
     current = {"page": "(none)"}
     typeset = {"cpu": 0.0, "wall": 0.0}
 
-    real_run = _python._run_python
+    # markdown-exec's runner, through its adapter (hooks/markdown_exec_adapter.py)
+    exec_ = load_hook("markdown_exec_adapter")
+    real_run = exec_.runner()
 
     def timed_run(code: str, *args: Any, **kwargs: Any) -> str:
         start = time.process_time()
@@ -76,9 +79,7 @@ def profile(site_dir: Path | None = None, cprofile: Path | None = None) -> dict[
             )
 
     # the exec-cache hook captures markdown-exec's runner when it loads: patch before that
-    _python._run_python = timed_run
-    if hasattr(_python, "_attention_math_uncached_run"):
-        _python._attention_math_uncached_run = timed_run
+    exec_.set_original_runner(timed_run)
 
     real_render = Page.render
 

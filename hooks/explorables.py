@@ -1,9 +1,12 @@
 """MkDocs hook: the explorables' script only on the pages that hold an explorable.
 
-``docs/javascripts/explorables.js`` is listed in ``extra_javascript`` (``defer``), so the
-theme writes it into every page (``overrides/main.html`` loads it, after the theme's own
-script, at the reader's first interaction); a page without an element ``data-explorable``
-would load a script it does not use. This drops it there (and from the 404 page).
+``docs/javascripts/explorables.js`` is listed in ``extra_javascript`` (``defer``), which the
+theme writes into every page; a page without an element ``data-explorable`` would load a
+script it does not use. ``overrides/main.html``'s ``scripts`` block writes a script of
+``extra_javascript`` that a hook keeps to its users only on the pages that use it: this hook
+says that it keeps this one (``config.extra.kept_scripts``) and which pages use it (their
+``uses_scripts`` meta), from each page's own content. The theme's output is not rewritten.
+The 404 page, which has no page, does not get it.
 """
 
 from __future__ import annotations
@@ -11,42 +14,38 @@ from __future__ import annotations
 import re
 from typing import Any
 
-# as the theme writes it, or as overrides/main.html rewrites it to load at the first interaction
-SCRIPT = re.compile(
-    r'<script (?:type="text/x-later" data-src|src)="[^"]*javascripts/explorables\.js"[^>]*>'
-    r"</script>\s*"
-)
+# the script, as extra_javascript (mkdocs.yml) lists it
+SCRIPT = "javascripts/explorables.js"
 # the attribute of an element that holds an explorable
 ATTRIBUTE = "data-explorable"
 # such an element (a docstring that shows one, in code, is escaped)
 USER = re.compile(rf'<[a-z]+[^<>]*\s{ATTRIBUTE}="')
 
 
-def without_unused_script(output: str) -> str:
-    """``output`` without the explorables' script tag unless it holds an explorable.
+def holds_explorable(html: str) -> bool:
+    """Whether the page content ``html`` holds an element with an explorable.
 
     Examples:
-        >>> tag = '<script src="../js/javascripts/explorables.js" defer></script>'
-        >>> without_unused_script(f"<p>x</p>{tag}")
-        '<p>x</p>'
-        >>> later = '<script type="text/x-later" data-src="../javascripts/explorables.js"></script>'
-        >>> without_unused_script(f"<p>x</p>{later}")
-        '<p>x</p>'
-        >>> page = f'<div data-explorable="mask"></div>{tag}'
-        >>> without_unused_script(page) == page
+        >>> holds_explorable('<div class="am-explorable" data-explorable="mask"></div>')
         True
+        >>> holds_explorable("<p>x</p>")
+        False
+        >>> holds_explorable('<code>&lt;div data-explorable="mask"&gt;</code>')  # shown, not held
+        False
     """
-    # the plain substring first: USER alone scanned every tag of a page, a second a build
-    if f'{ATTRIBUTE}="' in output and USER.search(output):
-        return output
-    return SCRIPT.sub("", output)
+    # the plain substring first: USER alone scans every tag of a page
+    return f'{ATTRIBUTE}="' in html and USER.search(html) is not None
 
 
-def on_post_page(output: str, page: Any, config: Any) -> str:
-    return without_unused_script(output)
+def on_config(config: Any) -> Any:
+    kept = list(config.extra.get("kept_scripts") or [])
+    if SCRIPT not in kept:
+        kept.append(SCRIPT)
+    config.extra["kept_scripts"] = kept  # written only where a page's uses_scripts names it
+    return config
 
 
-def on_post_template(output_content: str, template_name: str, config: Any) -> str:
-    if template_name != "404.html":
-        return output_content
-    return without_unused_script(output_content)
+def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
+    if holds_explorable(html):
+        page.meta["uses_scripts"] = [*page.meta.get("uses_scripts", []), SCRIPT]
+    return html

@@ -4,7 +4,9 @@ markdown-exec has no public API for what ``fresh_state``, ``exec_cache`` and
 ``parallel_exec`` need: its Python runner (``formatters.python._run_python``, which the
 execution cache and the parallel worker wrap), its sessions (globals and block counters)
 and the counter behind its block ids. Those hooks reach them only through the functions
-below, so a markdown-exec upgrade that moves them breaks here, in one file.
+below, and so do ``benchmarks/build_profile.py`` (which times the runner) and
+``tests/test_parallel_exec.py`` (which records what it runs), so a markdown-exec upgrade that
+moves them breaks here, in one file.
 ``PINNED`` is the version they were read from; ``tests/test_hook_adapters.py`` fails,
 naming both versions, when the installed one differs, and says what to check.
 """
@@ -28,6 +30,7 @@ __all__ = [
     "restart_session",
     "runner",
     "session_blocks",
+    "set_original_runner",
     "set_runner",
 ]
 
@@ -59,6 +62,13 @@ def runner() -> Callable[..., str]:
 
 def set_runner(run: Callable[..., str]) -> None:
     """Make markdown-exec run every Python block through ``run``."""
+    _python._run_python = run
+
+
+def set_original_runner(run: Callable[..., str]) -> None:
+    """Make ``run`` markdown-exec's runner, and the one the hooks take as its own
+    (``original_runner``): for a profiler that times every block, before the hooks load."""
+    _python._attention_math_uncached_run = run  # type: ignore[attr-defined]
     _python._run_python = run
 
 

@@ -16,8 +16,10 @@ about a third of its time redoing work whose result is a function of its input a
 
 Each memo is keyed on its whole input (the text itself, or a SHA-256 digest of it), so a hit
 returns what a fresh call would return: nothing can be stale. The memos live on the patched
-modules, which outlast the reloads of this hook that ``serve`` does on every rebuild, and
-keep only the entries the last build used.
+modules (through each library's adapter, ``hooks/material_adapter.py``,
+``hooks/pymdownx_adapter.py``, ``hooks/mkdocstrings_adapter.py``), which outlast the reloads
+of this hook that ``serve`` does on every rebuild, and keep only the entries the last build
+used.
 
 Under ``mkdocs serve`` the three memos are also written to disk after each build
 (``$XDG_CACHE_HOME/attention-math/memo/``, a pickle of our own making), in a file named by a
@@ -39,29 +41,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import mkdocstrings_adapter as _mkdocstrings  # hooks/mkdocstrings_adapter.py: its internals
+# the three libraries' internals, each through its adapter (hooks/*_adapter.py), which keeps
+# the originals and the memos on the libraries' modules: they outlast this hook's reloading
+import material_adapter as _material  # mkdocs-material's search parser
+import mkdocstrings_adapter as _mkdocstrings  # mkdocstrings-python's signature formatter
+import pymdownx_adapter as _pymdownx  # pymdown-extensions' highlighter
 from exec_cache import environment_fingerprint, switched_on  # hooks/exec_cache.py
-from material.plugins.search import plugin as _search
-from pymdownx import highlight as _highlight
 
 log = logging.getLogger("mkdocs.hooks.memo")
 
-# The originals, kept on their modules so that loading this hook twice never wraps a wrapper.
-# (attributes of our own on third-party modules: mypy cannot know them)
-if not hasattr(_search, "_attention_math_parser"):
-    _search._attention_math_parser = _search.Parser
-    _search._attention_math_memo = {"used": {}, "old": {}, "hits": 0}
-if not hasattr(_highlight, "_attention_math_highlight"):
-    _highlight._attention_math_highlight = _highlight.Highlight.highlight
-    _highlight._attention_math_memo = {"used": {}, "old": {}, "hits": 0}
-
 Memo = dict[str, Any]  # {"used": {key: value}, "old": {key: value}, "hits": int, ...}
 
-_PARSER: Any = _search._attention_math_parser
-_SECTIONS: Memo = _search._attention_math_memo
-_HIGHLIGHT: Callable[..., Any] = _highlight._attention_math_highlight
+_PARSER: type[Any] = _material.original_parser()
+_SECTIONS: Memo = _material.shared_memo("memo", {"used": {}, "old": {}, "hits": 0})
+_HIGHLIGHT: Callable[..., Any] = _pymdownx.original_highlight()
 _HIGHLIGHT_SIGNATURE = inspect.signature(_HIGHLIGHT)
-_HIGHLIGHTED: Memo = _highlight._attention_math_memo
+_HIGHLIGHTED: Memo = _pymdownx.shared_memo("memo", {"used": {}, "old": {}, "hits": 0})
 _SIGNATURES: Memo = _mkdocstrings.shared_memo("memo", {"used": {}, "old": {}, "hits": 0})
 
 _RUFF_CONFIGS = ("pyproject.toml", "ruff.toml", ".ruff.toml")
@@ -200,8 +195,8 @@ def on_startup(command: str, dirty: bool) -> None:
 def on_pre_build(config: Any) -> None:
     if _disk["file"] is not None:
         _read_disk(_disk["file"])
-    _search.Parser = MemoParser
-    _highlight.Highlight.highlight = _memo_highlight
+    _material.set_parser(MemoParser)
+    _pymdownx.set_highlight(_memo_highlight)
     _mkdocstrings.set_formatter(_memo_formatter)
     _SIGNATURES["configs"] = _ruff_configs()
     for memo in (_SECTIONS, _HIGHLIGHTED, _SIGNATURES):

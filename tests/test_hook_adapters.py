@@ -1,16 +1,30 @@
 """The build's hooks reach other libraries' private internals through one adapter module per
 library (``hooks/*_adapter.py``), each written against one version of that library. When the
-installed version changes, these tests fail and say which file to read again."""
+installed version changes, these tests fail and say which file to read again.
+
+Nothing else touches them: no module of the project imports a library's ``_internal``
+package but its adapter, and no other hook assigns to an attribute of a library's module or
+class (a monkeypatch). ``overrides/main.html`` depends on texts of mkdocs-material's own
+templates and script, listed in ``hooks/material_adapter.py`` and held to the theme here.
+"""
 
 from __future__ import annotations
 
+import ast
+import sys
+from pathlib import Path
+
 import pytest
 
-from tests.hooks import load_hook
+from tests.hooks import HOOKS, load_hook
+
+ROOT = HOOKS.parent
 
 ADAPTERS = {
     "markdown_exec_adapter": "markdown-exec",
+    "material_adapter": "mkdocs-material",
     "mkdocstrings_adapter": "mkdocstrings-python",
+    "pymdownx_adapter": "pymdown-extensions",
 }
 
 
@@ -34,14 +48,160 @@ def test_every_private_name_the_adapter_uses_exists(adapter: str, library: str) 
     assert not missing, f"{library} {module.installed()} has no {missing} (hooks/{adapter}.py)"
 
 
-def test_no_other_hook_imports_a_private_module() -> None:
-    from tests.hooks import HOOKS
+def _python_files() -> list[Path]:
+    """The project's own Python: hooks, library and site, tests, benchmarks."""
+    dirs = ("hooks", "src", "tests", "benchmarks")
+    return sorted(path for d in dirs for path in (ROOT / d).rglob("*.py"))
 
-    for path in sorted(HOOKS.glob("*.py")):
-        if path.stem in ADAPTERS:
-            continue
-        text = path.read_text(encoding="utf-8")
-        assert "._internal" not in text, f"{path.name} imports a private module: use an adapter"
+
+def _private_imports(tree: ast.AST) -> list[str]:
+    """The modules of a library's ``_internal`` package that ``tree`` imports."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names if "._internal" in alias.name]
+        elif isinstance(node, ast.ImportFrom) and node.module and "._internal" in node.module:
+            found.append(node.module)
+    return found
+
+
+def test_no_other_module_imports_a_private_module() -> None:
+    bad = {
+        str(path.relative_to(ROOT)): names
+        for path in _python_files()
+        if path.parent != HOOKS or path.stem not in ADAPTERS
+        if (names := _private_imports(ast.parse(path.read_text(encoding="utf-8"))))
+    }
+    assert bad == {}, f"a library's private modules imported outside hooks/*_adapter.py: {bad}"
+
+
+def _third_party_names(tree: ast.AST) -> set[str]:
+    """The names ``tree`` binds to another library's modules or objects by importing them."""
+    ours = {path.stem for path in HOOKS.glob("*.py")} | {"attention_math", "attention_site"}
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                top = alias.name.partition(".")[0]
+                if top not in ours and top not in sys.stdlib_module_names:
+                    names.add(alias.asname or top)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            top = node.module.partition(".")[0]
+            if top not in ours and top not in sys.stdlib_module_names:
+                names.update(alias.asname or alias.name for alias in node.names)
+    return names
+
+
+def _root(node: ast.expr) -> str | None:
+    """The name an attribute or item chain starts from (``a`` of ``a.b[c].d``)."""
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _monkeypatches(source: str) -> list[str]:
+    """Each place ``source`` assigns to (or deletes, or ``setattr``s) an attribute or item of a
+    module or object it imported from another library."""
+    tree = ast.parse(source)
+    theirs = _third_party_names(tree)
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign | ast.Delete):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("setattr", "delattr")
+            and node.args
+            and _root(node.args[0]) in theirs
+        ):
+            found.append((node.lineno, f"{node.func.id}({ast.unparse(node.args[0])}, ...)"))
+        while targets:
+            target = targets.pop()
+            if isinstance(target, ast.Tuple | ast.List):
+                targets += target.elts
+            elif isinstance(target, ast.Attribute | ast.Subscript) and _root(target) in theirs:
+                found.append((target.lineno, ast.unparse(target)))
+    return [f"line {line}: {what}" for line, what in sorted(found)]
+
+
+def test_no_other_hook_monkeypatches_a_library() -> None:
+    bad = {
+        path.name: places
+        for path in sorted(HOOKS.glob("*.py"))
+        if path.stem not in ADAPTERS
+        if (places := _monkeypatches(path.read_text(encoding="utf-8")))
+    }
+    assert bad == {}, (
+        f"hooks that change another library's modules or classes: {bad}; do it in that "
+        "library's adapter (hooks/<library>_adapter.py, pinned in tests/test_hook_adapters.py)"
+    )
+
+
+def test_the_guard_sees_the_monkeypatches_the_memo_used_to_make() -> None:
+    """What hooks/memo.py did itself before the Material and pymdownx adapters existed."""
+    before = (
+        "from material.plugins.search import plugin as _search\n"
+        "from pymdownx import highlight as _highlight\n"
+        "if not hasattr(_search, '_attention_math_parser'):\n"
+        "    _search._attention_math_parser = _search.Parser\n"
+        "def on_pre_build(config):\n"
+        "    _search.Parser = MemoParser\n"
+        "    _highlight.Highlight.highlight, x = _memo_highlight, 1\n"
+        "    setattr(_highlight.Highlight, 'highlight', _memo_highlight)\n"
+    )
+    assert _monkeypatches(before) == [
+        "line 4: _search._attention_math_parser",
+        "line 6: _search.Parser",
+        "line 7: _highlight.Highlight.highlight",
+        "line 8: setattr(_highlight.Highlight, ...)",
+    ]
+    # the hooks' own business: the standard library, the configuration they are handed, and
+    # their own modules (a hook's neighbour in hooks/, the project's packages)
+    ours = (
+        "import os\nimport exec_cache\nfrom attention_site import render\n"
+        "os.environ['X'] = '1'\nexec_cache.STATE = 1\nrender.x = 2\n"
+        "def on_config(config):\n    config.extra['y'] = 2\n"
+    )
+    assert _monkeypatches(ours) == []
+
+
+THEME_TEXTS = load_hook("material_adapter").THEME_TEXTS
+
+
+@pytest.mark.parametrize(
+    ("file", "text", "relies"),
+    THEME_TEXTS,
+    ids=[f"{i}:{file.rsplit('/', 1)[-1]}" for i, (file, _, _) in enumerate(THEME_TEXTS)],
+)
+def test_what_overrides_main_html_relies_on_is_in_the_theme(
+    file: str, text: str, relies: str
+) -> None:
+    material = load_hook("material_adapter")
+    theirs = material.theme_file(file).read_text(encoding="utf-8")
+    assert text in theirs, (
+        f"mkdocs-material {material.installed()} (hooks/material_adapter.py was read from "
+        f"{material.PINNED}) no longer has in its {file}:\n    {text}\nwhich {relies}. "
+        "Re-check that against the theme, change it to match, then update THEME_TEXTS"
+    )
+
+
+def test_overrides_main_html_names_the_theme_s_bundle() -> None:
+    """Its ``scripts`` block replaces the theme's, so it names the theme's script itself."""
+    material = load_hook("material_adapter")
+    main = (ROOT / "overrides" / "main.html").read_text(encoding="utf-8")
+    assert material.theme_file(material.BUNDLE).is_file(), (
+        f"mkdocs-material {material.installed()} has no {material.BUNDLE}: set BUNDLE in "
+        "hooks/material_adapter.py and overrides/main.html to the name its base.html gives"
+    )
+    assert f"'{material.BUNDLE}' | url" in main, (
+        f"overrides/main.html does not load the theme's script {material.BUNDLE}"
+    )
+    # and replaces the block rather than rewriting the theme's rendering of it
+    assert "super() | replace" not in main and "super()|replace" not in main
 
 
 def test_the_runner_round_trips() -> None:

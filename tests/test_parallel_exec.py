@@ -18,8 +18,7 @@ from typing import Any
 
 import markdown
 import pytest
-from markdown_exec._internal.formatters import python as _python
-from markdown_exec._internal.main import formatter, validator
+from markdown_exec import formatter, validator
 
 from tests.hooks import load_hook
 
@@ -30,7 +29,7 @@ def _hook() -> ModuleType:
     return load_hook("parallel_exec")
 
 
-def _blocks_markdown_exec_runs(text: str, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+def _blocks_markdown_exec_runs(text: str) -> list[Any]:
     """(session, code) of every block markdown-exec runs in ``text``, nothing executed."""
     ran: list[tuple[str, str]] = []
 
@@ -38,20 +37,25 @@ def _blocks_markdown_exec_runs(text: str, monkeypatch: pytest.MonkeyPatch) -> li
         ran.append((session or "", code))
         return ""
 
-    monkeypatch.setattr(_python, "_run_python", record)
+    exec_ = load_hook("markdown_exec_adapter")  # markdown-exec's runner, through its adapter
+    before = exec_.runner()
+    exec_.set_runner(record)
     fence = {"name": "python", "class": "python", "validator": validator, "format": formatter}
-    markdown.markdown(
-        text,
-        extensions=[
-            "admonition",
-            "attr_list",
-            "md_in_html",
-            "pymdownx.details",
-            "pymdownx.tabbed",
-            "pymdownx.superfences",
-        ],
-        extension_configs={"pymdownx.superfences": {"custom_fences": [fence]}},
-    )
+    try:
+        markdown.markdown(
+            text,
+            extensions=[
+                "admonition",
+                "attr_list",
+                "md_in_html",
+                "pymdownx.details",
+                "pymdownx.tabbed",
+                "pymdownx.superfences",
+            ],
+            extension_configs={"pymdownx.superfences": {"custom_fences": [fence]}},
+        )
+    finally:
+        exec_.set_runner(before)
     return ran
 
 
@@ -84,22 +88,22 @@ not run either
 """
 
 
-def test_the_worker_finds_the_blocks_markdown_exec_runs(monkeypatch):
+def test_the_worker_finds_the_blocks_markdown_exec_runs():
     hook = _hook()
-    assert hook.page_blocks(SAMPLE) == _blocks_markdown_exec_runs(SAMPLE, monkeypatch)
+    assert hook.page_blocks(SAMPLE) == _blocks_markdown_exec_runs(SAMPLE)
     assert [s for s, _ in hook.page_blocks(SAMPLE)] == ["s", "", "s"]
     assert hook.page_blocks(SAMPLE)[1][1] == "if True:\n    print(1)"
 
 
 @pytest.mark.slow  # a second or more of CPU: left out of the quick loop
-def test_on_every_page_of_the_site(monkeypatch):
+def test_on_every_page_of_the_site():
     hook = _hook()
     pages = sorted((ROOT / "docs").rglob("*.md"))
     total = 0
     for page in pages:
         text = page.read_text(encoding="utf-8")
         found = hook.page_blocks(text)
-        assert found == _blocks_markdown_exec_runs(text, monkeypatch), page
+        assert found == _blocks_markdown_exec_runs(text), page
         total += len(found)
     assert total > 200  # the site's executed blocks, all of them found
 

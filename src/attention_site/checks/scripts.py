@@ -3,13 +3,12 @@
 Derived from what ships them, not typed here: the theme's bundle (loaded on every page, at the
 reader's first interaction: overrides/main.html), and each script of ``extra_javascript`` in
 ``mkdocs.yml``, which a hook keeps to the pages holding the elements that use it
-(``hooks/explorables.py``: an element with its ``ATTRIBUTE``). A script added to
+(``hooks/explorables.py``: its ``SCRIPT``, on the pages with an element with its
+``ATTRIBUTE``; overrides/main.html writes it there only). A script added to
 ``extra_javascript`` without such a hook has no known users, and ``script_users`` says so.
 """
 
 from __future__ import annotations
-
-import re
 
 from attention_site.checks.browser import THEME_SCRIPT
 from attention_site.checks.hooks import load_hook, mkdocs_config
@@ -23,8 +22,8 @@ def extra_scripts() -> list[str]:
     return [e["path"] if isinstance(e, dict) else e for e in entries]
 
 
-def _keepers() -> dict[re.Pattern[str], str]:
-    """Each hook's pattern for the script tag it keeps off unused pages -> its users' selector."""
+def _keepers() -> dict[str, str]:
+    """Each script a hook keeps off the pages that do not use it -> its users' selector."""
     explorables = load_hook("explorables")
     return {explorables.SCRIPT: f"[{explorables.ATTRIBUTE}]"}
 
@@ -36,9 +35,7 @@ def script_users() -> dict[str, str]:
     users = {THEME_SCRIPT: "body"}  # the theme: navigation, search, copy buttons
     keepers = _keepers()
     for path in extra_scripts():
-        tag = f'<script src="{path}"></script>'
-        found = [sel for pattern, sel in keepers.items() if pattern.search(tag)]
-        if not found:
+        if path not in keepers:
             raise LookupError(f"{path} (extra_javascript): no hook keeps it to the pages using it")
-        users["/" + path] = found[0]
+        users["/" + path] = keepers[path]
     return users
