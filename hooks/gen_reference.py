@@ -11,11 +11,11 @@ import mkdocs_gen_files
 from mkdocs.structure.files import InclusionLevel
 from mkdocs_gen_files.editor import FilesEditor
 
-from attention_site.pages.reference import SECTIONS, module_page, modules, nav_file
+from attention_site.pages.reference import SECTIONS, module_page, modules, nav_file, page_path
 
 for section in SECTIONS:
     for name in modules(section):
-        with mkdocs_gen_files.open(f"{section.folder}/{name}.md", "w") as page:
+        with mkdocs_gen_files.open(f"{section.folder}/{page_path(section, name)}", "w") as page:
             page.write(module_page(section, name))
     with mkdocs_gen_files.open(f"{section.folder}/SUMMARY.md", "w") as nav:
         nav.write(nav_file(section))

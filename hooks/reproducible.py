@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import os
 import subprocess
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -43,22 +42,3 @@ def on_config(config: Any) -> Any:
         else:
             os.environ["SOURCE_DATE_EPOCH"] = str(epoch)
     return config
-
-
-def on_post_build(config: Any) -> None:
-    """``objects.inv`` without the site package's names.
-
-    The site's modules are not documented (the reference covers the library), yet griffe
-    sometimes registers their imported names as aliases of the library's objects, and
-    sometimes not: two builds of the same tree then differ in this file alone. Only the
-    ``attention_site.`` lines are dropped; the rest is written back as it was, compressed the
-    same way every time.
-    """
-    path = Path(config["site_dir"]) / "objects.inv"
-    if not path.exists():
-        return
-    head, _, body = path.read_bytes().partition(b"zlib.\n")
-    lines = zlib.decompress(body).decode("utf-8").splitlines(keepends=True)
-    kept = [line for line in lines if not line.startswith("attention_site.")]
-    if len(kept) != len(lines):
-        path.write_bytes(head + b"zlib.\n" + zlib.compress("".join(kept).encode("utf-8"), 9))

@@ -3,6 +3,11 @@ checker builds only the chapter of the page it is on), and a check names it or n
 
 from __future__ import annotations
 
+import pkgutil
+
+import pytest
+
+from attention_math.exercises import chapters
 from attention_math.exercises.catalogue import by_chapter, catalogue
 from attention_math.exercises.live import check_text
 from attention_math.exercises.model import CHAPTERS
@@ -30,3 +35,15 @@ def test_a_check_says_the_same_with_or_without_its_chapter() -> None:
         assert check_text(exercise_id, text, chapter) == plain
         assert check_text(exercise_id, text, "masks") == plain  # the wrong chapter: found anyway
         assert check_text(exercise_id, text, "no-such-chapter") == plain
+
+
+def test_the_chapters_are_the_modules_of_the_chapters_package() -> None:
+    """`CHAPTERS` is the one list of chapters: each has its module, and a module not in it
+    would never be built."""
+    modules = {m.name for m in pkgutil.iter_modules(chapters.__path__)}
+    assert modules == set(CHAPTERS)
+
+
+def test_an_unknown_chapter_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="unknown chapter 'nope'; chapters: forward, examples"):
+        by_chapter("nope")

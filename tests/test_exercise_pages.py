@@ -25,9 +25,11 @@ from attention_site.pages.exercises import (
     chapter_page,
     decimals,
     entry,
+    heading,
     solved,
     statement,
 )
+from tests.conftest import mkdocs_config
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "exercises"
 _BLOCK = re.compile(r'^( *)```python exec="on"[^\n]*\n(.*?)^\1```', re.M | re.S)
@@ -59,6 +61,39 @@ def test_a_chapters_page_is_its_introduction_and_the_rendered_exercises(chapter:
     assert ids == [i for i, ex in catalogue().items() if ex.chapter == chapter]
     solved = re.findall(r"The checker says: \*\*([\w-]+): correct \((?:exactly|to within)", out)
     assert solved == ids  # every solution shown, and each passes its checker
+
+
+def _nav_entries(entry: object) -> list[object]:
+    """Every page entry of the nav: ``"page.md"`` or ``{"title": "page.md"}``."""
+    if isinstance(entry, list):
+        return [e for item in entry for e in _nav_entries(item)]
+    if isinstance(entry, dict) and len(entry) == 1:
+        (value,) = entry.values()
+        return [entry] if isinstance(value, str) else _nav_entries(value)
+    return [entry] if isinstance(entry, str) else []
+
+
+@pytest.mark.parametrize("chapter", list(CHAPTERS))
+def test_a_chapters_title_is_the_registrys(chapter: str) -> None:
+    """The page's heading is `heading` of the chapter's title in `CHAPTERS`; the navigation
+    gives it no title of its own (MkDocs then shows the heading), or that same one."""
+    first = (DOCS / f"{chapter}.md").read_text(encoding="utf-8").splitlines()[0]
+    assert first == f"# {heading(chapter)}"
+    path = f"exercises/{chapter}.md"
+    entries = _nav_entries(mkdocs_config()["nav"])
+    (found,) = [e for e in entries if path in ([e] if isinstance(e, str) else e.values())]
+    assert found == path or found == {heading(chapter): path}, found
+
+
+def test_no_paragraph_is_copied_from_one_chapters_page_to_another() -> None:
+    """What every chapter's page says (how to check an answer) is printed by `chapter_page`."""
+    seen: dict[str, str] = {}
+    for chapter in CHAPTERS:
+        text = _BLOCK.sub("", (DOCS / f"{chapter}.md").read_text(encoding="utf-8"))
+        for paragraph in (" ".join(p.split()) for p in text.split("\n\n")):
+            if paragraph:
+                assert paragraph not in seen, f"{chapter}.md repeats {seen[paragraph]}.md"
+                seen[paragraph] = chapter
 
 
 def test_every_exercise_has_its_explanation_and_solution() -> None:

@@ -28,11 +28,6 @@ DOCS = ROOT / "docs"
 #: the sections whose pages are lessons (a page's source path starts with one of these)
 LESSONS = ("forward/", "why/", "positions/", "gradients/", "long/", "examples/", "attention-as.md")
 
-#: Lesson pages being rewritten in parallel (issue 37, developer lessons-b); the lead empties
-#: this set once they are merged. A page listed here that already passes fails the test, so the
-#: set only shrinks.
-PENDING: frozenset[str] = frozenset()
-
 MACHINERY = re.compile(
     r"\bthe build\b|\btest suite\b|\bpytest\b|\bCI\b|\bbenchmark|\bexit status|\bOpenBLAS\b"
     r"|\bGEMM\b|\bcalibration\b|\bthreadpoolctl\b|\bhypothesis\b",
@@ -131,11 +126,6 @@ def test_the_main_line_reader_skips_folded_blocks_code_and_maths():
     assert machinery_words("the CI run") == ["CI"] and machinery_words("a ci-like word") == []
 
 
-def test_the_pending_set_names_lesson_pages():
-    sources = set(lesson_sources())
-    assert PENDING <= sources, PENDING - sources
-
-
 def _offenders(site: Path, source: str) -> list[str]:
     text = main_line(built(site, source).read_text("utf-8"))
     return machinery_words(text)
@@ -144,8 +134,6 @@ def _offenders(site: Path, source: str) -> list[str]:
 def test_no_machinery_word_in_a_lessons_main_line(built_site):
     bad = {}
     for source in lesson_sources():
-        if source in PENDING:
-            continue
         words = _offenders(built_site, source)
         if words:
             bad[source] = sorted(set(words))
@@ -155,12 +143,7 @@ def test_no_machinery_word_in_a_lessons_main_line(built_site):
     )
 
 
-def test_a_pending_page_that_passes_leaves_the_pending_set(built_site):
-    clean = [s for s in sorted(PENDING) if not _offenders(built_site, s)]
-    assert not clean, f"these pages pass now: remove them from PENDING: {clean}"
-
-
-@pytest.mark.parametrize("source", [s for s in lesson_sources() if s not in PENDING])
+@pytest.mark.parametrize("source", lesson_sources())
 def test_evidence_is_one_folded_block_at_the_end(built_site, source):
     """At most one "How we know this is right", folded (closed), and nothing after it."""
     html = built(built_site, source).read_text("utf-8")

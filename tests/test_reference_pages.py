@@ -1,9 +1,10 @@
 """Every public module has its reference page, generated, and in the navigation.
 
-The API, the derivations and the site's machinery are one page per module (a single page of
-them all took seconds to lay out on a phone), written at build time by
-``hooks/gen_reference.py`` from `attention_site.pages.reference`: a module added to a package
-gets its page, and no page is written by hand.
+The API (its subpackages' modules included: the exercises, the toy model) and the
+derivations are one page per module (a single page of them all took seconds to lay out on a
+phone), written at build time by ``hooks/gen_reference.py`` from
+`attention_site.pages.reference`: a module added to a package gets its page, and no page is
+written by hand.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import ast
 import pkgutil
 import re
+import zlib
 from pathlib import Path
 
 import pytest
@@ -19,10 +21,11 @@ import attention_math
 import attention_math.derivations
 from attention_site.pages.reference import (
     SECTIONS,
+    is_package,
     module_page,
     modules,
     nav_file,
-    rendered_in_docs,
+    page_path,
     summary_list,
 )
 from tests.conftest import mkdocs_config
@@ -30,36 +33,58 @@ from tests.conftest import mkdocs_config
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _public(package: object, recursive: bool = False) -> set[str]:
+def _public(package: object) -> set[str]:
+    """Every module under ``package``, its subpackages' included, no part of its name private."""
     name = package.__name__  # type: ignore[attr-defined]
-    walk = pkgutil.walk_packages if recursive else pkgutil.iter_modules
-    found = walk(package.__path__, name + ".")  # type: ignore[attr-defined]
-    return {
-        m.name
-        for m in found
-        if not any(p.startswith("_") for p in m.name.split(".")) and not (recursive and m.ispkg)
-    }
+    found = pkgutil.walk_packages(package.__path__, name + ".")  # type: ignore[attr-defined]
+    return {m.name for m in found if not any(p.startswith("_") for p in m.name.split("."))}
 
 
 @pytest.mark.parametrize(
-    ("section", "package", "recursive"),
-    [
-        (SECTIONS[0], attention_math, False),
-        (SECTIONS[1], attention_math.derivations, False),
-    ],
+    ("section", "package"),
+    [(SECTIONS[0], attention_math), (SECTIONS[1], attention_math.derivations)],
     ids=lambda x: getattr(x, "folder", ""),
 )
-def test_every_public_module_has_one_page(section, package, recursive) -> None:
-    """A page generated here, or the lesson page that renders it in full; never both."""
+def test_every_public_module_has_one_page(section, package) -> None:
+    """Subpackages and their modules included (``attention_math.toy.train``): each has a page
+    of this section, or of the section of its own that ``skip`` names."""
     generated = {f"{section.package}.{m}" for m in modules(section)}
-    elsewhere = _public(package, recursive) & rendered_in_docs()
-    skipped = {f"{section.package}.{s}" for s in section.skip}
-    assert generated | elsewhere | skipped == _public(package, recursive)
-    assert not generated & elsewhere
-    for name in modules(section):
+    skipped = {m for m in _public(package) if m.split(".")[1] in section.skip}
+    assert generated | skipped == _public(package)
+    assert not generated & skipped
+    paths = [page_path(section, name) for name in modules(section)]
+    assert len(set(paths)) == len(paths)  # no two modules on one page
+    for name, path in zip(modules(section), paths, strict=True):
         assert module_page(section, name).startswith(f"::: {section.package}.{name}\n")
-        assert f"- [{name}]({name}.md)" in nav_file(section).splitlines()
-        assert f"[`{section.package}.{name}`]({name}/): " in summary_list(section.folder)
+        depth = "    " * (name.count(".") + is_package(section, name))  # under its section
+        assert f"{depth}- [{name.rpartition('.')[2]}]({path})" in nav_file(section).splitlines()
+        assert f"[`{section.package}.{name}`](" in summary_list(section.folder)
+
+
+def test_a_subpackage_is_the_index_of_its_modules_folder() -> None:
+    api = SECTIONS[0]
+    assert is_package(api, "exercises") and not is_package(api, "exercises.parse")
+    assert "toy.train" in modules(api)  # the docs name attention_math.toy.train.train
+    assert page_path(api, "exercises") == "exercises/index.md"
+    assert page_path(api, "exercises.chapters.views") == "exercises/chapters/views.md"
+    lines = nav_file(api).splitlines()
+    at = lines.index("- exercises")  # a section of the navigation, its page first
+    assert lines[at + 1 : at + 3] == [
+        "    - [exercises](exercises/index.md)",
+        "    - [build](exercises/build.md)",
+    ]
+
+
+def test_no_page_in_docs_renders_a_module_itself() -> None:
+    """Every module's page is generated: a page in ``docs/`` links to it, and never renders a
+    module with mkdocstrings' ``::: module`` (the site's own machinery least of all)."""
+    found = [
+        f"{page.relative_to(ROOT)}: {line}"
+        for page in sorted((ROOT / "docs").rglob("*.md"))
+        for line in page.read_text(encoding="utf-8").splitlines()
+        if re.match(r"::: [\w.]+\s*$", line)
+    ]
+    assert not found, found
 
 
 def test_no_reference_page_is_written_by_hand() -> None:
@@ -77,9 +102,23 @@ def test_the_built_reference_has_every_page_in_its_navigation(built_site: Path) 
         assert not (built_site / section.folder / "SUMMARY").exists()  # the nav, not a page
         index = (built_site / section.folder / "index.html").read_text(encoding="utf-8")
         for name in modules(section):
-            page = built_site / section.folder / name / "index.html"
+            address = page_path(section, name).removesuffix(".md").removesuffix("index")
+            page = built_site / section.folder / address.rstrip("/") / "index.html"
             assert f'id="{section.package}.{name}"' in page.read_text(encoding="utf-8"), page
-            assert f'href="{name}/"' in index, f"{section.folder}: no link to {name}"
+            href = address.rstrip("/") + "/"
+            assert f'href="{href}"' in index, f"{section.folder}: no link to {name}"
+
+
+@pytest.mark.docs
+def test_the_inventory_names_the_library_only(built_site: Path) -> None:
+    """``objects.inv`` (what other sites link to) holds the documented library's names, not the
+    site's: no page renders a module of ``attention_site``, so mkdocstrings never loads it."""
+    head, _, body = (built_site / "objects.inv").read_bytes().partition(b"zlib.\n")
+    assert head.startswith(b"# Sphinx inventory version 2")
+    names = [line.split(" ", 1)[0] for line in zlib.decompress(body).decode().splitlines()]
+    assert "attention_math.exercises.catalogue.catalogue" in names
+    assert "attention_math.toy.train.train" in names
+    assert not [n for n in names if not n.startswith("attention_math")], names[:20]
 
 
 def test_every_public_constant_has_a_docstring_the_reference_can_render() -> None:
@@ -108,17 +147,3 @@ def test_every_public_constant_has_a_docstring_the_reference_can_render() -> Non
             if names and not documented:
                 bare.append(f"{path.relative_to(ROOT)}: {sorted(names)}")
     assert not bare, bare
-
-
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "exercises"
-
-
-def test_the_api_page_documents_the_catalogue_function() -> None:
-    import griffe
-
-    src = Path(__file__).resolve().parents[1] / "src"
-    package = griffe.load("attention_math", search_paths=[str(src)])
-    blocks = re.findall(r"^::: (\S+)", (DOCS / "api.md").read_text(encoding="utf-8"), re.M)
-    objects = [package[p.removeprefix("attention_math.")] for p in blocks]
-    assert any(o.is_function and o.name == "catalogue" for o in objects)
-    assert package["exercises"].members["catalogue"].is_module  # why members cannot name it

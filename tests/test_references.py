@@ -49,12 +49,6 @@ REQUIRED = {
     "touvron2023": "2302.13971",
 }
 
-#: Entries whose citing pages are written by other developers in parallel (issue 37: the
-#: positions, long-sequence and gradient chapters, the transformer block, Coming from PyTorch).
-#: The lead empties this set as those pages land; a listed entry that is cited already fails
-#: the test, so the set only shrinks.
-PENDING: frozenset[str] = frozenset()
-
 
 def test_the_bibliography_holds_every_required_paper_with_its_link():
     refs = {r.key: r for r in load()}
@@ -110,16 +104,8 @@ def test_the_references_page_lists_every_entry(built_site):
 
 def test_every_entry_is_cited_on_a_page(built_site):
     links = _links(built_site)
-    uncited = [r.key for r in load() if r.key not in PENDING and r.url not in links]
+    uncited = [r.key for r in load() if r.url not in links]
     assert not uncited, f"cite these where the pages use them (or drop them): {uncited}"
-
-
-def test_a_pending_entry_that_is_cited_leaves_the_pending_set(built_site):
-    links = _links(built_site)
-    urls = {r.key: r.url for r in load()}
-    assert PENDING <= urls.keys(), PENDING - urls.keys()
-    cited = sorted(k for k in PENDING if urls[k] in links)
-    assert not cited, f"cited now: remove from PENDING: {cited}"
 
 
 FILE_NAME = re.compile(r"\d{3}_[0-9a-f]{16}\.txt")

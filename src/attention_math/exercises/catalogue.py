@@ -7,41 +7,21 @@ names a learner may type.
 
 from __future__ import annotations
 
+import importlib
 from functools import cache
+from types import ModuleType
 
-from attention_math.exercises.chapters import (
-    examples,
-    forward,
-    gradients,
-    masks,
-    modern,
-    multihead,
-    positions,
-    scaling,
-    softmax,
-    systems,
-    views,
-)
-from attention_math.exercises.model import Exercise
+from attention_math.exercises.model import CHAPTERS, Exercise
 
 __all__ = ["by_chapter", "catalogue", "find"]
 
-_CHAPTERS = {
-    c.__name__.rsplit(".", 1)[1]: c
-    for c in (
-        forward,
-        examples,
-        scaling,
-        softmax,
-        masks,
-        multihead,
-        positions,
-        modern,
-        gradients,
-        views,
-        systems,
-    )
-}
+
+def _exercises(name: str) -> list[Exercise]:
+    """What ``exercises()`` of chapter ``name``'s module (``exercises/chapters/<name>.py``)
+    returns: the chapters are the keys of `CHAPTERS`, listed there only."""
+    module: ModuleType = importlib.import_module(f"attention_math.exercises.chapters.{name}")
+    made: list[Exercise] = module.exercises()
+    return made
 
 
 #: the chapters built so far in this process, by name (``by_chapter`` builds each once)
@@ -59,11 +39,11 @@ def by_chapter(name: str) -> dict[str, Exercise]:
         >>> "softmax-logs" in by_chapter("softmax"), "softmax-logs" in by_chapter("masks")
         (True, False)
     """
-    if name not in _CHAPTERS:
-        raise ValueError(f"unknown chapter {name!r}; chapters: {', '.join(_CHAPTERS)}")
+    if name not in CHAPTERS:
+        raise ValueError(f"unknown chapter {name!r}; chapters: {', '.join(CHAPTERS)}")
     if name not in _BUILT:
         out: dict[str, Exercise] = {}
-        for ex in _CHAPTERS[name].exercises():
+        for ex in _exercises(name):
             if ex.id in out or ex.chapter != name:
                 raise ValueError(f"exercise {ex.id!r}: duplicate, or not of chapter {name!r}")
             out[ex.id] = ex
@@ -81,7 +61,7 @@ def find(exercise_id: str) -> Exercise | None:
         >>> find("softmax-logs").chapter, find("no-such-exercise")
         ('softmax', None)
     """
-    for name in [*_BUILT, *(n for n in _CHAPTERS if n not in _BUILT)]:
+    for name in [*_BUILT, *(n for n in CHAPTERS if n not in _BUILT)]:
         found = by_chapter(name).get(exercise_id)
         if found is not None:
             return found
@@ -98,7 +78,7 @@ def catalogue() -> dict[str, Exercise]:
         True
     """
     out: dict[str, Exercise] = {}
-    for name in _CHAPTERS:
+    for name in CHAPTERS:
         for ex in by_chapter(name).values():
             if ex.id in out:
                 raise ValueError(f"duplicate exercise id {ex.id!r}")

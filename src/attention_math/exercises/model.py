@@ -23,10 +23,14 @@ CHAPTERS: dict[str, str] = {
     "positions": "Positions and decoding",
     "modern": "Long contexts and the modern block",
     "gradients": "Gradients",
-    "views": "Other views: kernels, linear attention, FlashAttention",
+    "views": "Other views of attention",
     "systems": "Heads, IO and decoding",
 }
-"""Chapter id -> title, in reading order (the site's navigation)."""
+"""Chapter id -> title, in reading order (the site's navigation): the one list of chapters.
+
+Chapter ``c``'s exercises are ``exercises()`` of the module
+``attention_math.exercises.chapters.c``; its page on the site is ``exercises/c.md``, titled
+from here."""
 
 DIAGNOSES: dict[str, str] = {
     "transposed": "your answer is the transpose of the right one (rows and columns swapped)",

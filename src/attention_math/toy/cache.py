@@ -1,7 +1,7 @@
 """The trained model, kept on disk under a hash of everything that made it.
 
 Training is deterministic (see ``attention_math.toy.train``), so its result is a function
-of the code that trains, the seed and hyper-parameters, the model's shapes and the NumPy
+of the code that trains, its random seed and hyper-parameters, the model's shapes and the NumPy
 that computes. Their SHA-256 names a file in the user cache
 (``attention_math._cache.user_cache() / "toy"``): a second ``load()`` with the same inputs
 reads it back instead of training; a change to any of them trains afresh.

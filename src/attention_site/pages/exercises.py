@@ -3,7 +3,8 @@
 Each exercise's entry is its statement, the ways to check an answer, and its folded solution
 (the explanation, the solution's result beside its source), which must pass its checker.
 `attention_math.exercises` holds all of it as data; ``docs/exercises/<chapter>.md`` holds the
-chapter's introduction and one block that prints `chapter_page`.
+chapter's title (`heading`, from the registry's `CHAPTERS`), its introduction and one block
+that prints `chapter_page`: how to check an answer, then the exercises.
 """
 
 from __future__ import annotations
@@ -16,11 +17,14 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+import sympy as sp
+
 from attention_math.exercises import get
 from attention_math.exercises.catalogue import by_chapter
 from attention_math.exercises.checker import diagnose
 from attention_math.exercises.convert import to_sympy
-from attention_math.exercises.model import CHAPTERS, input_tex, shape_words
+from attention_math.exercises.model import CHAPTERS, Exercise, input_tex, shape_words
+from attention_math.exercises.parse import FUNCTIONS
 from attention_math.symbolic import latex
 from attention_math.terminal import plain
 from attention_site.pages.exercise_box import answer_box, placeholder
@@ -33,6 +37,7 @@ __all__ = [
     "chapter_page",
     "decimals",
     "entry",
+    "heading",
     "page_links",
     "solved",
     "statement",
@@ -276,9 +281,59 @@ def page_links(markdown: str) -> str:
     return _MD_LINK.sub(url, markdown)
 
 
+def heading(chapter: str) -> str:
+    """The title of ``chapter``'s page (its ``# `` line and its name in the navigation), from
+    its title in `CHAPTERS`: after the colon the title's first letter is small, unless its
+    first word is written with capitals inside (``IO``, ``RoPE``).
+
+    Raises:
+        ValueError: an unknown chapter.
+
+    Examples:
+        >>> from attention_site.pages.exercises import heading
+        >>> heading("forward"), heading("multihead")
+        ('Exercises: the forward pass', 'Exercises: multi-head attention')
+    """
+    if chapter not in CHAPTERS:
+        raise ValueError(f"unknown chapter {chapter!r}; known: {', '.join(CHAPTERS)}")
+    title = CHAPTERS[chapter]
+    first = title.split(" ", 1)[0]
+    if first[1:] == first[1:].lower():
+        title = title[:1].lower() + title[1:]
+    return f"Exercises: {title}"
+
+
+_TYPED = ("exp", "sqrt", "log")
+"""The functions every chapter's instructions name; `FUNCTIONS` has the others."""
+
+
+def _how_to_check(exercises: list[Exercise]) -> str:
+    """What every chapter's page says before its exercises: where the inputs come from and how
+    an answer is checked. Besides `_TYPED`, it names the functions of the answer syntax that
+    these exercises' answers hold (``sin`` and ``cos`` for the positions)."""
+    held = {type(f) for ex in exercises for f in ex.answer.atoms(sp.Function)}
+    held -= {FUNCTIONS[name][0] for name in _TYPED}  # named already (``ln`` is ``log``)
+    more = []
+    for name, (build, _) in FUNCTIONS.items():
+        if build in held:
+            more.append(name)
+            held.discard(build)  # one name for each
+    names = ", ".join(f"`{n}`" for n in [*_TYPED, *more, "^"])
+    # the syntax is spelled out on the exercises' index page: "../" from a chapter's page
+    return (
+        "Each exercise states its inputs (rendered from the package's catalogue when the site "
+        "is built). Check an answer in Python or from the shell: type it as "
+        f"[plain math](../#checking-an-answer) ({names}, matrices as `[[a, b], [c, d]]`) or "
+        "pass a SymPy or NumPy object. The checker says whether it is right and, for the "
+        "usual slips, what went wrong. Every solution below is run when the site is built and "
+        "must pass the same checker."
+    )
+
+
 def chapter_page(chapter: str) -> str:
-    """Every exercise of ``chapter`` as Markdown, in the registry's order: the whole page
-    below its introduction (``docs/exercises/<chapter>.md`` prints it).
+    """Every exercise of ``chapter`` as Markdown, in the registry's order, after the paragraph
+    on checking an answer that every chapter's page shows: the whole page below its
+    introduction (``docs/exercises/<chapter>.md`` prints it).
 
     Raises:
         ValueError: an unknown chapter.
@@ -286,9 +341,15 @@ def chapter_page(chapter: str) -> str:
     Examples:
         >>> from attention_site.pages.exercises import chapter_page
         >>> page = chapter_page("masks")
-        >>> page.count('??? success "Solution"') == page.count("\\n## ") + 1
+        >>> page.count('??? success "Solution"') == page.count("\\n## ")
         True
+        >>> page.startswith("Each exercise states its inputs")
+        True
+        >>> "`sin`, `cos`" in chapter_page("positions"), "`sin`" in page
+        (True, False)
     """
     if chapter not in CHAPTERS:
         raise ValueError(f"unknown chapter {chapter!r}; known: {', '.join(CHAPTERS)}")
-    return "\n\n".join(entry(i) for i in by_chapter(chapter)) + "\n"
+    exercises = by_chapter(chapter)
+    entries = [entry(i) for i in exercises]
+    return "\n\n".join([_how_to_check(list(exercises.values())), *entries]) + "\n"
