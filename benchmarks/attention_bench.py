@@ -264,10 +264,10 @@ def in_child(case: dict, script: str = __file__) -> dict:
 
 
 def _numpy_simd() -> list[str]:
-    """The SIMD extensions NumPy found on this CPU (what ``np.show_runtime`` reports as found)."""
-    from numpy._core._multiarray_umath import __cpu_features__  # what show_runtime reads
-
-    return sorted(name for name, found in __cpu_features__.items() if found)
+    """The SIMD levels NumPy runs on this CPU: its build's baseline and the higher ones it
+    found (``np.show_config``'s public record; "X86_V3" is AVX2 with FMA3)."""
+    simd = np.show_config(mode="dicts")["SIMD Extensions"]
+    return [*simd["baseline"], *simd["found"]]
 
 
 def machine() -> dict:
