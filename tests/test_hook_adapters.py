@@ -13,6 +13,7 @@ depends on texts of mkdocs-material's own templates and script, listed in
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from pathlib import Path
 
@@ -56,6 +57,15 @@ def _python_files() -> list[Path]:
     return sorted(path for d in dirs for path in (ROOT / d).rglob("*.py"))
 
 
+@functools.cache
+def _ours() -> frozenset[str]:
+    """The project's top-level module names: hooks and benchmarks import their folder's
+    modules (``_common``) by name."""
+    folders = (HOOKS, ROOT / "benchmarks")
+    stems = {path.stem for d in folders for path in d.glob("*.py")}
+    return frozenset({"attention_math", "attention_site", "tests", *stems})
+
+
 def _private(module: str) -> bool:
     """A library's private module: a part of its dotted name starts with one underscore
     (``markdown_exec._internal``, ``numpy._core``); the project's own modules are not.
@@ -67,10 +77,7 @@ def _private(module: str) -> bool:
         (False, False)
     """
     parts = module.split(".")
-    ours = {"attention_math", "attention_site", "tests"} | {
-        path.stem for d in (HOOKS, ROOT / "benchmarks") for path in d.glob("*.py")
-    }  # hooks and benchmarks import their folder's modules (_common) by name
-    if parts[0] in ours | sys.stdlib_module_names:
+    if parts[0] in _ours() | sys.stdlib_module_names:
         return False
     return any(p.startswith("_") and not p.startswith("__") for p in parts)
 
