@@ -17,7 +17,7 @@ from types import ModuleType
 
 import pytest
 
-from tests.hooks import load_hook
+from attention_site.checks.hooks import load_hook
 
 ROOT = Path(__file__).resolve().parents[1]
 HOOK = ROOT / "hooks" / "exec_cache.py"

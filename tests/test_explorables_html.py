@@ -101,7 +101,7 @@ def test_the_script_is_written_where_an_explorable_is_and_nowhere_else() -> None
 
     from mkdocs.config.config_options import ExtraScriptValue
 
-    from tests.hooks import load_hook
+    from attention_site.checks.hooks import load_hook
 
     hook = load_hook("explorables")
     config = SimpleNamespace(extra={})

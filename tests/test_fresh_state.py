@@ -20,7 +20,7 @@ from types import ModuleType
 
 import pytest
 
-from tests.hooks import load_hook
+from attention_site.checks.hooks import load_hook
 
 ROOT = Path(__file__).resolve().parents[1]
 HOOK = ROOT / "hooks" / "fresh_state.py"

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hooks import HOOKS, load_hook
+from attention_site.checks.hooks import HOOKS, load_hook
 
 ROOT = HOOKS.parent
 

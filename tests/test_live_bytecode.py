@@ -8,7 +8,7 @@ from types import ModuleType
 
 import pytest
 
-from tests.hooks import load_hook
+from attention_site.checks.hooks import load_hook
 
 
 def _hook() -> ModuleType:

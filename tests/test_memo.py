@@ -175,7 +175,7 @@ def test_the_memos_outlive_the_process_as_the_execution_cache_does(
     monkeypatch: pytest.MonkeyPatch, command: str, setting: str | None, kept: bool
 ) -> None:
     """On disk under ``serve`` or ``ATTENTION_MATH_EXEC_CACHE=1``, never in a plain build."""
-    from tests.hooks import load_hook
+    from attention_site.checks.hooks import load_hook
 
     if setting is None:
         monkeypatch.delenv("ATTENTION_MATH_EXEC_CACHE", raising=False)

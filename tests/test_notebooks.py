@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
+from attention_site.checks.hooks import load_hook
 from attention_site.checks.server import SiteServer
 from tests.conftest import require_or_skip
-from tests.hooks import load_hook
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -20,7 +20,7 @@ import markdown
 import pytest
 from markdown_exec import formatter, validator
 
-from tests.hooks import load_hook
+from attention_site.checks.hooks import load_hook
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -24,9 +24,9 @@ from types import ModuleType
 
 import pytest
 
+from attention_site.checks.hooks import load_hook
 from attention_site.checks.server import SiteServer
 from tests.conftest import SECOND_BUILD
-from tests.hooks import load_hook
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -21,7 +21,7 @@ import pytest
 from mkdocs.config import load_config
 from mkdocs.theme import Theme
 
-from tests.hooks import load_hook
+from attention_site.checks.hooks import load_hook
 
 ROOT = Path(__file__).resolve().parents[1]
 OVERRIDES = ROOT / "overrides"

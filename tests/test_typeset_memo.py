@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.hooks import load_hook
+from attention_site.checks.hooks import load_hook
 
 PAGE_A = (
     "<html><head></head><body>"
