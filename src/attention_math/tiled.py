@@ -42,6 +42,7 @@ import contextlib
 import functools
 import os
 import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal, cast, overload
@@ -244,17 +245,7 @@ def tiled_attention(
     kb = np.broadcast_to(k, (*batch, *k.shape[-2:]))
     vb = np.broadcast_to(v, (*batch, *v.shape[-2:]))
     bq, bk = min(block[0], n_q), min(block[1], n_k)
-    for idx in np.ndindex(*batch):
-        head = _Head(
-            q=qb[idx],
-            k=kb[idx],
-            v=vb[idx],
-            scale=s,
-            mask=None if mask is None else mask[idx],
-            causal=causal,
-            bq=bq,
-            bk=bk,
-        )
+    for idx, head in _Head.each(qb, kb, vb, mask, s, causal, bq, bk):
         _one_head(head, out[idx], None if lse is None else lse[idx], workers)
     return out if lse is None else (out, lse)
 
@@ -279,6 +270,16 @@ class _Head:
     causal: int | None  # the diagonal's offset: row i sees keys 0..i + causal; None: no mask
     bq: int  # query rows per tile
     bk: int  # keys per tile
+
+    @staticmethod
+    def each(
+        q: _F, k: _F, v: _F, mask: _Mask, scale: np.floating, causal: int | None, bq: int, bk: int
+    ) -> Iterator[tuple[tuple[int, ...], _Head]]:
+        """Each head of the batch (``q``'s leading dimensions; ``k``, ``v`` and ``mask``
+        already broadcast to them) as ``(index, _Head)``, its arrays views, not copies."""
+        for idx in np.ndindex(*q.shape[:-2]):
+            m = None if mask is None else mask[idx]
+            yield idx, _Head(q[idx], k[idx], v[idx], scale, m, causal, bq, bk)
 
 
 @dataclass(frozen=True, slots=True)

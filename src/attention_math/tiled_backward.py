@@ -162,17 +162,7 @@ def tiled_backward(
     dv = np.empty((*batch, *v.shape[-2:]), dtype=q.dtype)
     qb, kb, vb, gb = (np.broadcast_to(a, (*batch, *a.shape[-2:])) for a in (q, k, v, d_out))
     bq, bk = max(1, min(block[0], n_q)), max(1, min(block[1], n_k))  # ≥ 1: empty inputs
-    for idx in np.ndindex(*batch):
-        head = _Head(
-            q=qb[idx],
-            k=kb[idx],
-            v=vb[idx],
-            scale=factor,
-            mask=None if mb is None else mb[idx],
-            causal=causal,
-            bq=bq,
-            bk=bk,
-        )
+    for idx, head in _Head.each(qb, kb, vb, mb, factor, causal, bq, bk):
         _one_head(head, gb[idx], dq[idx], dk[idx], dv[idx])
     return dq, dk, dv
 
