@@ -23,6 +23,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+import adapter_memo  # hooks/adapter_memo.py
 import material
 from material.plugins.search import plugin as _search
 
@@ -127,11 +128,7 @@ def set_parser(parser: type[Any]) -> None:
 def shared_memo(name: str, fresh: dict[str, Any]) -> dict[str, Any]:
     """A memo kept on the search plugin's module (``fresh`` the first time), so that it
     survives a hook's reloading, as the original parser does."""
-    attr = f"_attention_math_{name}"
-    if not hasattr(_search, attr):
-        setattr(_search, attr, fresh)
-    memo: dict[str, Any] = getattr(_search, attr)
-    return memo
+    return adapter_memo.kept_on(_search, name, fresh)
 
 
 def private_names() -> dict[str, Any]:

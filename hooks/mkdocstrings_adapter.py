@@ -13,6 +13,7 @@ from collections.abc import Callable
 from importlib.metadata import version
 from typing import Any
 
+import adapter_memo  # hooks/adapter_memo.py
 from mkdocstrings_handlers.python._internal import rendering as _rendering
 
 __all__ = ["PINNED", "installed", "original_formatter", "private_names", "set_formatter"]
@@ -46,11 +47,7 @@ def set_formatter(get: Callable[[], Formatter]) -> None:
 def shared_memo(name: str, fresh: dict[str, Any]) -> dict[str, Any]:
     """A memo kept on the rendering module (``fresh`` the first time), so that it survives a
     hook's reloading, as the wrapped getter does."""
-    attr = f"_attention_math_{name}"
-    if not hasattr(_rendering, attr):
-        setattr(_rendering, attr, fresh)
-    memo: dict[str, Any] = getattr(_rendering, attr)
-    return memo
+    return adapter_memo.kept_on(_rendering, name, fresh)
 
 
 def private_names() -> dict[str, Any]:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from importlib.metadata import version
 from typing import Any
 
+import adapter_memo  # hooks/adapter_memo.py
 from pymdownx import highlight as _highlight
 
 __all__ = [
@@ -55,11 +56,7 @@ def set_highlight(method: Callable[..., Any]) -> None:
 def shared_memo(name: str, fresh: dict[str, Any]) -> dict[str, Any]:
     """A memo kept on the highlight module (``fresh`` the first time), so that it survives a
     hook's reloading, as the original method does."""
-    attr = f"_attention_math_{name}"
-    if not hasattr(_highlight, attr):
-        setattr(_highlight, attr, fresh)
-    memo: dict[str, Any] = getattr(_highlight, attr)
-    return memo
+    return adapter_memo.kept_on(_highlight, name, fresh)
 
 
 def private_names() -> dict[str, Any]:
