@@ -23,7 +23,6 @@ unaffected. Under ``CI`` a missing bytecode step fails the build too.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import logging
@@ -32,7 +31,6 @@ import shutil
 import subprocess
 import tarfile
 import tomllib
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +39,7 @@ from mkdocs.utils import get_relative_url
 from node_binary import find_node  # hooks/node_binary.py (MkDocs puts this directory on sys.path)
 
 from attention_math._cache import user_cache
+from attention_site.checks.pinned import PinError, fetch, npm_files, verify
 
 log = logging.getLogger("mkdocs.hooks.live")
 
@@ -76,45 +75,10 @@ class LiveError(RuntimeError):
     """The in-browser runtime could not be gathered; the message says what and why."""
 
 
-def _fetch(url: str, dest: Path) -> Path:
-    """Download ``url`` to ``dest`` once (an existing file is kept: callers verify hashes)."""
-    if dest.is_file():
-        return dest
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    part = dest.with_name(dest.name + f".{os.getpid()}.part")
-    try:
-        with urllib.request.urlopen(url, timeout=60) as r, part.open("wb") as f:
-            shutil.copyfileobj(r, f)
-    except OSError as exc:
-        part.unlink(missing_ok=True)
-        raise LiveError(f"cannot fetch {url}: {exc}") from None
-    part.replace(dest)
-    return dest
-
-
-def _verify(path: Path, algorithm: str, expected: bytes, what: str) -> None:
-    got = hashlib.new(algorithm, path.read_bytes()).digest()
-    if got != expected:
-        path.unlink()  # a bad download is not kept: the next build fetches it again
-        raise LiveError(f"{what}: {algorithm} hash mismatch for {path.name}; removed, not used")
-
-
 def pyodide_core(lock: dict[str, Any]) -> Path:
     """The directory holding the pinned Pyodide core files, verified against the lock."""
     pin = lock["pyodide"]
-    algorithm, _, digest = pin["integrity"].partition("-")
-    tgz = _fetch(pin["tarball"], CACHE / f"pyodide-{pin['version']}.tgz")
-    _verify(tgz, algorithm, base64.b64decode(digest), "pyodide (npm)")
-    out = CACHE / f"pyodide-{pin['version']}"
-    if not all((out / name).is_file() for name in pin["files"]):
-        out.mkdir(parents=True, exist_ok=True)
-        with tarfile.open(tgz) as tar:
-            for name in pin["files"]:  # only the listed files, by name: nothing else is read
-                member = tar.extractfile(f"package/{name}")
-                if member is None:
-                    raise LiveError(f"pyodide {pin['version']}: package/{name} missing")
-                (out / name).write_bytes(member.read())
-    return out
+    return npm_files({"name": "pyodide", **pin}, pin["files"], CACHE)
 
 
 def pypi_wheels(names: list[str]) -> list[tuple[str, str, Path]]:
@@ -129,8 +93,8 @@ def pypi_wheels(names: list[str]) -> list[tuple[str, str, Path]]:
         if not wheels:
             raise LiveError(f"uv.lock has no pure-Python wheel of {name}")
         url, (algorithm, _, digest) = wheels[0]["url"], wheels[0]["hash"].partition(":")
-        path = _fetch(url, CACHE / "wheels" / url.rsplit("/", 1)[1])
-        _verify(path, algorithm, bytes.fromhex(digest), f"{name} (PyPI)")
+        path = fetch(url, CACHE / "wheels" / url.rsplit("/", 1)[1])
+        verify(path, algorithm, bytes.fromhex(digest), f"{name} (PyPI)")
         out.append((name, found[0]["version"], path))
     return out
 
@@ -254,7 +218,7 @@ def served_archives(
         pin = lock["pyodide"]["integrity"]
         places = [STDLIB] + [SITE_PACKAGES] * len(wheels)
         return compiled(core, pin, list(zip(sources, places, strict=True))), True
-    except (LiveError, OSError) as exc:
+    except (LiveError, PinError, OSError) as exc:
         if os.environ.get("CI"):
             raise LiveError(f"in-browser bytecode: {exc} (required under CI)") from exc
         log.info(
@@ -284,7 +248,7 @@ def on_files(files: Files, config: Any) -> Files:
         lock = json.loads(LOCK.read_text(encoding="utf-8"))
         core = pyodide_core(lock)
         wheels = [*pypi_wheels(lock["wheels"]), ("attention_math", "", project_wheel())]
-    except (LiveError, OSError, KeyError, ValueError, tarfile.TarError) as exc:
+    except (LiveError, PinError, OSError, KeyError, ValueError, tarfile.TarError) as exc:
         if os.environ.get("CI"):
             raise LiveError(f"in-browser checking: {exc} (required under CI)") from exc
         _state["reason"] = str(exc)
