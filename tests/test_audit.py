@@ -58,6 +58,7 @@ def test_verdict_counts() -> None:
     assert all(found), found  # the seeds hold claims that agree, slips and errors
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_cli_subprocess_exits_zero_and_prints_the_report() -> None:
     run = subprocess.run(
         [sys.executable, "-m", "attention_math", "audit"],

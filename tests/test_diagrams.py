@@ -132,6 +132,7 @@ def test_the_crossover_is_marked_where_the_drawn_curves_cross(widths: tuple[int,
         plt.close(fig)
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_the_crossover_figure_names_each_crossover_in_its_text_alternative() -> None:
     label = _label(curves.cost_crossover((64, 128)))
     assert _crossover_label(64) in label and _crossover_label(128) in label, label

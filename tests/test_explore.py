@@ -16,6 +16,7 @@ from attention_math.positional import alibi_bias, alibi_slopes, rope
 from attention_math.running import numeric_forward
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_the_eight_names_of_the_issue():
     assert set(explore.EXPLORABLES) == {
         *("temperature", "scaling", "mask", "window"),

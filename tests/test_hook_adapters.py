@@ -99,6 +99,7 @@ def _private_imports(tree: ast.AST) -> list[str]:
 PYTEST_OWN = {"tests/conftest.py": ["_pytest.nodeid"]}
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_no_other_module_imports_a_private_module() -> None:
     bad = {
         str(path.relative_to(ROOT)): names

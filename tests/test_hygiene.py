@@ -12,11 +12,14 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 CONF = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 TOOL = CONF["tool"]
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_pytest_is_strict(tmp_path: Path) -> None:
     """With the project's settings an unregistered marker is an error (PP306) and an xfail test
     that passes fails the run (PP305): a typo in a marker never silently selects nothing."""

@@ -218,6 +218,7 @@ def test_the_same_page_gives_the_same_file() -> None:
     assert nbformat.writes(a) == nbformat.writes(b)  # reproducible builds: no random cell ids
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_the_runner_reports_each_notebook_in_order_a_crash_included(tmp_path: Path) -> None:
     from tests.notebook_runner import run_notebooks
 

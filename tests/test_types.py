@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from attention_math._cache import user_cache
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,6 +53,7 @@ FAULTS = {
 }
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_mypy_settings(tmp_path: Path) -> None:
     """mypy run with the project's settings reports each planted fault, by its code."""
     for n, code in enumerate(FAULTS):
@@ -60,6 +63,7 @@ def test_mypy_settings(tmp_path: Path) -> None:
         assert re.search(rf"fault_{n}\.py:\d+: error: .*\[{error}\]", run.stdout), run.stdout
 
 
+@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_mypy_is_strict_and_checks_src():
     """A plain run (the configuration's files) checks every module of src/ and hooks/, and no
     module of ours is exempted from the strict checks."""
