@@ -14,8 +14,9 @@ warm, as it is on a contributor's second clone):
 - ``test_command_s``: the same command again, as a contributor's next run of the same
   sources: every page's bytes are unchanged, so their kept visits are reused
   (``attention_site.checks.visits``); ``test_command_slowest`` as above;
-- ``quick_loop_s``: the quick loop, the same command with ``-m "not browser and not docs and
-  not slow"`` (after the full run, as a contributor runs it: pytest's caches warm);
+- ``quick_loop_s``: the quick loop as the README shows it, ``.venv/bin/pytest -m "not browser
+  and not docs and not slow"`` (after the full run, as a contributor runs it: pytest's caches
+  warm; no ``pip install uv`` or ``uv run`` before it);
 - ``serve_first_s`` and ``serve_restart_s``: ``mkdocs serve`` started twice once the cold
   build has filled the execution cache (the build runs with ``ATTENTION_MATH_EXEC_CACHE=1``:
   every block still runs, and its output is kept), each until it serves the first page. The
@@ -138,6 +139,16 @@ def slowest(output: str) -> list[list[Any]]:
     return [[float(s), step, test] for s, step, test in DURATION.findall(output)]
 
 
+def readme_quick_command() -> str:
+    """The quick loop as README.md shows it (``.venv/bin/pytest -m "…"``), whose marker
+    expression must be ``QUICK``: the step times what a reader runs, not the set-up command."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.findall(r'^(\.venv/bin/pytest -m "([^"]+)")$', text, re.MULTILINE)
+    if [expression for _, expression in found] != [QUICK]:
+        raise SystemExit(f'README.md must show the quick loop once, as -m "{QUICK}": {found}')
+    return str(found[0][0])
+
+
 def readme_test_command() -> str:
     """The line after the ``test-command`` marker in README.md, as ``.ci/run`` reads it."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -198,8 +209,8 @@ def measure(figures: dict[str, Any], skip_tests: bool) -> dict[str, Any]:
                 write(figures)
 
             figures["load_before_quick"] = load()
-            quick = f"{command} -m {shlex.quote(QUICK)}"
-            seconds, cpu, output = timed(quick, clone, env)
+            # the README's quick loop (its .venv/ is the one the test command just made)
+            seconds, cpu, output = timed(readme_quick_command(), clone, env)
             figures |= {"quick_loop_s": round(seconds, 1), "quick_loop_cpu_s": round(cpu, 1)}
             summary = re.findall(r"=+ (\d+ passed.*?) in [\d.]+s", output)
             figures["quick_summary"] = summary[-1] if summary else output.splitlines()[-1]
