@@ -19,6 +19,8 @@ import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
 
+from attention_math._cache import write_atomic
+
 __all__ = ["PinError", "fetch", "npm_files", "verify"]
 
 
@@ -84,7 +86,5 @@ def npm_files(pin: Mapping[str, str], members: list[str], cache: Path) -> Path:
                 found = None
             if found is None:  # absent, or not a regular file
                 raise PinError(f"{pin['name']} {pin['version']}: package/{m} missing")
-            part = out / f"{m}.{os.getpid()}.part"
-            part.write_bytes(found.read())
-            part.replace(out / m)
+            write_atomic(out / m, found.read())
     return out
