@@ -31,10 +31,11 @@ shared machine the wall time grows with the other work; the CPU time hardly does
 cores. The load average is recorded with every figure: the machine is shared. Results are
 written after each step, so a run stopped during the test command keeps its build figures
 (``--skip-tests`` measures setup and build only). Writes
-``benchmarks/results/loop_time.json`` (data) and ``loop_time.md`` (the table the About
-page includes). Then it runs ``benchmarks/build_time.py`` (cold builds with and without the
-parallel worker, rebuilds under ``mkdocs serve``; its own table, also on the About page)
-unless ``--skip-build-times``. One unattended command, from the project root, alone on the
+``benchmarks/results/loop_time.json`` (data), ``loop_time.md`` (the table the About
+page includes) and, after a complete run, README.md's paragraph of durations. Then it
+runs ``benchmarks/build_time.py`` (cold builds with and without the parallel worker,
+rebuilds under ``mkdocs serve``; its own table, also on the About page) unless
+``--skip-build-times``. One unattended command, from the project root, alone on the
 machine if you can (about 15 minutes on an idle 2-core machine)::
 
     python3 -m uv run --locked --group test python benchmarks/loop_time.py
@@ -354,9 +355,41 @@ def table(f: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: README.md's paragraph of the loop's durations, between these two lines: written from a
+#: complete run's figures by `write` (``tests/test_benchmark_results.py`` checks it)
+README_START = "<!-- loop-time: written by benchmarks/loop_time.py from its results -->"
+README_END = "<!-- /loop-time -->"
+README_FIGURES = ("test_command_first_s", "test_command_s", "quick_loop_s")
+
+
+def readme_paragraph(f: dict[str, Any]) -> str:
+    """The README's paragraph of durations, from a run's figures."""
+    first, again, quick = (f"{f[k]:.1f} s" for k in README_FIGURES)
+    return (
+        f"Measured from a clean clone by `benchmarks/loop_time.py` on the project's two-core\n"
+        f"machine ({f['date']}; the whole table is `benchmarks/results/loop_time.md`): the\n"
+        f"first run, visiting every page, took {first}; the same command again, reusing every\n"
+        f"page, {again}; the quick loop below, {quick}. The machine is shared and its speed\n"
+        "drifts from run to run (the table's calibration column shows by how much)."
+    )
+
+
+def write_readme(figures: dict[str, Any]) -> None:
+    """Put ``readme_paragraph`` between README.md's markers (a complete run only)."""
+    if not all(isinstance(figures.get(k), float) for k in README_FIGURES):
+        return
+    readme = ROOT / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    start, end = text.index(README_START) + len(README_START), text.index(README_END)
+    paragraph = "\n" + readme_paragraph(figures) + "\n"
+    readme.write_text(text[:start] + paragraph + text[end:], encoding="utf-8")
+
+
 def write(figures: dict[str, Any]) -> None:
-    """``loop_time.json`` (everything measured so far) and ``loop_time.md`` (its table)."""
+    """``loop_time.json`` (everything measured so far) and ``loop_time.md`` (its table), and
+    README.md's paragraph when the run is complete."""
     OUT.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    write_readme(figures)
     if "calibration_end_s" not in figures:  # a partial run: the table needs the end figures
         figures = figures | {
             "calibration_end_s": "not measured: the run stopped before",

@@ -239,6 +239,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     (``request.getfixturevalue``), which its fixture names do not show: left out of the group,
     it built a second site on the other worker.
 
+    The tests of a module that uses PyTorch as its oracle (it imports ``require_torch``) go to
+    one worker too: importing torch and its first call cost about 3 s of CPU, paid once per
+    run rather than once per worker.
+
     The doctests named in ``SLOW_DOCTESTS`` are marked ``slow`` (a test function carries
     ``@pytest.mark.slow`` itself)."""
     for item in items:
@@ -247,3 +251,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if "built_site" in getattr(item, "fixturenames", ()) or item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.docs)
             item.add_marker(pytest.mark.xdist_group("built_site"))
+        elif uses_torch(item):
+            item.add_marker(pytest.mark.xdist_group("torch"))
+
+
+def uses_torch(item: pytest.Item) -> bool:
+    """Whether ``item`` is a test of a module that imports `require_torch` (PyTorch is its
+    oracle); a doctest is not."""
+    module = getattr(item, "module", None)
+    return module is not None and getattr(module, "require_torch", None) is require_torch

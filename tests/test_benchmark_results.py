@@ -10,6 +10,7 @@ read the scripts' source; they import nothing from ``benchmarks/``.
 from __future__ import annotations
 
 import ast
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -141,3 +142,15 @@ def test_every_results_file_a_reader_names_exists() -> None:
                 if "{" not in name and not (RESULTS / name).is_file():
                     missing.setdefault(str(path.relative_to(ROOT)), []).append(name)
     assert missing == {}, missing
+
+
+def test_the_readme_states_the_loop_times_of_the_committed_run() -> None:
+    """README.md's durations of the test command and the quick loop are those of
+    ``loop_time.json`` (``benchmarks/loop_time.py`` writes both): none is typed by hand."""
+    figures = json.loads((RESULTS / "loop_time.json").read_text(encoding="utf-8"))
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (block,) = re.findall(r"<!-- loop-time:[^\n]*-->\n(.*?)<!-- /loop-time -->", readme, re.S)
+    stated = [float(x) for x in re.findall(r"(\d+(?:\.\d+)?) s\b", block)]
+    keys = ("test_command_first_s", "test_command_s", "quick_loop_s")
+    assert stated == [round(figures[k], 1) for k in keys]
+    assert figures["date"] in block

@@ -19,6 +19,7 @@ def fresh(monkeypatch, tmp_path):
     monkeypatch.setattr(default_path, "_crossover", {})
     monkeypatch.setenv(default_path.CACHE_DIR_ENV, str(tmp_path / "cache"))
     monkeypatch.delenv(default_path.CALIBRATE_ENV, raising=False)
+    monkeypatch.setattr(default_path, "_BLAS_SPIN_SECONDS", 0.0)  # a wait, not a computation
     return monkeypatch
 
 
@@ -62,7 +63,7 @@ def test_calibration_picks_the_faster_and_is_kept(fresh):
 
     def slow_untiled(q, k, v):
         calls.append(q.shape)
-        time.sleep(0.05)  # far slower than tiles of a 32 × 64 problem
+        time.sleep(0.01)  # far slower than tiles of a 32 × 64 problem (tens of µs)
 
     assert default_path.tiles_pay((32, 32), np.dtype(np.float32), slow_untiled)
     assert default_path._crossover["float32"] == 32 * 32
@@ -78,7 +79,7 @@ def test_calibration_keeps_untiled_when_it_is_faster(fresh):
     real = tiled.tiled_attention
 
     def slow_tiled(*args, **kwargs):
-        time.sleep(0.05)
+        time.sleep(0.01)
         return real(*args, **kwargs)
 
     fresh.setattr(tiled, "tiled_attention", slow_tiled)
