@@ -51,6 +51,14 @@ def require_torch():
     return require_or_skip("torch", TORCH_MISSING)
 
 
+@pytest.fixture(scope="session")
+def torch():
+    """PyTorch, imported when a test first asks for it: at a module's top it would be
+    imported while collecting, which every pytest-xdist worker does (about 2 s of CPU each),
+    whereas the oracle tests all run on one worker (``uses_torch``)."""
+    return require_torch()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _calibration_in_tmp(tmp_path_factory):
     """The default path's one-off timing (``default_path.tiles_pay``) is kept in a temporary
@@ -239,9 +247,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     (``request.getfixturevalue``), which its fixture names do not show: left out of the group,
     it built a second site on the other worker.
 
-    The tests of a module that uses PyTorch as its oracle (it imports ``require_torch``) go to
-    one worker too: importing torch and its first call cost about 3 s of CPU, paid once per
-    run rather than once per worker.
+    The tests whose oracle is PyTorch (``uses_torch``) go to one worker too: importing torch
+    and its first call cost about 3 s of CPU, paid once per run rather than once per worker.
 
     The doctests named in ``SLOW_DOCTESTS`` are marked ``slow`` (a test function carries
     ``@pytest.mark.slow`` itself)."""
@@ -256,7 +263,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def uses_torch(item: pytest.Item) -> bool:
-    """Whether ``item`` is a test of a module that imports `require_torch` (PyTorch is its
-    oracle); a doctest is not."""
+    """Whether PyTorch is ``item``'s oracle: it asks for the ``torch`` fixture, or its module
+    imports `require_torch`; a doctest is not."""
+    if "torch" in getattr(item, "fixturenames", ()):
+        return True
     module = getattr(item, "module", None)
     return module is not None and getattr(module, "require_torch", None) is require_torch

@@ -9,11 +9,6 @@ import pytest
 from attention_math.backward import attention_backward
 from attention_math.gradcheck import relative_error
 
-from .conftest import require_torch
-
-torch = require_torch()
-F = torch.nn.functional
-
 pytestmark = pytest.mark.oracle
 TOL = 1e-12  # relative, normwise, per gradient
 
@@ -50,7 +45,8 @@ CASES = {
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_agrees_with_torch_autograd(name):
+def test_agrees_with_torch_autograd(name, torch):
+    F = torch.nn.functional
     q, k, v, d_out, mask, scale = _case(*CASES[name])
     tq, tk, tv = (torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in (q, k, v))
     tmask = None if mask is None else torch.tensor(mask)
@@ -64,7 +60,8 @@ def test_agrees_with_torch_autograd(name):
         assert relative_error(g, ref) <= TOL, (label, relative_error(g, ref))
 
 
-def test_fully_masked_rows_are_zero_in_both():
+def test_fully_masked_rows_are_zero_in_both(torch):
+    F = torch.nn.functional
     q, k, v, d_out, mask, _ = _case(*CASES["boolean mask, batched"])
     tq = torch.tensor(q, requires_grad=True)
     out = F.scaled_dot_product_attention(tq, torch.tensor(k), torch.tensor(v), torch.tensor(mask))
@@ -75,7 +72,7 @@ def test_fully_masked_rows_are_zero_in_both():
 
 
 @pytest.mark.parametrize("alignment", ["top-left", "bottom-right"])
-def test_backward_is_causal_and_bias_gradient_match_autograd(alignment):
+def test_backward_is_causal_and_bias_gradient_match_autograd(alignment, torch):
     from torch.nn.attention.bias import causal_lower_right, causal_upper_left
 
     F = torch.nn.functional

@@ -10,17 +10,13 @@ from attention_math.positional import sinusoidal
 from attention_math.toy.grad import loss_and_grads
 from attention_math.toy.model import Config, init_params, weight_names
 
-from .conftest import require_torch
-
-torch = require_torch()
-F = torch.nn.functional
-
 pytestmark = pytest.mark.oracle
 
 
-def torch_loss(w: dict, pos, tokens, c: Config):
+def torch_loss(torch, w: dict, pos, tokens, c: Config):
     """The same model written with PyTorch's own layers of thought: F.one_hot, the scaled
     dot-product attention with is_causal, F.cross_entropy."""
+    F = torch.nn.functional
     x = F.one_hot(tokens, c.vocab).double() @ w["w_e"] + pos  # (B, L, d)
     b, length, d = x.shape
     for layer in range(c.n_layers):
@@ -41,7 +37,7 @@ def torch_loss(w: dict, pos, tokens, c: Config):
         (Config(vocab=32, d_model=32, n_heads=2, n_ctx=40), 32, 1),  # the page's shapes
     ],
 )
-def test_loss_and_gradients_equal_autograd(config, length, seed):
+def test_loss_and_gradients_equal_autograd(config, length, seed, torch):
     rng = np.random.default_rng(seed)
     params = init_params(config, rng)
     tokens = rng.integers(0, config.vocab, size=(3, length))  # (B, L)
@@ -49,7 +45,7 @@ def test_loss_and_gradients_equal_autograd(config, length, seed):
     loss, grads, _ = loss_and_grads(params, pos, config, tokens)
 
     w = {n: torch.tensor(params[n], requires_grad=True) for n in weight_names(config)}
-    t_loss = torch_loss(w, torch.tensor(pos), torch.tensor(tokens), config)
+    t_loss = torch_loss(torch, w, torch.tensor(pos), torch.tensor(tokens), config)
     t_loss.backward()
     assert abs(loss - t_loss.item()) < 1e-12 * abs(loss)
     for n in weight_names(config):
