@@ -121,6 +121,18 @@ def test_the_inventory_names_the_library_only(built_site: Path) -> None:
     assert not [n for n in names if not n.startswith("attention_math")], names[:20]
 
 
+@pytest.mark.docs
+def test_a_function_with_overloads_shows_one_signature(built_site: Path) -> None:
+    """``tiled_attention``'s typing overloads (its ``return_lse``) are for the type checker:
+    its reference entry shows the one signature a reader calls, as every function's does."""
+    page = (built_site / "reference/api/tiled/index.html").read_text(encoding="utf-8")
+    assert 'id="attention_math.tiled.tiled_attention"' in page
+    entry = page.split('id="attention_math.tiled.tiled_attention"', 1)[1]
+    entry = entry.split('id="attention_math.', 1)[0]  # up to the next object's heading
+    assert entry.count('class="doc-signature') == 1
+    assert "doc-overloads" not in page
+
+
 def test_every_public_constant_has_a_docstring_the_reference_can_render() -> None:
     """A constant in ``__all__`` is documented by a string right after it (a ``#:`` comment
     above it is Sphinx's convention, which mkdocstrings does not read: the page showed
