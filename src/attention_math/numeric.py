@@ -1,11 +1,11 @@
-"""The NumPy reference: ``softmax(q kᵀ · scale + mask) · v``.
+"""Attention in NumPy, ``softmax(q kᵀ · scale + mask) · v``: what all else is checked against.
 
 Every other part of the project (the exact SymPy derivation, the worked examples, the
 exercises, the site) is checked against the functions in this module, so they validate
 their input strictly and never return a silent NaN.
 
 This is the tuned path (one score buffer written in place, tiles for long sequences);
-``attention_math.reference`` is the same formula on one screen, written to be read, and the
+[`attention_math.reference`][] is the same formula on one screen, written to be read, and the
 tests check [`attention`][attention_math.numeric.attention] against it.
 
 Shapes follow the paper: ``q`` is ``(..., L_q, d_k)``, ``k`` is ``(..., L_k, d_k)``,
