@@ -8,6 +8,7 @@ built the site a second time there (about two minutes of a loaded machine).
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -55,5 +56,32 @@ def test_the_tests_whose_oracle_is_pytorch_are_told_apart() -> None:
     doctest = SimpleNamespace(fixturenames=())  # a doctest item has no module
     assert uses_torch(asks) and uses_torch(imports)  # type: ignore[arg-type]
     assert not uses_torch(neither) and not uses_torch(doctest)  # type: ignore[arg-type]
-    # and none imports torch at its top, which every worker would pay while collecting
-    assert not hasattr(test_backward_oracle, "torch")
+
+
+def _imports_torch_at_top(tree: ast.Module) -> bool:
+    """A module-level ``import torch`` (or ``from torch …``) or ``require_torch()`` call."""
+    for node in tree.body:  # the module's own statements, not the functions' bodies
+        if isinstance(node, ast.Import) and any(
+            a.name.split(".")[0] == "torch" for a in node.names
+        ):
+            return True
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "torch":
+            return True
+        calls = [n for n in ast.walk(node) if isinstance(n, ast.Call)]
+        if not isinstance(node, ast.FunctionDef | ast.ClassDef) and any(
+            isinstance(c.func, ast.Name) and c.func.id == "require_torch" for c in calls
+        ):
+            return True
+    return False
+
+
+def test_no_test_module_imports_torch_at_its_top() -> None:
+    found = [
+        p.name
+        for p in sorted((ROOT / "tests").rglob("test_*.py"))
+        if _imports_torch_at_top(ast.parse(p.read_text(encoding="utf-8")))
+    ]
+    assert found == [], f"ask for the torch fixture instead (CONTRIBUTING.md): {found}"
+    assert _imports_torch_at_top(ast.parse("torch = require_torch()\n"))
+    assert _imports_torch_at_top(ast.parse("import torch.nn\n"))
+    assert not _imports_torch_at_top(ast.parse("def test(torch):\n    F = require_torch()\n"))
