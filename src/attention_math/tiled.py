@@ -76,8 +76,8 @@ _THREADS_MIN_SCORES = 2**20
 
 RESCALE_MARGIN = 8.0
 """The margin ``c``: a row keeps its softmax shift until a tile's max exceeds it by more than
-this (then the state is rescaled): P ≤ e^8 ≈ 3000 cannot overflow λ, and most tiles skip the
-rescale."""
+this (then the state is rescaled): P ≤ e^c, a few thousand, cannot overflow λ, and most tiles
+skip the rescale."""
 
 #: Once every row has a base, a tile skips the max pass when each of its row sums stays
 #: below this times its number of keys: then λ ≤ L_k · e^c, the bound that holds
