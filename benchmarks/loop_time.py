@@ -366,8 +366,9 @@ def readme_paragraph(f: dict[str, Any]) -> str:
     """The README's paragraph of durations, from a run's figures."""
     first, again, quick = (f"{f[k]:.1f} s" for k in README_FIGURES)
     return (
-        f"Measured from a clean clone by `benchmarks/loop_time.py` on the project's two-core\n"
-        f"machine ({f['date']}; the whole table is `benchmarks/results/loop_time.md`): the\n"
+        "Measured from a clean clone by `benchmarks/loop_time.py` on the project's "
+        f"{f['cpus']}-core\nmachine ({f['date']}; the whole table is "
+        "`benchmarks/results/loop_time.md`): the\n"
         f"first run, visiting every page, took {first}; the same command again, reusing every\n"
         f"page, {again}; the quick loop below, {quick}. The machine is shared and its speed\n"
         "drifts from run to run (the table's calibration column shows by how much)."
