@@ -67,9 +67,13 @@ def _imports_torch_at_top(tree: ast.Module) -> bool:
             return True
         if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "torch":
             return True
-        calls = [n for n in ast.walk(node) if isinstance(n, ast.Call)]
-        if not isinstance(node, ast.FunctionDef | ast.ClassDef) and any(
-            isinstance(c.func, ast.Name) and c.func.id == "require_torch" for c in calls
+        if isinstance(node, ast.FunctionDef | ast.ClassDef):
+            continue  # a body runs when called, not while the module is collected
+        if any(
+            isinstance(c, ast.Call)
+            and isinstance(c.func, ast.Name)
+            and c.func.id == "require_torch"
+            for c in ast.walk(node)
         ):
             return True
     return False
