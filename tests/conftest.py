@@ -46,17 +46,13 @@ def require_or_skip(module: str, reason: str):
         pytest.skip(reason, allow_module_level=True)
 
 
-def require_torch():
-    """``torch``, or a skip saying how to install it (a failure under CI)."""
-    return require_or_skip("torch", TORCH_MISSING)
-
-
 @pytest.fixture(scope="session")
 def torch():
     """PyTorch, imported when a test first asks for it: at a module's top it would be
     imported while collecting, which every pytest-xdist worker does (about 2 s of CPU each),
-    whereas the oracle tests all run on one worker (``uses_torch``)."""
-    return require_torch()
+    whereas the oracle tests all run on one worker (``uses_torch``). Without PyTorch the test
+    skips, saying how to install it (a failure under CI)."""
+    return require_or_skip("torch", TORCH_MISSING)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -263,9 +259,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def uses_torch(item: pytest.Item) -> bool:
-    """Whether PyTorch is ``item``'s oracle: it asks for the ``torch`` fixture, or its module
-    imports `require_torch`; a doctest is not."""
-    if "torch" in getattr(item, "fixturenames", ()):
-        return True
-    module = getattr(item, "module", None)
-    return module is not None and getattr(module, "require_torch", None) is require_torch
+    """Whether PyTorch is ``item``'s oracle: it asks for the ``torch`` fixture, the one way a
+    test gets PyTorch (``test_suite_grouping`` keeps it so); a doctest does not."""
+    return "torch" in getattr(item, "fixturenames", ())

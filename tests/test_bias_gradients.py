@@ -16,8 +16,6 @@ from attention_math.derivations.bias_gradients import (
 from attention_math.gradcheck import central_difference, relative_error
 from attention_math.numeric import attention
 
-from .conftest import require_torch
-
 
 def test_symbolic_rules():
     assert dmask_is_ds(2, 2)
@@ -68,8 +66,7 @@ def test_bad_tables_are_refused():
 
 
 @pytest.mark.oracle
-def test_against_pytorch_autograd():
-    torch = require_torch()
+def test_against_pytorch_autograd(torch):
     rng = np.random.default_rng(4)
     q, k, v = rng.normal(size=(2, 6, 4)), rng.normal(size=(2, 7, 4)), rng.normal(size=(2, 7, 3))
     d_out = rng.normal(size=(2, 6, 3))

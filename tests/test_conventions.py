@@ -14,8 +14,6 @@ import pytest
 from attention_site.pages import conventions
 from attention_site.pages.conventions import ConventionMismatch, Row, rows, table
 
-from .conftest import require_torch
-
 # What issue 19 asks the page to map, one row each (in the table's order)
 TOPICS = [
     "boolean mask",
@@ -143,11 +141,6 @@ def test_without_pytorch_the_table_shows_the_recorded_side_labelled():
     assert not any("the package's side only" in line for line in body)
     page = Path(__file__).resolve().parents[1] / "docs/reference/coming-from-pytorch.md"
     assert "conventions_oracle.json" in page.read_text(encoding="utf-8")
-
-
-@pytest.fixture(scope="module")
-def torch():
-    return require_torch()
 
 
 @pytest.mark.oracle

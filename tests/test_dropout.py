@@ -8,7 +8,6 @@ import sympy as sp
 
 from attention_math.derivations.dropout import check_expectation, dropout_expectation
 from attention_math.numeric import attention
-from tests.conftest import require_torch
 
 
 def _qkv(seed=0, lq=3, lk=5, d=4):
@@ -67,10 +66,9 @@ def test_sampled_mean_approaches_the_undropped_output():
 
 
 @pytest.mark.oracle
-def test_same_mask_as_pytorch_gives_the_same_output():
+def test_same_mask_as_pytorch_gives_the_same_output(torch):
     # PyTorch draws its own mask; given the same mask (through an explicit additive dropout of
     # the weights), torch's formula equals ours
-    torch = require_torch()
     q, k, v = _qkv(5)
     out, wd = attention(q, k, v, return_weights=True, dropout_p=0.25, rng=11)
     keep = torch.from_numpy(wd != 0)

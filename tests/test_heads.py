@@ -21,8 +21,6 @@ from attention_math.derivations.heads import (
 )
 from attention_math.multihead import multi_head_attention
 
-from .conftest import require_torch
-
 
 @pytest.fixture(scope="module")
 def ex():
@@ -115,8 +113,7 @@ def test_cost_difference_is_the_softmax_work_on_more_score_matrices(n_heads, d_h
 
 
 @pytest.mark.oracle
-def test_two_heads_match_pytorch_sdpa():
-    torch = require_torch()
+def test_two_heads_match_pytorch_sdpa(torch):
     ex, w = two_patterns(), two_patterns_numeric()
     f = lambda m: torch.tensor(np.array(m.evalf(30).tolist(), dtype=float))  # noqa: E731
     q = torch.stack([f(ex.q_a), f(ex.q_b)])  # (2, 4, 2)

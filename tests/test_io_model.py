@@ -12,8 +12,6 @@ from attention_math import io_model
 from attention_math.derivations import io
 from attention_math.numeric import attention
 
-from .conftest import require_torch
-
 
 @settings(max_examples=25, deadline=None)
 @given(L=st.integers(1, 70), d=st.integers(1, 12), M=st.integers(4, 400), seed=st.integers(0, 999))
@@ -97,8 +95,7 @@ def test_counted_runs_refuse_batches_and_unequal_widths():
 
 
 @pytest.mark.oracle
-def test_flash_counted_matches_pytorch_sdpa():
-    torch = require_torch()
+def test_flash_counted_matches_pytorch_sdpa(torch):
     q, k, v = np.random.default_rng(5).normal(size=(3, 200, 16))
     o, _ = io_model.flash_forward_counted(q, k, v, M=512)
     ref = torch.nn.functional.scaled_dot_product_attention(*(torch.tensor(x) for x in (q, k, v)))

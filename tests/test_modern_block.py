@@ -14,7 +14,7 @@ from attention_math.block import (
     transformer_block,
 )
 from attention_math.numeric import causal_mask
-from tests.conftest import require_or_skip, require_torch
+from tests.conftest import require_or_skip
 
 LLAMA = {"norm": "rms", "ffn": "swiglu"}
 
@@ -102,8 +102,7 @@ def test_the_classic_block_is_unchanged_by_the_new_options():
 
 @pytest.mark.oracle
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_rms_norm_equals_torch_nn_rmsnorm(dtype):
-    torch = require_torch()
+def test_rms_norm_equals_torch_nn_rmsnorm(torch, dtype):
     rng = np.random.default_rng(3)
     x = (10 * rng.standard_normal((3, 7, 16))).astype(dtype)
     g = (1 + 0.1 * rng.standard_normal(16)).astype(dtype)
@@ -160,8 +159,7 @@ def _llama_layer_torch(torch, x, p, *, n_heads, n_kv_heads, base, eps, qk_norm):
 @pytest.mark.oracle
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize(("h", "g", "qk_norm"), [(4, 2, False), (4, 1, True), (2, 2, True)])
-def test_llama_style_block_equals_a_pytorch_reference(dtype, h, g, qk_norm):
-    torch = require_torch()
+def test_llama_style_block_equals_a_pytorch_reference(torch, dtype, h, g, qk_norm):
     rng = np.random.default_rng(10 * h + g)
     x = rng.standard_normal((2, 9, 16)).astype(dtype)
     p = {
@@ -182,10 +180,9 @@ def test_llama_style_block_equals_a_pytorch_reference(dtype, h, g, qk_norm):
 
 @pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 @pytest.mark.oracle
-def test_block_with_qk_norm_equals_hugging_face_qwen3_decoder_layer():
+def test_block_with_qk_norm_equals_hugging_face_qwen3_decoder_layer(torch):
     # Qwen3: pre-norm RMSNorm, QK-norm per head, rotary positions, GQA, SwiGLU, no biases.
     # Hugging Face's RMSNorm computes in float32 whatever the input, so compare in float32.
-    torch = require_torch()
     require_or_skip("transformers", "Hugging Face transformers, the optional oracle, is missing")
     from transformers import Qwen3Config
     from transformers.models.qwen3.modeling_qwen3 import Qwen3DecoderLayer, Qwen3RotaryEmbedding

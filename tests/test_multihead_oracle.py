@@ -13,14 +13,7 @@ import pytest
 from attention_math import numeric
 from attention_math.multihead import multi_head_attention
 
-from .conftest import require_torch
-
 pytestmark = pytest.mark.oracle
-
-
-@pytest.fixture(scope="module")
-def torch():
-    return require_torch()
 
 
 @pytest.mark.parametrize("causal", [False, True])

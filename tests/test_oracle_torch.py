@@ -17,14 +17,7 @@ from attention_math.numeric import (
     log_softmax,
 )
 
-from .conftest import require_torch
-
 pytestmark = pytest.mark.oracle
-
-
-@pytest.fixture(scope="module")
-def torch():
-    return require_torch()
 
 
 def _case(rng, batch, heads, L_q, L_k, d_k, d_v):

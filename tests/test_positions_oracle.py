@@ -12,14 +12,7 @@ from attention_math.decoding import incremental_attention
 from attention_math.multihead import _split_heads, grouped_query_attention
 from attention_math.numeric import causal_mask
 
-from .conftest import require_torch
-
 pytestmark = pytest.mark.oracle
-
-
-@pytest.fixture(scope="module")
-def torch():
-    return require_torch()
 
 
 @pytest.mark.parametrize(("h", "g"), [(8, 8), (8, 4), (8, 2), (8, 1), (6, 2)])

@@ -21,7 +21,7 @@ from attention_math.positional import (
     t5_relative_bucket,
     yarn_ramp,
 )
-from tests.conftest import require_or_skip, require_torch
+from tests.conftest import require_or_skip
 
 LLAMA3 = {
     "rope_type": "llama3",
@@ -235,8 +235,7 @@ HF_MISSING = (
 @pytest.mark.oracle
 @pytest.mark.parametrize("scaling", [None, *SCALINGS], ids=lambda s: (s or {}).get("rope_type"))
 @pytest.mark.parametrize("d", [64, 128])
-def test_frequencies_equal_hugging_face_within_float32_rounding(scaling, d):
-    torch = require_torch()
+def test_frequencies_equal_hugging_face_within_float32_rounding(torch, scaling, d):
     require_or_skip("transformers", HF_MISSING)
     from transformers import LlamaConfig
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
@@ -279,8 +278,7 @@ def test_frequencies_equal_hugging_face_within_float32_rounding(scaling, d):
 @pytest.mark.slow
 @pytest.mark.oracle
 @pytest.mark.parametrize(("bidirectional", "num_buckets", "max_distance"), CONFIGS)
-def test_t5_bucket_equals_hugging_face(bidirectional, num_buckets, max_distance):
-    torch = require_torch()
+def test_t5_bucket_equals_hugging_face(torch, bidirectional, num_buckets, max_distance):
     require_or_skip("transformers", HF_MISSING)
     from transformers.models.t5.modeling_t5 import T5Attention
 

@@ -15,8 +15,6 @@ from attention_math.derivations import serving as dserving
 from attention_math.derivations.decoding import MODELS
 from attention_math.numeric import attention
 
-from .conftest import require_torch
-
 # published parameter counts (the models' releases and model cards)
 PUBLISHED = {
     "GPT-2 small": 124_439_808,
@@ -192,8 +190,7 @@ def test_roofline_helpers():
 
 
 @pytest.mark.oracle
-def test_split_and_paged_match_pytorch_sdpa():
-    torch = require_torch()
+def test_split_and_paged_match_pytorch_sdpa(torch):
     rng = np.random.default_rng(3)
     q, k, v = (
         rng.normal(size=(4, 1, 16)),

@@ -21,7 +21,7 @@ def test_oracle_tests_share_one_skip_message() -> None:
         if p.name not in ("conftest.py", Path(__file__).name)
         and own.search(p.read_text(encoding="utf-8"))
     ]
-    assert not offenders, f"skip through conftest.require_torch instead: {offenders}"
+    assert not offenders, f"ask for the torch fixture (conftest.py) instead: {offenders}"
 
 
 def test_the_message_names_the_version_ci_installs() -> None:

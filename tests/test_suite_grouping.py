@@ -16,7 +16,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests import test_backward_oracle, test_heads, test_numeric
 from tests.conftest import uses_torch
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,42 +49,40 @@ def test_no_browser_test_runs_without_the_docs_marker() -> None:
 
 
 def test_the_tests_whose_oracle_is_pytorch_are_told_apart() -> None:
-    asks = SimpleNamespace(fixturenames=("torch", "tmp_path"), module=test_backward_oracle)
-    imports = SimpleNamespace(fixturenames=(), module=test_heads)  # calls require_torch
-    neither = SimpleNamespace(fixturenames=("tmp_path",), module=test_numeric)
-    doctest = SimpleNamespace(fixturenames=())  # a doctest item has no module
-    assert uses_torch(asks) and uses_torch(imports)  # type: ignore[arg-type]
+    asks = SimpleNamespace(fixturenames=("torch", "tmp_path"))
+    neither = SimpleNamespace(fixturenames=("tmp_path",))
+    doctest = SimpleNamespace()  # a doctest item has no fixture names
+    assert uses_torch(asks)  # type: ignore[arg-type]
     assert not uses_torch(neither) and not uses_torch(doctest)  # type: ignore[arg-type]
 
 
-def _imports_torch_at_top(tree: ast.Module) -> bool:
-    """A module-level ``import torch`` (or ``from torch …``) or ``require_torch()`` call."""
-    for node in tree.body:  # the module's own statements, not the functions' bodies
+def _imports_torch(tree: ast.AST) -> bool:
+    """An ``import torch`` (or ``from torch …``) outside a function that asks for the
+    ``torch`` fixture (which may import a submodule, ``torch.nn.attention.bias`` say)."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.FunctionDef) and any(a.arg == "torch" for a in node.args.args):
+            continue
         if isinstance(node, ast.Import) and any(
             a.name.split(".")[0] == "torch" for a in node.names
         ):
             return True
         if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "torch":
             return True
-        if isinstance(node, ast.FunctionDef | ast.ClassDef):
-            continue  # a body runs when called, not while the module is collected
-        if any(
-            isinstance(c, ast.Call)
-            and isinstance(c.func, ast.Name)
-            and c.func.id == "require_torch"
-            for c in ast.walk(node)
-        ):
+        if _imports_torch(node):
             return True
     return False
 
 
-def test_no_test_module_imports_torch_at_its_top() -> None:
+def test_a_test_gets_pytorch_from_the_fixture_only() -> None:
+    """The ``torch`` fixture is the one way: a module importing torch at its top would import
+    it in every pytest-xdist worker while collecting, and a test importing it in its body
+    without the fixture would not be told apart (``uses_torch``) and run on any worker."""
     found = [
         p.name
-        for p in sorted((ROOT / "tests").rglob("test_*.py"))
-        if _imports_torch_at_top(ast.parse(p.read_text(encoding="utf-8")))
+        for p in sorted((ROOT / "tests").rglob("*.py"))
+        if p.name != "conftest.py" and _imports_torch(ast.parse(p.read_text(encoding="utf-8")))
     ]
     assert found == [], f"ask for the torch fixture instead (CONTRIBUTING.md): {found}"
-    assert _imports_torch_at_top(ast.parse("torch = require_torch()\n"))
-    assert _imports_torch_at_top(ast.parse("import torch.nn\n"))
-    assert not _imports_torch_at_top(ast.parse("def test(torch):\n    F = require_torch()\n"))
+    assert _imports_torch(ast.parse("import torch.nn\n"))
+    assert _imports_torch(ast.parse("def test():\n    from torch import nn\n"))
+    assert not _imports_torch(ast.parse("def test(torch):\n    from torch import nn\n"))

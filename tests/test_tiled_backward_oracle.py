@@ -6,15 +6,13 @@ import numpy as np
 import pytest
 
 from attention_math.backward import attention_backward
-from tests.conftest import require_torch
 
 pytestmark = pytest.mark.oracle
 
 
 @pytest.mark.parametrize("mask_kind", ["none", "bool", "additive"])
 @pytest.mark.parametrize("block", [1, (3, 5), (16, 16)])
-def test_tiled_backward_matches_torch_autograd(mask_kind, block):
-    torch = require_torch()
+def test_tiled_backward_matches_torch_autograd(torch, mask_kind, block):
     F = torch.nn.functional
     rng = np.random.default_rng(11)
     q, k = rng.normal(size=(2, 3, 9, 4)), rng.normal(size=(2, 3, 7, 4))

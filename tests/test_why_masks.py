@@ -15,8 +15,6 @@ from attention_math.numeric import (
     softmax,
 )
 
-from .conftest import require_torch
-
 
 def test_minus_infinity_is_the_limit_of_large_negative_scores():
     lim = symbolic.masked_softmax_limit([0, 1, 2], masked=[1])
@@ -125,11 +123,6 @@ def test_padding_mask_is_the_one_in_derivations_masks():
 def test_padding_mask_errors(lens, n_k, match):
     with pytest.raises(ValueError, match=match):
         padding_mask(lens, n_k)
-
-
-@pytest.fixture(scope="module")
-def torch():
-    return require_torch()
 
 
 @pytest.mark.oracle
