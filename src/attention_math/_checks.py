@@ -133,11 +133,11 @@ CausalAlignment = Literal["top-left", "bottom-right"]
 ``0..i``) or ``"bottom-right"`` (the queries are the last ``L_q`` positions)."""
 
 
-def causal_offset(n_q: int, n_k: int, causal_alignment: object) -> int:
+def causal_offset(n_q: int, n_k: int, causal_alignment: CausalAlignment) -> int:
     """The diagonal of a causal mask: query ``i`` sees key ``j`` iff ``j ≤ i + offset``.
 
     ``"top-left"`` gives 0; ``"bottom-right"`` gives ``n_k − n_q`` (the last query sees
-    every key).
+    every key); any other value is a ``ValueError``.
 
     Examples:
         >>> from attention_math.numeric import causal_offset
