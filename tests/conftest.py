@@ -259,6 +259,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def uses_torch(item: pytest.Item) -> bool:
-    """Whether PyTorch is ``item``'s oracle: it asks for the ``torch`` fixture, the one way a
-    test gets PyTorch (``test_suite_grouping`` keeps it so); a doctest does not."""
-    return "torch" in getattr(item, "fixturenames", ())
+    """Whether PyTorch is ``item``'s oracle: a test asks for the ``torch`` fixture, the one way
+    a test gets PyTorch; a doctest, which cannot ask for a fixture, calls ``torch_or_none()``
+    (``attention_site.pages.conventions``). ``test_suite_grouping`` keeps both so."""
+    if "torch" in getattr(item, "fixturenames", ()):
+        return True
+    dtest = getattr(item, "dtest", None)  # a doctest's examples
+    return dtest is not None and any("torch_or_none()" in ex.source for ex in dtest.examples)

@@ -9,6 +9,7 @@ built the site a second time there (about two minutes of a loaded machine).
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -51,9 +52,24 @@ def test_no_browser_test_runs_without_the_docs_marker() -> None:
 def test_the_tests_whose_oracle_is_pytorch_are_told_apart() -> None:
     asks = SimpleNamespace(fixturenames=("torch", "tmp_path"))
     neither = SimpleNamespace(fixturenames=("tmp_path",))
-    doctest = SimpleNamespace()  # a doctest item has no fixture names
-    assert uses_torch(asks)  # type: ignore[arg-type]
+    doctest = SimpleNamespace(dtest=SimpleNamespace(examples=[SimpleNamespace(source="1 + 1\n")]))
+    oracle = SimpleNamespace(
+        dtest=SimpleNamespace(examples=[SimpleNamespace(source="torch = torch_or_none()\n")])
+    )
+    assert uses_torch(asks) and uses_torch(oracle)  # type: ignore[arg-type]
     assert not uses_torch(neither) and not uses_torch(doctest)  # type: ignore[arg-type]
+
+
+def test_a_doctest_gets_pytorch_from_torch_or_none_only() -> None:
+    """A doctest's examples cannot ask for the fixture: they call ``torch_or_none()``, which
+    ``uses_torch`` sees; an example importing torch itself would run on any worker."""
+    found = [
+        f"{p.relative_to(ROOT)}:{n}"
+        for p in sorted((ROOT / "src").rglob("*.py"))
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"(>>>|\.\.\.) .*\b(import|from) torch\b", line)
+    ]
+    assert found == [], f"call torch_or_none() in the example instead: {found}"
 
 
 def _imports_torch(tree: ast.AST) -> bool:
