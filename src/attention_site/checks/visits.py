@@ -47,7 +47,7 @@ def switched_on() -> bool:
 
     Examples:
         >>> from unittest import mock
-        >>> with mock.patch.dict(os.environ, {"CI": "true"}):
+        >>> with mock.patch.dict(os.environ, {"CI": "true", "ATTENTION_MATH_VISIT_CACHE": ""}):
         ...     switched_on()
         False
         >>> with mock.patch.dict(os.environ, {"CI": "true", "ATTENTION_MATH_VISIT_CACHE": "1"}):
