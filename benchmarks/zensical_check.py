@@ -32,7 +32,7 @@ from typing import Any
 from _common import ROOT, result_path  # benchmarks/, the script's directory
 
 from attention_site.checks.zensical import BLOCK_TRACEBACK, exec_errors, summary
-from attention_site.pages.reference import SECTIONS, module_page, modules, nav_file
+from attention_site.pages.reference import generated_files
 
 OUT = result_path(__file__)
 # the site's own dependencies: the docs group of pyproject.toml (bibtexparser for the
@@ -65,11 +65,9 @@ def checkout_copy(dest: Path) -> Path:
         if source.is_file():  # a file deleted in the work tree is still listed as tracked
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, dest / name)
-    for section in SECTIONS:
-        folder = dest / "docs" / section.folder
-        for name in modules(section):
-            (folder / f"{name}.md").write_text(module_page(section, name), encoding="utf-8")
-        (folder / "SUMMARY.md").write_text(nav_file(section), encoding="utf-8")
+    for path, text in generated_files().items():
+        (dest / "docs" / path).parent.mkdir(parents=True, exist_ok=True)
+        (dest / "docs" / path).write_text(text, encoding="utf-8")
     return dest
 
 

@@ -11,14 +11,12 @@ import mkdocs_gen_files
 from mkdocs.structure.files import InclusionLevel
 from mkdocs_gen_files.editor import FilesEditor
 
-from attention_site.pages.reference import SECTIONS, module_page, modules, nav_file, page_path
+from attention_site.pages.reference import SECTIONS, generated_files
 
+for path, text in generated_files().items():
+    with mkdocs_gen_files.open(path, "w") as file:
+        file.write(text)
 for section in SECTIONS:
-    for name in modules(section):
-        with mkdocs_gen_files.open(f"{section.folder}/{page_path(section, name)}", "w") as page:
-            page.write(module_page(section, name))
-    with mkdocs_gen_files.open(f"{section.folder}/SUMMARY.md", "w") as nav:
-        nav.write(nav_file(section))
     # literate-nav reads it; the site does not publish it
     summary = FilesEditor.current().files.get_file_from_path(f"{section.folder}/SUMMARY.md")
     assert summary is not None

@@ -21,6 +21,7 @@ import attention_math
 import attention_math.derivations
 from attention_site.pages.reference import (
     SECTIONS,
+    generated_files,
     is_package,
     module_page,
     modules,
@@ -73,6 +74,20 @@ def test_a_subpackage_is_the_index_of_its_modules_folder() -> None:
         "    - [exercises](exercises/index.md)",
         "    - [build](exercises/build.md)",
     ]
+
+
+def test_every_navigation_link_names_a_generated_page() -> None:
+    """What ``gen-files`` (the build) and the Zensical check write is one list: each
+    section's ``SUMMARY.md`` links its index page (in ``docs/``) and exactly the module pages
+    generated for it."""
+    files = generated_files()
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    for section in SECTIONS:
+        folder = section.folder
+        links = re.findall(r"\]\(([^)]+)\)", files[f"{folder}/SUMMARY.md"])
+        assert links[0] == "index.md" and (docs / folder / "index.md").is_file()
+        pages = {path for path in files if path.startswith(f"{folder}/")} - {f"{folder}/SUMMARY.md"}
+        assert {f"{folder}/{link}" for link in links[1:]} == pages
 
 
 def test_no_page_in_docs_renders_a_module_itself() -> None:

@@ -22,6 +22,7 @@ __all__ = [
     "OPTIONS",
     "SECTIONS",
     "Section",
+    "generated_files",
     "is_package",
     "module_page",
     "modules",
@@ -179,6 +180,28 @@ def nav_file(section: Section) -> str:
             indent += "    "
         lines.append(f"{indent}- [{title}]({page_path(section, name)})")
     return "\n".join(lines) + "\n"
+
+
+def generated_files() -> dict[str, str]:
+    """Every file the reference adds to ``docs/`` at build time, by its path there: each
+    section's module pages and its ``SUMMARY.md``. ``hooks/gen_reference.py`` hands them to
+    ``gen-files``; ``benchmarks/zensical_check.py`` writes them into the copy it builds
+    (Zensical runs no MkDocs plugin), so both see the same files.
+
+    Examples:
+        >>> from attention_site.pages.reference import generated_files
+        >>> files = generated_files()
+        >>> files["reference/api/exercises/parse.md"].splitlines()[0]
+        '::: attention_math.exercises.parse'
+        >>> "reference/api/SUMMARY.md" in files and "reference/derivations/SUMMARY.md" in files
+        True
+    """
+    files = {}
+    for section in SECTIONS:
+        for name in modules(section):
+            files[f"{section.folder}/{page_path(section, name)}"] = module_page(section, name)
+        files[f"{section.folder}/SUMMARY.md"] = nav_file(section)
+    return files
 
 
 def summary_list(folder: str) -> str:
