@@ -288,13 +288,18 @@ CODE_BLOCK = re.compile(r"(<pre(?: [^>]*)?>(?:<span></span>)?)<code(?![^>]*tabin
 TABLE_TAG = re.compile(r"<table\b[^>]*>|</table>")
 TABLE_CLASS = "am-table"
 TABLE_BOX = '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">'
+# A name alone in a table's code (`missing_transpose`): extra.css keeps it whole. The theme
+# breaks code anywhere, and a squeezed column broke such names mid-word; a dotted name or a
+# path still breaks where it must.
+TABLE_NAME = re.compile(r"<code>([A-Za-z0-9_]{1,30})</code>")
+NAME_CLASS = "am-name"
 
 
 def wrapped_tables(output: str, where: str) -> str:
     """Every plain ``<table>`` in the theme's scrolling box, with the class that tells the
     theme it is done, and a tab stop: the keyboard reaches the box and scrolls it with the
     arrow keys. Tables with a class of their own (a code block's line numbers) are left as
-    they are.
+    they are. In a plain table, a name alone in code gets ``NAME_CLASS``.
 
     Examples:
         >>> out = wrapped_tables("<table><tr><td>1</td></tr></table>", "x.md")
@@ -302,12 +307,18 @@ def wrapped_tables(output: str, where: str) -> str:
         True
         >>> out.endswith("</td></tr></table></div></div>")
         True
+        >>> row = "<tr><td><code>is_causal</code> <code>a.b</code></td></tr>"
+        >>> wrapped_tables(f"<table>{row}</table>", "x.md").split("<tr>")[1]
+        '<td><code class="am-name">is_causal</code> <code>a.b</code></td></tr></table></div></div>'
     """
     parts: list[str] = []
     plain: list[bool] = []  # for each table open here: was it a plain one?
     at = 0
     for tag in TABLE_TAG.finditer(output):
-        parts.append(output[at : tag.start()])
+        between = output[at : tag.start()]
+        if plain and plain[-1]:
+            between = TABLE_NAME.sub(rf'<code class="{NAME_CLASS}">\1</code>', between)
+        parts.append(between)
         at = tag.end()
         if tag.group() != "</table>":
             plain.append(tag.group() == "<table>")

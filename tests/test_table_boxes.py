@@ -42,6 +42,21 @@ def test_a_table_with_a_class_of_its_own_is_left_inside_a_plain_one() -> None:
     )
 
 
+def test_a_name_alone_in_a_plain_tables_code_is_marked_to_stay_whole() -> None:
+    name = '<code class="am-name">missing_transpose</code>'
+    cells = "<td><code>missing_transpose</code></td><td><code>torch.nn.functional</code></td>"
+    inner = '<table class="highlighttable"><tr><td><code>x</code></td></tr></table>'
+    out = hook.wrapped_tables(
+        f"<p><code>outside</code></p><table><tr>{cells}<td>{inner}</td></tr></table>", "t.md"
+    )
+    assert out == (
+        f'<p><code>outside</code></p>{BOX}<table class="am-table" tabindex="0"><tr>'
+        f"<td>{name}</td><td><code>torch.nn.functional</code></td><td>{inner}</td></tr>"
+        "</table></div></div>"
+    )
+    assert f".md-typeset table.am-table code.{hook.NAME_CLASS} {{" in EXTRA_CSS.read_text()
+
+
 @pytest.mark.parametrize("broken", ["<table><tr></tr>", "</table>", "<table></table></table>"])
 def test_unbalanced_tables_fail_the_build(broken: str) -> None:
     with pytest.raises(PluginError, match=r"t\.md"):

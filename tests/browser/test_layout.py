@@ -46,3 +46,14 @@ def test_wide_content_scrolls_in_its_own_box_on_a_phone(phone_layout: dict[str, 
     assert wide, "nothing is wider than a phone: the test would not see a wrong overflow"
     bad = [(p, b) for p, b in wide if b["overflow"] not in ("auto", "scroll")]
     assert bad == []
+
+
+@pytest.mark.parametrize("width", ["desktop", "phone"])
+def test_no_name_in_code_breaks_mid_word(
+    width: str, desktop_layout: dict[str, dict], phone_layout: dict[str, dict]
+) -> None:
+    """A name such as `causal_alignment` is read whole: in a squeezed table column the theme
+    broke it anywhere (`causal_ali` / `gnment`). Only names too long for any line may break."""
+    layout = desktop_layout if width == "desktop" else phone_layout
+    split = {p: r["split"] for p, r in layout.items() if r["split"]}
+    assert split == {}, f"names in code broken across two lines at the {width} width: {split}"

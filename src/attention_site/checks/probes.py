@@ -183,6 +183,11 @@ MEASURE = """(blocks) => ({
     .map(b => ({what: b.className, content: b.scrollWidth, box: b.clientWidth,
                 overflow: getComputedStyle(b).overflowX,
                 text: b.textContent.replace(/\\s+/g, ' ').trim().slice(0, 60)})),
+  // a name in inline code (short enough for any line) drawn on two lines: broken mid-word
+  split: [...document.querySelectorAll('article code')]
+    .filter(c => !c.closest('pre') && /^\\w{1,30}$/.test(c.textContent) &&
+                 c.getClientRects().length > 1)
+    .map(c => c.textContent),
 })"""
 
 
