@@ -1,6 +1,92 @@
-"""attention-math: transformer self-attention, derived exactly and checked numerically."""
+"""attention-math: transformer self-attention, derived exactly and checked numerically.
 
-__all__ = ["__version__"]
+The front door: ``import attention_math as am`` gives what the pages and a learner call, in
+one flat namespace (``am.attention``, ``am.softmax``, ``am.symbolic``, …); the modules stay
+for the rest. A name is imported on first use, so that ``import attention_math.symbolic``
+(the exact side, which runs in the reader's browser without NumPy) does not import NumPy.
+
+Examples:
+    >>> import attention_math as am
+    >>> q = k = v = [[1.0, 0.0], [0.0, 1.0]]
+    >>> am.attention(q, k, v).round(4)
+    array([[0.6698, 0.3302],
+           [0.3302, 0.6698]])
+    >>> am.softmax([0.0, 0.0]).tolist()
+    [0.5, 0.5]
+    >>> am.symbolic.softmax([0, 0])
+    Matrix([[1/2, 1/2]])
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what type checkers and editors see; at run time, __getattr__ below
+    from attention_math import crosscheck as crosscheck
+    from attention_math import numeric as numeric
+    from attention_math import reference as reference
+    from attention_math import symbolic as symbolic
+    from attention_math.backward import attention_backward as attention_backward
+    from attention_math.block import transformer_block as transformer_block
+    from attention_math.decoding import KVCache as KVCache
+    from attention_math.decoding import incremental_attention as incremental_attention
+    from attention_math.multihead import multi_head_attention as multi_head_attention
+    from attention_math.numeric import attention as attention
+    from attention_math.numeric import causal_mask as causal_mask
+    from attention_math.numeric import log_softmax as log_softmax
+    from attention_math.numeric import padding_mask as padding_mask
+    from attention_math.numeric import sliding_window_mask as sliding_window_mask
+    from attention_math.numeric import softmax as softmax
+    from attention_math.positional import alibi_bias as alibi_bias
+    from attention_math.positional import rope as rope
+    from attention_math.positional import sinusoidal as sinusoidal
+
+# name -> the module that defines it ("" for a module of the package under that name)
+_HOME: dict[str, str] = {
+    # the forward pass
+    "attention": "numeric",
+    "softmax": "numeric",
+    "log_softmax": "numeric",
+    "causal_mask": "numeric",
+    "padding_mask": "numeric",
+    "sliding_window_mask": "numeric",
+    # the gradients
+    "attention_backward": "backward",
+    # heads, the block, positions, decoding
+    "multi_head_attention": "multihead",
+    "transformer_block": "block",
+    "rope": "positional",
+    "sinusoidal": "positional",
+    "alibi_bias": "positional",
+    "KVCache": "decoding",
+    "incremental_attention": "decoding",
+    # modules
+    "crosscheck": "",
+    "numeric": "",
+    "reference": "",
+    "symbolic": "",
+}
+
+__all__ = ["__version__", *_HOME]
 
 __version__ = "0.1.0"
 """The package's version (the wheel's, as in ``pyproject.toml``)."""
+
+
+def __getattr__(name: str) -> Any:
+    """Import a front-door name on first use (PEP 562)."""
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'attention_math' has no attribute {name!r}")
+    if home == "":
+        value: Any = importlib.import_module(f"attention_math.{name}")
+    else:
+        value = getattr(importlib.import_module(f"attention_math.{home}"), name)
+    globals()[name] = value  # the next look-up does not come here
+    return value
+
+
+def __dir__() -> list[str]:
+    """The front door's names, so that ``am.<Tab>`` completes them."""
+    return sorted(__all__)
