@@ -31,7 +31,7 @@ shared machine the wall time grows with the other work; the CPU time hardly does
 cores. The load average is recorded with every figure: the machine is shared. Results are
 written after each step, so a run stopped during the test command keeps its build figures
 (``--skip-tests`` measures setup and build only). Writes
-``benchmarks/results/loop_time.json`` (data), ``loop_time.md`` (the table the About
+``data/loop_time.json`` (data), ``loop_time.md`` (the table the About
 page includes) and, after a complete run, CONTRIBUTING.md's paragraph of durations. Then it
 runs ``benchmarks/build_time.py`` (cold builds with and without the parallel worker,
 rebuilds under ``mkdocs serve``; its own table, also on the About page) unless
@@ -371,7 +371,7 @@ def readme_paragraph(f: dict[str, Any]) -> str:
     return (
         "Measured from a clean clone by `benchmarks/loop_time.py` on the project's "
         f"{f['cpus']}-core\nmachine ({f['date']}; the whole table is "
-        "`benchmarks/results/loop_time.md`): the\n"
+        "`data/loop_time.md`): the\n"
         f"first run, visiting every page, took {first}; the same command again, reusing every\n"
         f"page, {again}; the quick loop below, {quick}. The machine is shared and its speed\n"
         "drifts from run to run (the table's calibration column shows by how much)."

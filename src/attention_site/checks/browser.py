@@ -1,6 +1,6 @@
 """The built site's pages visited in Chromium (Playwright), each once, with every probe run.
 
-What the browser tests judge and what ``benchmarks/browser_cost.py`` times is the same visit:
+What the browser tests judge is one visit of each page:
 ``visit`` loads each page in a ``Tab`` (which records console errors, page errors, every
 request, and aborts requests leaving the site), makes a reader's first interaction, runs
 each registered probe at the desktop width, takes a screenshot, then the ``narrow:`` probes
