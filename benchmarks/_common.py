@@ -1,9 +1,9 @@
 """What the benchmark scripts share: where their results go.
 
-One rule, checked by ``tests/test_benchmark_results.py``: ``benchmarks/<name>.py`` writes
-``benchmarks/results/<name>.json`` (its figures, as data) and, when a page shows them,
-``benchmarks/results/<name>.md`` (the table the page includes); a second set of results of
-the same script (another run, a variant) is ``benchmarks/results/<name>.<variant>.json``.
+``benchmarks/<name>.py`` writes ``data/<name>.json`` (its figures, as data) and, when a page
+shows them, ``data/<name>.md`` (the table the page includes): the one data folder the pages
+read (``attention_site.data``). A variant of the same script's results (another set of pages,
+say) is ``data/<name>.<variant>.json``; an earlier run is not kept (git keeps it).
 
 A script run as ``python benchmarks/<name>.py`` has its own folder on ``sys.path``, so
 ``from _common import result_path`` needs no path set-up; the site's machinery it uses (the
@@ -14,10 +14,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from attention_site.data import DATA
+
 __all__ = ["RESULTS", "ROOT", "result_path"]
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
+RESULTS = DATA
 
 
 def result_path(script: str, variant: str | None = None, suffix: str = ".json") -> Path:
@@ -25,9 +27,9 @@ def result_path(script: str, variant: str | None = None, suffix: str = ".json") 
 
     Examples:
         >>> result_path("benchmarks/live_bench.py").relative_to(ROOT).as_posix()
-        'benchmarks/results/live_bench.json'
-        >>> result_path("start_cost.py", "theme", ".md").name
-        'start_cost.theme.md'
+        'data/live_bench.json'
+        >>> result_path("lighthouse.py", "phone", ".md").name
+        'lighthouse.phone.md'
         >>> result_path("lighthouse.py", "a.b")
         Traceback (most recent call last):
         ValueError: variant must be a plain name (letters, digits, '-', '_'), got 'a.b'

@@ -10,7 +10,7 @@ on all cores; without it the tiled path is single-threaded apart from BLAS).
 
 Every case runs in a fresh Python process, so its peak memory is its own: the peak
 resident size (VmHWM, reset just before) during the first call minus the resident size
-just before it. Single head, d = 64. The results go to ``benchmarks/results/attention_bench.json``
+just before it. Single head, d = 64. The results go to ``data/attention_bench.json``
 (read by the site's Performance page) and a table
 is printed. PyTorch is needed here only: ``uv pip install --find-links /opt/wheels torch``.
 """

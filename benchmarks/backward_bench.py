@@ -9,7 +9,7 @@ Each case (implementation × length; float32, d = 64, one head, no mask) runs in
 process, so its peak memory is its own: the peak resident size during the first call minus
 the resident size just before it (as in ``attention_bench.py``). The tiled and untiled
 gradients are compared in the tiled case after its memory was measured. Results go to
-``benchmarks/results/backward_bench.json`` (read by the Performance page) with the machine
+``data/backward_bench.json`` (read by the Performance page) with the machine
 (CPU model, BLAS) and the load average before and after.
 """
 

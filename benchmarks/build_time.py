@@ -10,7 +10,7 @@
 
 In the same run, the calibration workload of ``benchmarks/loop_time.py`` (divide a time by
 it to compare machines) and the load average before each step: the machine may be shared.
-Writes ``benchmarks/results/build_time.json`` and ``build_time.md`` (the table the
+Writes ``data/build_time.json`` and ``build_time.md`` (the table the
 About page includes). Run from the project root::
 
     python3 -m uv run --locked --group test python benchmarks/build_time.py

@@ -20,7 +20,7 @@ The one-off calibration of ``tiles_pay`` runs first, in a process of its own, in
 temporary calibration directory (``ATTENTION_MATH_CACHE_DIR``) that every timed process then
 reads, as a user's later processes read theirs; its duration and the thresholds it chose are
 recorded. Results and the machine (CPU model, BLAS and its kernel, L2 size, load average) go
-to ``benchmarks/results/default_path_bench.json``, read by the Performance page.
+to ``data/default_path_bench.json``, read by the Performance page.
 
 Last, ``default_path_profile.py`` runs in a process of its own for each dtype: one head on
 one thread, in CPU time, the default path and PyTorch side by side and the tile loop's steps

@@ -15,10 +15,8 @@ its integrity hash).
 Without ``--site`` the site is built first with ``SITE_URL`` set to the served address.
 Every page (the default) takes about 35 minutes on a quiet 2-core machine: a
 build, then each page twice (mobile, desktop) at 10-15 s, then axe-core on every page.
-``benchmarks/lh_profile.mjs URL…`` shows where one page's main-thread time goes (by kind
-and by script, and its long tasks) under the mobile preset.
-Writes ``benchmarks/results/lighthouse.json`` (every figure, with when and on which commit's
-build) and ``benchmarks/results/lighthouse.md`` (the table shown on the engineering page);
+Writes ``data/lighthouse.json`` (every figure, with when and on which commit's
+build) and ``data/lighthouse.md`` (the table shown on the engineering page);
 ``--variant V``: ``lighthouse.V.json`` and ``.md`` instead (``before``: the figures of an
 earlier build). ``--table`` writes the ``.md`` again from the ``.json``; ``--recount-maths
 --site DIR [--commit C]`` counts the typeset maths of a built site into the ``.json`` without

@@ -23,7 +23,7 @@ Without ``--site`` the site is built first (the official run: one command, unatt
 ``--repeat`` takes each cold first check N times (alternating bytecode and sources; the
 table gives the median, and the phases of the median run); ``--no-sources`` skips the
 sources copy; ``--table`` writes the table again from the JSON, measuring nothing. Writes
-``benchmarks/results/live_bench.json`` and the table ``live_bench.md`` that the engineering
+``data/live_bench.json`` and the table ``live_bench.md`` that the engineering
 appendix (docs/about.md) includes (``--variant V``: ``live_bench.V.json`` and ``.md``).
 """
 

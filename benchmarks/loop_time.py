@@ -14,7 +14,7 @@ warm, as it is on a contributor's second clone):
 - ``test_command_s``: the same command again, as a contributor's next run of the same
   sources: every page's bytes are unchanged, so their kept visits are reused
   (``attention_site.checks.visits``); ``test_command_slowest`` as above;
-- ``quick_loop_s``: the quick loop as the README shows it, ``.venv/bin/pytest -m "not browser
+- ``quick_loop_s``: the quick loop as CONTRIBUTING.md shows it, ``.venv/bin/pytest -m "not browser
   and not docs and not slow"`` (after the full run, as a contributor runs it: pytest's caches
   warm; no ``pip install uv`` or ``uv run`` before it);
 - ``serve_first_s`` and ``serve_restart_s``: ``mkdocs serve`` started twice once the cold
@@ -31,8 +31,8 @@ shared machine the wall time grows with the other work; the CPU time hardly does
 cores. The load average is recorded with every figure: the machine is shared. Results are
 written after each step, so a run stopped during the test command keeps its build figures
 (``--skip-tests`` measures setup and build only). Writes
-``benchmarks/results/loop_time.json`` (data), ``loop_time.md`` (the table the About
-page includes) and, after a complete run, README.md's paragraph of durations. Then it
+``data/loop_time.json`` (data), ``loop_time.md`` (the table the About
+page includes) and, after a complete run, CONTRIBUTING.md's paragraph of durations. Then it
 runs ``benchmarks/build_time.py`` (cold builds with and without the parallel worker,
 rebuilds under ``mkdocs serve``; its own table, also on the About page) unless
 ``--skip-build-times``. One unattended command, from the project root, alone on the
@@ -141,20 +141,23 @@ def slowest(output: str) -> list[list[Any]]:
 
 
 def readme_quick_command() -> str:
-    """The quick loop as README.md shows it (``.venv/bin/pytest -m "…"``), whose marker
+    """The quick loop as CONTRIBUTING.md shows it (``.venv/bin/pytest -m "…"``), whose marker
     expression must be ``QUICK``: the step times what a reader runs, not the set-up command."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
     found = re.findall(r'^(\.venv/bin/pytest -m "([^"]+)")$', text, re.MULTILINE)
     if [expression for _, expression in found] != [QUICK]:
-        raise SystemExit(f'README.md must show the quick loop once, as -m "{QUICK}": {found}')
+        raise SystemExit(f'CONTRIBUTING.md must show the quick loop once, as -m "{QUICK}": {found}')
     return str(found[0][0])
 
 
 def readme_test_command() -> str:
-    """The line after the ``test-command`` marker in README.md, as ``.ci/run`` reads it."""
+    """The line of the code block after the ``test-command`` marker in README.md (``.ci/run``
+    holds the same line: tests/test_ci.py)."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = text.split("<!-- test-command", 1)[1]
-    return next(line for line in block.splitlines() if line.startswith("python3 "))
+    block = re.search(r"<!-- test-command[^>]*-->\n```sh\n(.*?)\n```", text, re.DOTALL)
+    if not block:
+        raise SystemExit("README.md has no code block after its <!-- test-command --> marker")
+    return block[1]
 
 
 def measure(figures: dict[str, Any], skip_tests: bool) -> dict[str, Any]:
@@ -355,20 +358,20 @@ def table(f: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-#: README.md's paragraph of the loop's durations, between these two lines: written from a
-#: complete run's figures by `write` (``tests/test_benchmark_results.py`` checks it)
+#: CONTRIBUTING.md's paragraph of the loop's durations, between these two lines: written from
+#: a complete run's figures by `write`
 README_START = "<!-- loop-time: written by benchmarks/loop_time.py from its results -->"
 README_END = "<!-- /loop-time -->"
 README_FIGURES = ("test_command_first_s", "test_command_s", "quick_loop_s")
 
 
 def readme_paragraph(f: dict[str, Any]) -> str:
-    """The README's paragraph of durations, from a run's figures."""
+    """CONTRIBUTING.md's paragraph of durations, from a run's figures."""
     first, again, quick = (f"{f[k]:.1f} s" for k in README_FIGURES)
     return (
         "Measured from a clean clone by `benchmarks/loop_time.py` on the project's "
         f"{f['cpus']}-core\nmachine ({f['date']}; the whole table is "
-        "`benchmarks/results/loop_time.md`): the\n"
+        "`data/loop_time.md`): the\n"
         f"first run, visiting every page, took {first}; the same command again, reusing every\n"
         f"page, {again}; the quick loop below, {quick}. The machine is shared and its speed\n"
         "drifts from run to run (the table's calibration column shows by how much)."
@@ -376,10 +379,10 @@ def readme_paragraph(f: dict[str, Any]) -> str:
 
 
 def write_readme(figures: dict[str, Any]) -> None:
-    """Put ``readme_paragraph`` between README.md's markers (a complete run only)."""
+    """Put ``readme_paragraph`` between CONTRIBUTING.md's markers (a complete run only)."""
     if not all(isinstance(figures.get(k), float) for k in README_FIGURES):
         return
-    readme = ROOT / "README.md"
+    readme = ROOT / "CONTRIBUTING.md"
     text = readme.read_text(encoding="utf-8")
     start, end = text.index(README_START) + len(README_START), text.index(README_END)
     paragraph = "\n" + readme_paragraph(figures) + "\n"
@@ -388,7 +391,7 @@ def write_readme(figures: dict[str, Any]) -> None:
 
 def write(figures: dict[str, Any]) -> None:
     """``loop_time.json`` (everything measured so far) and ``loop_time.md`` (its table), and
-    README.md's paragraph when the run is complete."""
+    CONTRIBUTING.md's paragraph when the run is complete."""
     OUT.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     write_readme(figures)
     if "calibration_end_s" not in figures:  # a partial run: the table needs the end figures

@@ -13,8 +13,8 @@ this shared machine (recorded) changes less than the wall time, also recorded.
 
     python benchmarks/maths_rendering.py [--site DIR [--commit C]] [--table]
 
-Writes ``benchmarks/results/maths_rendering.json`` (with the date and the commit of the
-build measured) and ``benchmarks/results/maths_rendering.md`` (shown on the About page);
+Writes ``data/maths_rendering.json`` (with the date and the commit of the
+build measured) and ``data/maths_rendering.md`` (shown on the About page);
 ``--table`` writes the ``.md`` again from the ``.json``, measuring nothing.
 """
 

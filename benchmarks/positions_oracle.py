@@ -18,7 +18,7 @@ PyTorch's, divided by the largest magnitude of PyTorch's output and by the ε of
 * ``decoding.incremental_attention`` against ``scaled_dot_product_attention`` with
   ``is_causal=True``, or with the sliding-window mask.
 
-float64 and float32 each. The results go to ``benchmarks/results/positions_oracle.json``
+float64 and float32 each. The results go to ``data/positions_oracle.json``
 (with PyTorch's version and the load average), read by the chapter's pages; every row has a
 bound, and the pages refuse to build if a committed row exceeds it. PyTorch is needed here
 only: ``uv pip install --find-links /opt/wheels torch``.

@@ -5,7 +5,7 @@ Not a test. From the repository root:
     uv run python benchmarks/toy_train.py
 
 Trains the page's model from scratch, bypassing the cache (``load(use_cache=False)``), in
-a fresh process, and writes ``benchmarks/results/toy_train.json``: the CPU seconds of the
+a fresh process, and writes ``data/toy_train.json``: the CPU seconds of the
 process (user + system, every thread counted), the wall time, the load average before and
 after, the head scores and losses of the result, and the size of the weights file the page
 ships. The target is ≤ 60 s of CPU on the project's 2-core machine.

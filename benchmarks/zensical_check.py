@@ -10,7 +10,7 @@ not implement; ``literate-nav`` it does). The API reference's pages and their ``
 are generated at build time by ``gen-files`` (``hooks/gen_reference.py``), so the check builds
 a copy of the checkout into which it first writes those files, from the same generator
 (``attention_site.pages.reference``), as ``gen-files`` would hand them to MkDocs.
-Writes ``benchmarks/results/zensical_check.json`` and ``zensical_check.md`` (shown on the About
+Writes ``data/zensical_check.json`` and ``zensical_check.md`` (shown on the About
 page), with the date and the commit checked. Run from the project root::
 
     uv run python benchmarks/zensical_check.py

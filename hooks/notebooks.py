@@ -31,7 +31,7 @@ ATTRS = re.compile(r"\s*\{[:#.][^}\n]*\}\s*$")  # attr_list: { #eq-x } and frien
 LINK_CLASS = "notebook-link"
 # code reading the repository's committed data (benchmark results), or the site's own
 # machinery (attention_site, which the wheel does not hold), not only the library
-REPOSITORY_FILES = re.compile(r"""Path\(["'](benchmarks|docs|src)/|\battention_site\b""")
+REPOSITORY_FILES = re.compile(r"""Path\(["'](benchmarks|data|docs|src)/|\battention_site\b""")
 
 _built: dict[str, Any] = {}  # dest path in the site -> notebook
 

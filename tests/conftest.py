@@ -167,8 +167,33 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     _VISITS.update(dict(report.user_properties).get("browser visits", {}))
 
 
+def skip_reasons(reports: list[pytest.TestReport]) -> list[tuple[int, str]]:
+    """Each reason a test was skipped for, with how many were, most first.
+
+    Examples:
+        >>> from types import SimpleNamespace as R
+        >>> why = "Skipped: PyTorch is not installed"
+        >>> skip_reasons([R(longrepr=("a.py", 3, why)), R(longrepr=("b.py", 9, why)),
+        ...               R(longrepr=("c.py", 1, "Skipped: no Chromium"))])
+        [(2, 'PyTorch is not installed'), (1, 'no Chromium')]
+    """
+    counts: dict[str, int] = {}
+    for report in reports:
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+        reason = " ".join(reason.removeprefix("Skipped: ").split())
+        counts[reason] = counts.get(reason, 0) + 1
+    return sorted(((n, r) for r, n in counts.items()), key=lambda c: (-c[0], c[1]))
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
-    """Say how many pages the browser really visited and how many reused a kept record."""
+    """One line per reason tests were skipped for, with its count (``-rs`` lists each test);
+    and how many pages the browser really visited and how many reused a kept record."""
+    skipped = [r for r in terminalreporter.stats.get("skipped", []) if r.when != "teardown"]
+    if skipped and "s" not in terminalreporter.reportchars.lower():
+        terminalreporter.section("skipped, by reason", sep="-")
+        for n, reason in skip_reasons(skipped):
+            terminalreporter.write_line(f"{n:>5} skipped: {reason}")
     if _VISITS:
         kept = (
             f"{_VISITS['reused']} reused a record kept for the very same bytes "

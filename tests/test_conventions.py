@@ -69,23 +69,6 @@ def test_rows_print_what_was_computed():
     assert "`(L, B, E)` = (4, 2, 6), swapped: output (2, 4, 6)" in by_topic["sequence-first inputs"]
 
 
-def test_shown_calls_say_what_the_code_runs():
-    by_topic = {r.topic: r for r in rows(torch=False)}
-    # the rows run nn.MultiheadAttention batch first; the default is (L, B, E)
-    assert "batch_first=True" in by_topic["`nn.MultiheadAttention` masks"].theirs
-    assert "batch_first=True" in by_topic["`kdim`, `vdim`"].theirs
-    assert "`(L, B, E)`" in by_topic["sequence-first inputs"].theirs
-    # attn_mask with is_causal=True is documented as an error: the causal -inf goes into the
-    # float mask (a mask's grad only decides whether the fused kernel, which takes both, runs)
-    backward = by_topic["backward"].theirs
-    assert "`is_causal=True` is documented as an error" in backward
-    assert "together apply both" in by_topic["backward"].ours
-    assert "with `is_causal` and" not in backward
-    # weights (one per key) and output rows (one per value column) are labelled
-    fully = by_topic["fully masked row"]
-    assert "output row" in fully.theirs and "NaN weights" in fully.theirs
-
-
 def test_a_disagreement_raises_instead_of_printing():
     a = np.zeros((2, 3))
     assert conventions._agree(a, a + 1e-14).startswith("agree")
@@ -127,11 +110,11 @@ def test_table_escapes_pipes_and_has_one_line_per_row(monkeypatch):
 def test_without_pytorch_the_table_shows_the_recorded_side_labelled():
     """Issue 37: a build without PyTorch showed "the package's side only" in every row; it now
     shows PyTorch's side as recorded by the oracle run, with the version and date."""
-    import json
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks/results/conventions_oracle.json"
-    rec = json.loads(path.read_text(encoding="utf-8"))
+    from attention_site.data import load
+
+    rec = load("conventions_oracle")
     assert rec["torch"] and rec["recorded_utc"][:4].isdigit()
     assert {r["topic"] for r in rec["rows"]} == {r.topic for r in rows(torch=False)}
     body = table(torch=False, recorded=rec).splitlines()[2:]
@@ -174,17 +157,15 @@ def test_the_rows_claims_about_torch_hold(torch):
 
 @pytest.mark.oracle
 def test_recorded_pytorch_side_matches_a_fresh_run(torch):
-    """benchmarks/results/conventions_oracle.json is what a build without PyTorch shows as
+    """data/conventions_oracle.json is what a build without PyTorch shows as
     PyTorch's side: under CI (where PyTorch is installed) it must still be what PyTorch finds;
     rerun benchmarks/conventions_oracle.py when this fails."""
-    import json
     import re
-    from pathlib import Path
 
+    from attention_site.data import load
     from attention_site.pages.conventions import record
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks/results/conventions_oracle.json"
-    saved = json.loads(path.read_text(encoding="utf-8"))
+    saved = load("conventions_oracle")
     fresh = record(torch)
 
     def shape(found: str) -> str:  # rounding-level numbers may move between machines

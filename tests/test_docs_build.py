@@ -166,8 +166,8 @@ def test_figure_descriptions_carry_no_tex(built_site: Path) -> None:
 
 def test_the_browser_tests_know_exactly_the_scripts_the_site_ships(built_site):
     """tests/browser's allow-list (``scripts.script_users``, from mkdocs.yml and the hooks)
-    names every script a built page loads, as the theme writes it or as overrides/main.html
-    defers it, and nothing the site does not ship."""
+    names every script a built page loads, as the theme writes it, and nothing the site does
+    not ship."""
     from attention_site.checks.scripts import script_users
 
     users = script_users()
@@ -175,7 +175,7 @@ def test_the_browser_tests_know_exactly_the_scripts_the_site_ships(built_site):
     unknown: dict[str, list[str]] = {}
     for html_file in sorted(built_site.rglob("*.html")):
         text = html_file.read_text(encoding="utf-8")
-        for src in re.findall(r'<script\b[^>]*?\s(?:data-)?src="([^"]+)"', text):
+        for src in re.findall(r'<script\b[^>]*?\ssrc="([^"]+)"', text):
             keys = [key for key in users if key in "/" + src.split("?")[0].lstrip("./")]
             shipped.update(keys)
             if not keys:

@@ -1,5 +1,5 @@
 """The explorables' HTML (attention_site.pages.explorables), read without a browser: what a page
-gets from the build, and the hook and template that keep the script off pages without one."""
+gets from the build."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import html
 import json
 import re
 from functools import cache
-from pathlib import Path
 
 import pytest
 
@@ -20,7 +19,6 @@ from attention_site.pages.explorables import (
     stop_text,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
 NAMES = sorted(explore.EXPLORABLES)
 
 
@@ -80,65 +78,3 @@ def test_unknown_name_is_refused() -> None:
         explorable_html("gravity")
     with pytest.raises(ValueError, match="shows no quantity 'weights'"):
         quantity_text("temperature", explore.temperature().frames[(0,)], "weights")
-
-
-def _scripts_block(page: object, extra_javascript: list[object], extra: dict) -> str:
-    """overrides/main.html's ``scripts`` block rendered for ``page`` (None: the 404 page)."""
-    from mkdocs.theme import Theme
-
-    theme = Theme(name="material", custom_dir=str(ROOT / "overrides"))
-    template = theme.get_env().get_template("main.html")
-    config = {"extra": extra, "extra_javascript": extra_javascript, "theme": theme}
-    context = template.new_context({"page": page, "base_url": ".", "config": config})
-    return "".join(template.blocks["scripts"](context))
-
-
-def test_the_script_is_written_where_an_explorable_is_and_nowhere_else() -> None:
-    """hooks/explorables.py marks the pages holding one; overrides/main.html writes the
-    script of ``extra_javascript`` that the hook keeps only on those, the theme's script on
-    every page, and any other script of ``extra_javascript`` on every page."""
-    from types import SimpleNamespace
-
-    from mkdocs.config.config_options import ExtraScriptValue
-
-    from attention_site.checks.hooks import load_hook
-
-    hook = load_hook("explorables")
-    config = SimpleNamespace(extra={})
-    hook.on_config(config)
-    assert config.extra["kept_scripts"] == [hook.SCRIPT]
-    pages = {}
-    for name, content in [("with", f"<main>{page('mask')}</main>"), ("without", "<p>x</p>")]:
-        pages[name] = SimpleNamespace(meta={}, url="a/")
-        assert hook.on_page_content(content, pages[name], config, None) == content  # as it was
-    assert pages["with"].meta == {"uses_scripts": [hook.SCRIPT]} and pages["without"].meta == {}
-    # and a docstring showing the attribute in code holds none
-    assert not hook.holds_explorable(html.escape(page("mask")))
-
-    explorables = ExtraScriptValue(hook.SCRIPT)
-    explorables.defer = True  # as mkdocs.yml lists it
-    other = ExtraScriptValue("javascripts/other.js")
-    scripts = [explorables, other]
-    later = '<script type="text/x-later" data-src="{}{}"'
-    for name, shown in [("with", True), ("without", False), (None, False)]:
-        up = "../" if name else "./"  # the 404 page: from the base (the site's own in a build)
-        written = _scripts_block(pages.get(name or ""), scripts, config.extra)
-        assert (later.format(up, hook.SCRIPT) + " defer></script>" in written) == shown
-        assert hook.SCRIPT in written or not shown
-        assert later.format(up, "javascripts/other.js") in written  # no hook keeps it: everywhere
-        assert f'<script type="text/x-later" data-src="{up}assets/javascripts/bundle.' in written
-        assert '<script src="' not in written
-    # without the hook's word, overrides/main.html writes every script everywhere
-    assert hook.SCRIPT in _scripts_block(pages["without"], scripts, {})
-
-
-def test_the_browser_tests_refuse_a_script_no_hook_keeps_to_its_users(monkeypatch):
-    """A script added to extra_javascript would load on every page, used or not: the browser
-    tests' allow-list has no users for it and says so (attention_site/checks/scripts.py)."""
-    from attention_site.checks import scripts
-
-    shipped = scripts.extra_scripts()
-    assert {f"/{path}" for path in shipped} <= set(scripts.script_users())
-    monkeypatch.setattr(scripts, "extra_scripts", lambda: [*shipped, "javascripts/new.js"])
-    with pytest.raises(LookupError, match=r"javascripts/new\.js"):
-        scripts.script_users()

@@ -38,12 +38,6 @@ def test_home_links_to_every_section() -> None:
     )
 
 
-def test_attention_as_comes_after_the_forward_pass():
-    nav = nav_pages(mkdocs_config()["nav"])
-    assert nav.index("attention-as.md") > nav.index("forward/formula.md")
-    assert nav.index("attention-as.md") > nav.index("why/multi-head.md")  # it uses heads, W_O
-
-
 def test_a_chapter_index_lists_only_the_pages_of_its_chapter():
     """An item of the list on a chapter's index page (forward/index.md, …) names a page the nav
     puts in that chapter: why/multi-head.md sits in the forward pass, and Why it works does not

@@ -90,7 +90,7 @@ def needs_repository(nb: object) -> bool:
 
 
 def test_only_pages_reading_committed_data_need_the_repository() -> None:
-    page = 'x\n\n```python exec="on"\nPath("benchmarks/results/toy_live.json")\n```\n'
+    page = 'x\n\n```python exec="on"\nPath("data/toy_train.json")\n```\n'
     reads = notebooks.notebook(page, "p.md", "/", "P")
     assert needs_repository(reads) and "clone" in reads.cells[0].source
     assert not needs_repository(notebooks.notebook(PAGE, "p.md", "/", "P"))

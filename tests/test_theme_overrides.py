@@ -1,17 +1,17 @@
-"""The theme's markup changed through its supported ways (overrides/, extra_css), not rewritten.
+"""overrides/: the theme as it ships, changed only where Material documents a way to change it.
 
-Two of the theme's partials are copied into overrides/partials/ with one change each, for
-axe-core: the search dialog gets a name (aria-dialog-name) and a navigation section with an
-index page is named by its title (landmark-unique). The copies are held to the installed
-theme's partials here: when the theme changes one, copy it again and make the change again.
-mkdocstrings' stylesheet is linked from the API pages only (hooks/assets.py, overrides/main.html).
-The browser tests (tests/browser/test_pages.py, axe-core on every page) see the result.
+Material's customization guide ("Extending the theme") documents two ways: a template or
+partial of the same name in ``custom_dir`` replaces the theme's, and ``main.html`` may
+override the blocks its table lists. overrides/ holds the 404 page, ``main.html`` with one
+such block (mkdocstrings' stylesheet on the API pages only), and two partials copied from the
+theme with one accessibility change each (axe-core: the search dialog gets a name,
+aria-dialog-name; a navigation section with an index page is named by its title,
+landmark-unique). No script: the theme's own scripts run as it ships them.
 """
 
 from __future__ import annotations
 
-import difflib
-import importlib.metadata
+import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -26,50 +26,50 @@ from attention_site.checks.hooks import load_hook
 ROOT = Path(__file__).resolve().parents[1]
 OVERRIDES = ROOT / "overrides"
 THEME = Path(material.__file__).parent / "templates"
+OURS = sorted(p.relative_to(OVERRIDES).as_posix() for p in OVERRIDES.rglob("*") if p.is_file())
 
-# each copied partial: the theme's lines it changes (the lines added carry a marker)
-CHANGED = {
-    "partials/search.html": (
-        ['<div class="md-search" data-md-component="search" role="dialog">'],
-        "aria-label=",
-    ),
-    "partials/nav-item.html": (
-        [
-            '        <nav class="md-nav" data-md-level="{{ level }}" '
-            'aria-labelledby="{{ path }}_label" aria-expanded="{{ nav_item.active | tojson }}">',
-            '          <label class="md-nav__title" for="{{ path }}">',
-        ],
-        "named_by",
-    ),
+# The blocks Material's customization guide lists as overridable ("Overriding blocks",
+# https://squidfunk.github.io/mkdocs-material/customization/#overriding-blocks).
+DOCUMENTED_BLOCKS = {
+    *("analytics", "announce", "config", "container", "content", "extrahead", "fonts"),
+    *("footer", "header", "hero", "htmltitle", "libs", "outdated", "scripts", "site_meta"),
+    *("site_nav", "styles", "tabs"),
 }
 
 
-def _body(template: str) -> list[str]:
-    """The template's lines after its opening comment (the theme's says it is generated)."""
-    return template.split("-#}\n", 1)[1].splitlines()
+@pytest.mark.parametrize("name", OURS)
+def test_no_script_in_overrides(name: str) -> None:
+    assert not re.search(r"<script\b", (OVERRIDES / name).read_text(encoding="utf-8"), re.I)
 
 
-@pytest.mark.parametrize("partial", sorted(CHANGED))
-def test_each_copied_partial_is_the_theme_s_but_for_its_change(partial: str) -> None:
-    theirs = _body((THEME / partial).read_text(encoding="utf-8"))
-    ours = _body((OVERRIDES / partial).read_text(encoding="utf-8"))
-    diff = [d for d in difflib.ndiff(theirs, ours) if d[:2] in ("- ", "+ ")]
-    removed = [d[2:] for d in diff if d.startswith("- ")]
-    added = [d[2:] for d in diff if d.startswith("+ ")]
-    lines, marker = CHANGED[partial]
-    assert removed == lines, (
-        f"mkdocs-material's {partial} changed: copy it again into overrides/ and make the "
-        f"change again (mkdocs-material {importlib.metadata.version('mkdocs-material')})"
-    )
-    # what is added: the changed lines again, and comments saying why
-    assert all(marker in a or a.lstrip().startswith(("{#", "by its", "with")) for a in added)
+@pytest.mark.parametrize("name", OURS)
+def test_each_override_replaces_a_template_of_the_theme(name: str) -> None:
+    """A file of overrides/ stands in for one the theme has (a new name would be a template
+    of the project's own, which nothing documents)."""
+    assert (THEME / name).is_file(), f"overrides/{name}: the installed theme has no {name}"
 
 
-def _env_and_context(**extra: Any) -> tuple[Any, dict[str, Any]]:
-    theme = Theme(name="material", custom_dir=str(OVERRIDES))
-    env = theme.get_env()
+@pytest.mark.parametrize("name", OURS)
+def test_only_documented_blocks_are_overridden(name: str) -> None:
+    text = (OVERRIDES / name).read_text(encoding="utf-8")
+    blocks = set(re.findall(r"{%-?\s*block\s+(\w+)", text))
+    if name == "main.html":
+        assert blocks <= DOCUMENTED_BLOCKS, blocks - DOCUMENTED_BLOCKS
+        base = (THEME / "base.html").read_text(encoding="utf-8")
+        assert all(re.search(rf"{{%-?\s*block\s+{b}\b", base) for b in blocks)
+    elif name == "404.html":
+        assert blocks == {"content"}  # the theme's 404 page is main.html with its own content
+    else:
+        assert blocks == set(), f"{name} replaces a partial: it holds no block"
+
+
+def _env(**extra: Any) -> tuple[Any, Any, dict[str, Any]]:
+    """Jinja environments of the theme with overrides/ and of the theme alone, and a context."""
+    ours = Theme(name="material", custom_dir=str(OVERRIDES)).get_env()
+    theirs = Theme(name="material").get_env()
+    theme = Theme(name="material")
     context = {"page": None, "config": {"extra": {}, "theme": theme}, "base_url": "."} | extra
-    return env, context
+    return ours, theirs, context
 
 
 def _item(title: str, url: str | None = None, **kw: Any) -> SimpleNamespace:
@@ -77,35 +77,54 @@ def _item(title: str, url: str | None = None, **kw: Any) -> SimpleNamespace:
     return SimpleNamespace(title=title, url=url, typeset=None, pages=None, **(fields | kw))
 
 
+def _tidy(html: str) -> str:
+    return re.sub(r"\s+", " ", html).strip()
+
+
 def test_a_section_with_an_index_page_is_named_by_its_title() -> None:
     """With an index page the section's toggle label holds only an icon: the landmark it
-    named would have no name. The section's title names it instead."""
-    env, context = _env_and_context(features=["navigation.indexes", "navigation.sections"])
-    nav = env.get_template("partials/nav-item.html").make_module(context)
+    named would have no name. The section's title names it instead; the rest is the
+    theme's markup (a partial copied from an older theme would differ here)."""
+    ours, theirs, context = _env(features=["navigation.indexes", "navigation.sections"])
     index = _item("The forward pass", "forward/", is_index=True)
     section = _item("The forward pass", children=[index, _item("Scores", "forward/scores/")])
-    html = str(nav.render(section, "__nav_3", 1, None))
-    assert '<label class="md-nav__link " for="__nav_3" id="__nav_3_label"' in html
+    plain = _item("Worked examples", children=[_item("Audit", "audit/")])
+    render = {
+        who: lambda item, path, env=env: _tidy(
+            str(
+                env.get_template("partials/nav-item.html")
+                .make_module(context)
+                .render(item, path, 1, None)
+            )
+        )
+        for who, env in (("ours", ours), ("theirs", theirs))
+    }
+    html = render["ours"](section, "__nav_3")
     assert 'aria-labelledby="__nav_3_label_title"' in html
     title = '<label class="md-nav__title" for="__nav_3" id="__nav_3_label_title">'
     assert title in html and "The forward pass" in html.split(title, 1)[1].split("</label>")[0]
+    undone = html.replace(' id="__nav_3_label_title"', "").replace("_label_title", "_label")
+    assert undone == render["theirs"](section, "__nav_3")
     # a section without an index page keeps the theme's name: its label, which has its title
-    plain = _item("Worked examples", children=[_item("Audit", "audit/")])
-    html = str(nav.render(plain, "__nav_4", 1, None))
-    assert 'aria-labelledby="__nav_4_label"' in html and "_label_title" not in html
+    assert render["ours"](plain, "__nav_4") == render["theirs"](plain, "__nav_4")
 
 
 def test_the_search_dialog_has_a_name() -> None:
-    env, context = _env_and_context(features=[])
-    lang = env.get_template("partials/language.html").make_module(context)
-    html = env.get_template("partials/search.html").render(context | {"lang": lang})
-    assert html.startswith(
-        '<div class="md-search" data-md-component="search" role="dialog" aria-label="Search">'
-    )
+    """The theme's search partial, its dialog named (the theme gives it none)."""
+    ours, theirs, context = _env(features=[])
+    lang = ours.get_template("partials/language.html").make_module(context)
+    html = {
+        who: _tidy(env.get_template("partials/search.html").render(context | {"lang": lang}))
+        for who, env in (("ours", ours), ("theirs", theirs))
+    }
+    named = 'role="dialog" aria-label="Search">'
+    assert named in html["ours"]
+    assert html["ours"].replace(named, 'role="dialog">') == html["theirs"]
 
 
-def test_mkdocstrings_stylesheet_is_kept_for_the_pages_that_use_it() -> None:
-    """Taken off ``extra_css`` (every page links that list), kept for overrides/main.html."""
+def test_mkdocstrings_stylesheet_is_linked_from_the_pages_that_use_it_only() -> None:
+    """Taken off ``extra_css`` (every page links that list) by hooks/assets.py, linked by
+    overrides/main.html's ``fonts`` block on a page holding mkdocstrings' output."""
     config = load_config(str(ROOT / "mkdocs.yml"))
     css = config.plugins["mkdocstrings"].css_filename
     config.plugins["mkdocstrings"].on_config(config)
@@ -113,5 +132,16 @@ def test_mkdocstrings_stylesheet_is_kept_for_the_pages_that_use_it() -> None:
     load_hook("assets", "assets_for_css").on_config(config)
     assert css not in config.extra_css and config.extra["mkdocstrings_css"] == css
     assert "stylesheets/extra.css" in config.extra_css
-    main = (OVERRIDES / "main.html").read_text(encoding="utf-8")
-    assert "config.extra.mkdocstrings_css" in main and "'class=\"doc ' in page.content" in main
+
+    ours, _, _ = _env()
+    template = ours.get_template("main.html")
+    theme = {"font": False}
+    for content, linked in [('<div class="doc doc-object">', True), ("<p>x</p>", False)]:
+        page = SimpleNamespace(content=content, url="reference/api/")
+        context = template.new_context(
+            {"page": page, "base_url": ".", "config": {"extra": config.extra, "theme": theme}}
+        )
+        for name, block in ours.get_template("base.html").blocks.items():  # as {% extends %}
+            context.blocks.setdefault(name, []).append(block)
+        written = "".join(context.blocks["fonts"][0](context))
+        assert (f'href="../../{css}"' in written) == linked, written

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import re
 from pathlib import Path
 
+from attention_site.data import load
+
 ROOT = Path(__file__).resolve().parents[1]
-
-
 DOCS = ROOT / "docs"
 
 
@@ -33,7 +32,7 @@ def test_performance_times_only_from_a_quiet_run(monkeypatch):
     from attention_site.pages.timings import quiet
 
     monkeypatch.chdir(ROOT)  # the page's block reads its results from the repository root
-    doc = json.loads((ROOT / "benchmarks/results/backward_bench.json").read_text())
+    doc = load("backward_bench")
     (code,) = [b for b in blocks("long/performance.md") if "backward_bench.json" in b]
     out = run(code)
     assert "load average" in out and f"on {doc['machine']['cores']} cores" in out
@@ -42,5 +41,5 @@ def test_performance_times_only_from_a_quiet_run(monkeypatch):
     assert timed == quiet(doc), out
     # every results file the page reads is printed with its load
     page = (DOCS / "long/performance.md").read_text(encoding="utf-8")
-    for name in set(re.findall(r"benchmarks/results/(\w+)\.json", page)):  # not a variant
+    for name in set(re.findall(r"data/(\w+)\.json", page)):  # not a variant
         assert page.count(f"{name}.json") and "load_text(doc)" in page

@@ -1,7 +1,7 @@
 // The explorables (attention_site/explorables.py): a slider chooses one of the stops the
 // package computed when the site was built; this swaps in that stop's texts and drawing.
-// No number is computed here. Listed in extra_javascript with `defer`; overrides/main.html
-// loads it at the reader's first interaction, so the page paints without waiting for it.
+// No number is computed here. Listed in extra_javascript with `defer`, so the page paints
+// without waiting for it.
 (() => {
   "use strict";
 
@@ -44,8 +44,8 @@
     };
 
     for (const input of inputs) input.addEventListener("input", redraw);
-    // The page is written at the starting stops. This script arrives at the reader's first
-    // interaction (overrides/main.html), which may itself have moved a slider: catch up.
+    // The page is written at the starting stops. A reader may have moved a slider before
+    // this deferred script ran: catch up.
     const key = inputs.map((input) => input.value).join(",");
     if (key !== root.dataset.stop) redraw();
     else if (window.requestIdleCallback) requestIdleCallback(parse, { timeout: 2000 });

@@ -22,7 +22,7 @@ import pytest
 
 from attention_site.checks import visits
 
-# the visit itself is shared with benchmarks/browser_cost.py: attention_site.checks.browser
+# the visit itself lives in attention_site.checks.browser
 from attention_site.checks.browser import (
     ARTIFACTS,
     CHROMIUM,

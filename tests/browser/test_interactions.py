@@ -1,11 +1,10 @@
-"""What a reader does on the site: search, switch colour scheme, copy code, mistype a URL;
-and what the page offers before the theme's script has started (it waits for the reader)."""
+"""What a reader does on the site: search, switch colour scheme, copy code, mistype a URL."""
 
 from __future__ import annotations
 
 import pytest
 
-from .conftest import THEME_SCRIPT, Tab
+from .conftest import Tab
 
 pytestmark = pytest.mark.browser
 
@@ -53,13 +52,13 @@ def test_light_dark_toggle(desktop: Tab) -> None:
     desktop.goto("/forward/softmax/")
     page = desktop.page
     first, first_bg = _scheme(page)
-    page.locator("form[data-am-palette] label:visible").first.click()
+    page.locator("form[data-md-component=palette] label:visible").first.click()
     second, second_bg = _scheme(page)
     assert {first, second} == {"default", "slate"}
     assert first_bg != second_bg
     page.reload()  # the choice is remembered
     assert _scheme(page)[0] == second
-    page.locator("form[data-am-palette] label:visible").first.click()
+    page.locator("form[data-md-component=palette] label:visible").first.click()
     assert _scheme(page) == (first, first_bg)
     assert desktop.errors == []
 
@@ -168,43 +167,30 @@ def test_figures_are_drawn_in_the_text_colour_of_both_schemes(desktop: Tab, buil
         fill, color = page.evaluate(FIGURE_INK)
         assert fill == color, (path, _scheme(page)[0])
         inks.append(fill)
-        page.locator("form[data-am-palette] label:visible").first.click()
+        page.locator("form[data-md-component=palette] label:visible").first.click()
     assert inks[0] != inks[1]  # the figure's text changed with the scheme
 
 
-STARTED = "document.documentElement.classList.contains('js')"  # the theme's script has run
-
-
-def test_a_tap_on_search_starts_the_theme_and_focuses_the_box(phone: Tab) -> None:
-    """On a phone the theme's script waits for the first interaction (overrides/main.html),
-    yet the search button shows from the start; the tap on it starts the script and focuses
-    the search box in the same gesture (only then does a phone bring up its keyboard), and
-    the query is answered."""
+def test_a_tap_on_search_focuses_the_box(phone: Tab) -> None:
+    """On a phone the header's search button opens search with the box focused (only then
+    does a phone bring up its keyboard), and the query is answered."""
     page = phone.page
-    phone.goto("/why/", interact=False)
-    page.wait_for_timeout(500)  # nothing but the reader starts it
-    assert not phone.theme_at_load
-    assert not any(THEME_SCRIPT in url for _, url in phone.requests)
-    assert not page.evaluate(STARTED)
+    phone.goto("/why/")
     button = page.locator("header label.md-header__button[for=__search]")
     assert button.is_visible()
     button.tap()
-    page.wait_for_function(STARTED)
-    assert page.evaluate("() => document.activeElement.name") == "query"
+    page.wait_for_function("() => document.activeElement.name === 'query'")
     page.keyboard.type("mask", delay=20)
     page.locator(".md-search-result__item").first.wait_for(state="visible")
     assert "mask" in page.locator(".md-search-result").inner_text().lower()
     assert phone.errors == [] and phone.external == []
 
 
-def test_a_shortcut_as_the_first_key_opens_search(desktop: Tab) -> None:
-    """The theme's "/" shortcut works as the very first key pressed: the key starts the
-    script, which then receives it."""
+def test_the_search_shortcut_opens_search(desktop: Tab) -> None:
+    """The theme's "/" shortcut opens search with the box focused."""
     page = desktop.page
-    desktop.goto("/forward/scores/", interact=False)
-    assert not page.evaluate(STARTED)
+    desktop.goto("/forward/scores/")
     page.keyboard.press("/")
-    page.wait_for_function(STARTED)
     page.wait_for_function("() => document.activeElement.name === 'query'")
     assert page.evaluate("() => document.getElementById('__search').checked")
     assert desktop.errors == []

@@ -1,9 +1,5 @@
 """What keeps a page cheap to start on a phone, without changing what the reader sees.
 
-- The colour-scheme toggle is the project's (overrides/main.html), not the theme's
-  component, which restyled the whole page three times as it started; it still follows the
-  system's preference on a first visit, remembers the reader's choice, answers Enter and
-  keeps the browser's colour-scheme and theme-colour hints right.
 - Formulas off screen are skipped (``content-visibility: auto``, extra.css) in a box of
   exactly their drawing's size and baseline (hooks/assets.py ``sized``): drawing them moves
   nothing.
@@ -15,46 +11,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import _open_tab
-
 pytestmark = pytest.mark.browser
-
-STATE = """() => [
-  document.body.getAttribute('data-md-color-scheme'),
-  document.querySelector('meta[name=color-scheme]').content,
-  getComputedStyle(document.querySelector('[data-md-component=header]')).colorScheme,
-  [...document.querySelectorAll('form[data-am-palette] label')].map((l) => l.hidden),
-  document.querySelectorAll('[data-md-component=palette]').length,
-]"""
-
-
-@pytest.mark.parametrize("system", ["light", "dark"])
-def test_the_toggle_follows_the_system_then_the_reader(
-    browser: Any, base_url: str, system: str
-) -> None:
-    tab = _open_tab(browser, base_url, viewport={"width": 1280, "height": 900}, color_scheme=system)
-    try:
-        page = tab.page
-        tab.goto("/forward/softmax/")
-        scheme, hint, header_scheme, hidden, theme_component = page.evaluate(STATE)
-        # a first visit takes the system's preference, as the theme did
-        assert scheme == {"light": "default", "dark": "slate"}[system]
-        assert hint == header_scheme == system  # the hint tracks what the page shows
-        assert hidden.count(False) == 1  # one toggle shown: the one that switches away
-        assert theme_component == 0  # the theme's own palette component is not mounted
-        page.locator("form[data-am-palette] label:visible").first.click()
-        switched = page.evaluate(STATE)
-        assert switched[0] != scheme and switched[1] == switched[2] != hint
-        assert switched[3] == hidden[::-1]
-        tab.goto("/gradients/")  # another page remembers the choice
-        assert page.evaluate(STATE)[:2] == switched[:2]
-        page.locator("form[data-am-palette] label:visible").first.focus()
-        page.keyboard.press("Enter")  # the keyboard switches back
-        assert page.evaluate(STATE)[:2] == [scheme, hint]
-        assert tab.errors == []
-    finally:
-        tab.page.context.close()
-
 
 # Formulas three screens down are skipped (nearer ones the browser may draw ahead); every
 # inline formula's box while skipped, then drawn.

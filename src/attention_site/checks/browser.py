@@ -1,6 +1,6 @@
 """The built site's pages visited in Chromium (Playwright), each once, with every probe run.
 
-What the browser tests judge and what ``benchmarks/browser_cost.py`` times is the same visit:
+What the browser tests judge is one visit of each page:
 ``visit`` loads each page in a ``Tab`` (which records console errors, page errors, every
 request, and aborts requests leaving the site), makes a reader's first interaction, runs
 each registered probe at the desktop width, takes a screenshot, then the ``narrow:`` probes
@@ -52,7 +52,7 @@ CHROMIUM_ARGS = [
 TIMEOUT_MS = 60_000  # two shared cores, eight agents
 # full-page screenshots cost seconds a page; by default the first screen of each page
 FULL_PAGE = bool(os.environ.get("ATTENTION_MATH_FULL_SCREENSHOTS"))
-# the theme's (mkdocs-material) script, loaded at the first interaction (overrides/main.html)
+# the theme's (mkdocs-material) script, as the theme writes it into every page
 THEME_SCRIPT = "/assets/javascripts/bundle."
 #: The one desktop size of the browser tests (the ``desktop`` tab and the visit's first look)
 DESKTOP = {"width": 1280, "height": 900}
@@ -107,8 +107,8 @@ class Tab:
 
     Examples:
         >>> tab = Tab(page=None, base_url="http://127.0.0.1:8000/attention-math")
-        >>> tab.errors, tab.external, tab.theme_at_load
-        ([], [], False)
+        >>> tab.errors, tab.external
+        ([], [])
     """
 
     page: Any
@@ -117,17 +117,14 @@ class Tab:
     external: list[str] = field(default_factory=list)
     requests: list[tuple[str, str]] = field(default_factory=list)  # (resource type, url)
 
-    theme_at_load: bool = False  # the theme's script requested before any interaction
-
     def goto(self, path: str, *, interact: bool = True) -> Any:
         """Load ``path``; then, unless ``interact`` is false, a first interaction (a key
-        press), which starts the theme's script (overrides/main.html), and wait until it runs."""
+        press), and wait until the theme's script runs."""
         self.errors.clear()
         self.external.clear()
         self.requests.clear()
         response = self.page.goto(self.base_url + path, wait_until="load")
         self.wait_for_math()
-        self.theme_at_load = any(THEME_SCRIPT in url for _, url in self.requests)
         if interact:
             self.start_theme()
         return response
@@ -209,7 +206,6 @@ def visit(tab: Tab, pages: list[str]) -> dict[str, dict[str, Any]]:
         tab.page.set_viewport_size(DESKTOP)
         response = tab.goto(path)
         record: dict[str, Any] = {"status": response.status if response else None}
-        record["theme_at_load"] = tab.theme_at_load
         for name, fn in PROBES.items():
             if not name.startswith("narrow:"):
                 record[name] = fn(tab)

@@ -1,5 +1,5 @@
 """What every page is asked in its single visit (``browser.visit``): the browser tests judge
-the records (``tests/browser``), ``benchmarks/browser_cost.py`` times each probe.
+the records (``tests/browser``).
 
 Importing this module registers the probes in ``browser.PROBES``, in the order they run.
 """

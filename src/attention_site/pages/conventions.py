@@ -716,7 +716,7 @@ def record(torch: ModuleType) -> dict[str, Any]:
     """PyTorch's side of every row, for builds without PyTorch: what an oracle run records.
 
     ``benchmarks/conventions_oracle.py`` writes it, with the date, to
-    ``benchmarks/results/conventions_oracle.json``;
+    ``data/conventions_oracle.json``;
     [`table`][attention_site.pages.conventions.table] shows it, labelled as recorded, where PyTorch
     is not installed.
 
