@@ -9,7 +9,7 @@ import pytest
 
 from attention_math.block import params_from_torch, transformer_block
 from attention_math.decoding import incremental_attention
-from attention_math.multihead import _split_heads, grouped_query_attention
+from attention_math.multihead import AttentionParams, multi_head_attention, split_heads
 from attention_math.numeric import causal_mask
 
 pytestmark = pytest.mark.oracle
@@ -28,9 +28,10 @@ def test_gqa_matches_sdpa_enable_gqa(torch, h, g):
     w_o = np.eye(h * d_head)  # the heads' concatenation itself
     mask = rng.random((L_q, L_k)) < 0.7
     mask[:, 0] = True
-    ours = grouped_query_attention(x_q, x_kv, w_q, w_k, w_v, w_o, h, g, mask=mask)
+    p = AttentionParams(w_q, w_k, w_v, w_o)
+    ours = multi_head_attention(x_q, x_kv, p, h, n_kv_heads=g, mask=mask)
     q, k, v = (
-        torch.from_numpy(np.ascontiguousarray(_split_heads(x @ w, n)))  # (B, heads, L, d)
+        torch.from_numpy(np.ascontiguousarray(split_heads(x @ w, n)))  # (B, heads, L, d)
         for x, w, n in ((x_q, w_q, h), (x_kv, w_k, g), (x_kv, w_v, g))
     )
     heads = F.scaled_dot_product_attention(

@@ -53,7 +53,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from attention_math._checks import as_float, check_count, check_flag
-from attention_math.multihead import _merge_heads, _split_heads
+from attention_math.multihead import merge_heads as _merge_heads
+from attention_math.multihead import split_heads as _split_heads
 from attention_math.numeric import attention
 from attention_math.positional import rope
 

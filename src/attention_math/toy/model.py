@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from attention_math import positional
-from attention_math.multihead import circuits
+from attention_math.multihead import AttentionParams, circuits
 from attention_math.numeric import attention
 
 __all__ = ["Config", "ToyModel", "forward", "init_params", "weight_names"]
@@ -247,5 +247,5 @@ class ToyModel:
         if not 0 <= layer < self.config.n_layers:
             raise ValueError(f"layer must be in 0 … {self.config.n_layers - 1}, got {layer}")
         w_q, w_k, w_v, w_o = (self.params[f"w_{m}.{layer}"] for m in ("q", "k", "v", "o"))
-        qk, ov = circuits(w_q, w_k, w_v, w_o, self.config.n_heads)
+        qk, ov = circuits(AttentionParams(w_q, w_k, w_v, w_o), self.config.n_heads)
         return qk, ov
