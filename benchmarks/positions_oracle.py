@@ -38,7 +38,7 @@ import torch
 from _common import result_path  # benchmarks/, the script's directory
 from attention_bench import machine
 
-from attention_math.block import params_from_torch, transformer_block
+from attention_math.block import BlockConfig, params_from_torch, transformer_block
 from attention_math.decoding import incremental_attention
 from attention_math.multihead import AttentionParams, multi_head_attention, split_heads
 from attention_math.numeric import causal_mask, sliding_window_mask
@@ -100,14 +100,8 @@ def block(norm_first: bool, activation: str, dtype: str, rng: np.random.Generato
     with torch.no_grad():  # torch's boolean src_mask: True = blocked
         theirs = layer(x, src_mask=torch.from_numpy(~causal_mask(L))).numpy()
     params = params_from_torch({k: t.detach().numpy() for k, t in layer.state_dict().items()})
-    ours = transformer_block(
-        x.numpy(),
-        params,
-        n_heads=n_heads,
-        mask=causal_mask(L),
-        norm_first=norm_first,
-        activation=activation,
-    )
+    config = BlockConfig(n_heads=n_heads, norm_first=norm_first, activation=activation)
+    ours = transformer_block(x.numpy(), params, config, mask=causal_mask(L))
     return error_eps(ours, theirs)
 
 

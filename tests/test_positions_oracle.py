@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attention_math.block import params_from_torch, transformer_block
+from attention_math.block import BlockConfig, params_from_torch, transformer_block
 from attention_math.decoding import incremental_attention
 from attention_math.multihead import AttentionParams, multi_head_attention, split_heads
 from attention_math.numeric import causal_mask
@@ -67,14 +67,8 @@ def test_block_matches_transformer_encoder_layer(torch, norm_first, activation, 
     with torch.no_grad():
         theirs = layer(x, src_mask=torch_mask).numpy()
     params = params_from_torch({k: t.detach().numpy() for k, t in layer.state_dict().items()})
-    ours = transformer_block(
-        x.numpy(),
-        params,
-        n_heads=n_heads,
-        mask=ours_mask,
-        norm_first=norm_first,
-        activation=activation,
-    )
+    config = BlockConfig(n_heads=n_heads, norm_first=norm_first, activation=activation)
+    ours = transformer_block(x.numpy(), params, config, mask=ours_mask)
     err_eps = np.abs(ours - theirs).max() / np.abs(theirs).max() / np.finfo(np.float64).eps
     assert err_eps < 64, err_eps
 
@@ -86,7 +80,7 @@ def test_block_float32_matches_torch_float32(torch):
     with torch.no_grad():
         theirs = layer(x).numpy()
     params = params_from_torch({k: t.detach().numpy() for k, t in layer.state_dict().items()})
-    ours = transformer_block(x.numpy(), params, n_heads=2, norm_first=False)
+    ours = transformer_block(x.numpy(), params, BlockConfig(n_heads=2, norm_first=False))
     assert ours.dtype == np.float32
     np.testing.assert_allclose(ours, theirs, rtol=0, atol=64 * np.finfo(np.float32).eps)
 
