@@ -24,7 +24,7 @@ configuration needs:
 
 | name | shape | role |
 |---|---|---|
-| `attn.w_q`, `attn.w_k`, `attn.w_v` | `(d_model, d_model)` | projections, ``d_model/h`` columns a head |
+| `attn.w_q`, `attn.w_k`, `attn.w_v` | `(d_model, d_model)` | projections, ``d_model/h`` each head |
 | `attn.b_q`, `attn.b_k`, `attn.b_v` | `(d_model,)` | their biases |
 | `attn.w_o`, `attn.b_o` | `(d_model, d_model)`, `(d_model,)` | output projection |
 | `w_1`, `b_1` | `(d_model, d_ff)`, `(d_ff,)` | first feed-forward layer |
