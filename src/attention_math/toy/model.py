@@ -46,9 +46,7 @@ __all__ = [
     "ToyModel",
     "forward",
     "init_params",
-    "merge_heads",
     "patterns",
-    "split_heads",
     "weight_names",
 ]
 
