@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from attention_math import explore
+from attention_site import explore
 from attention_site.pages.explorables import (
     QUANTITIES,
     READOUTS,
