@@ -8,7 +8,7 @@ root:
 Measures, on random inputs, the largest difference between the NumPy implementation and
 PyTorch's, divided by the largest magnitude of PyTorch's output and by the ε of the format:
 
-* ``multihead.grouped_query_attention`` against ``scaled_dot_product_attention(...,
+* ``multihead.multi_head_attention(..., n_kv_heads=)`` against ``scaled_dot_product_attention(...,
   enable_gqa=True)`` (h = 8 query heads, every divisor as key/value heads);
 * ``block.transformer_block`` against ``torch.nn.TransformerEncoderLayer(batch_first=True,
   dropout=0.0)``, pre- and post-LN, ReLU and GELU, with a causal mask;
@@ -38,9 +38,9 @@ import torch
 from _common import result_path  # benchmarks/, the script's directory
 from attention_bench import machine
 
-from attention_math.block import params_from_torch, transformer_block
+from attention_math.block import BlockConfig, params_from_torch, transformer_block
 from attention_math.decoding import incremental_attention
-from attention_math.multihead import _split_heads, grouped_query_attention
+from attention_math.multihead import AttentionParams, multi_head_attention, split_heads
 from attention_math.numeric import causal_mask, sliding_window_mask
 from attention_math.positional import rope, rope_frequencies
 
@@ -65,9 +65,10 @@ def gqa(n_kv_heads: int, dtype: str, rng: np.random.Generator) -> float:
     w_v = (rng.standard_normal((d_model, n_kv_heads * d_head)) / 8).astype(np_t)  # (d_model, g·d)
     w_o = np.eye(h * d_head, dtype=np_t)  # the heads' concatenation itself
     mask = causal_mask(L)  # (L, L)
-    ours = grouped_query_attention(x, x, w_q, w_k, w_v, w_o, h, n_kv_heads, mask=mask)
+    p = AttentionParams(w_q, w_k, w_v, w_o)
+    ours = multi_head_attention(x, x, p, h, n_kv_heads=n_kv_heads, mask=mask)
     q, k, v = (
-        torch.from_numpy(np.ascontiguousarray(_split_heads(x @ w, n)))  # (B, heads, L, d_head)
+        torch.from_numpy(np.ascontiguousarray(split_heads(x @ w, n)))  # (B, heads, L, d_head)
         for w, n in ((w_q, h), (w_k, n_kv_heads), (w_v, n_kv_heads))
     )
     heads = torch.nn.functional.scaled_dot_product_attention(
@@ -99,14 +100,8 @@ def block(norm_first: bool, activation: str, dtype: str, rng: np.random.Generato
     with torch.no_grad():  # torch's boolean src_mask: True = blocked
         theirs = layer(x, src_mask=torch.from_numpy(~causal_mask(L))).numpy()
     params = params_from_torch({k: t.detach().numpy() for k, t in layer.state_dict().items()})
-    ours = transformer_block(
-        x.numpy(),
-        params,
-        n_heads=n_heads,
-        mask=causal_mask(L),
-        norm_first=norm_first,
-        activation=activation,
-    )
+    config = BlockConfig(n_heads=n_heads, norm_first=norm_first, activation=activation)
+    ours = transformer_block(x.numpy(), params, config, mask=causal_mask(L))
     return error_eps(ours, theirs)
 
 

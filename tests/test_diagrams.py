@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from attention_math.backward import attention_backward
-from attention_math.multihead import multi_head_attention
+from attention_math.multihead import AttentionParams, multi_head_attention
 from attention_math.running import RUNNING
 from attention_site.figures import curves, panels
 
@@ -58,7 +58,7 @@ def test_the_heads_figure_shows_the_package_arrays_with_their_shapes() -> None:
     ]:
         assert re.search(rf"{re.escape(title)}[^:]*\n{shape[0]}×{shape[1]}:", label), title
     # the output panel holds multi_head_attention's result, entry by entry, row by row
-    out = multi_head_attention(x, x, w_q, w_k, w_v, w_o, h)  # L × d_out
+    out = multi_head_attention(x, x, AttentionParams(w_q, w_k, w_v, w_o), h)  # L × d_out
     assert _run(_cells(svg), ["output feature", "token", *_fmt(out), "= output", "3×2"])
 
 

@@ -10,7 +10,7 @@ from functools import cache
 
 import pytest
 
-from attention_math import explore
+from attention_site import explore
 from attention_site.pages.explorables import (
     QUANTITIES,
     READOUTS,

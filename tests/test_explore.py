@@ -1,4 +1,4 @@
-"""The explorables' data (attention_math.explore): each frame is what the package computes
+"""The explorables' data (attention_site.explore): each frame is what the package computes
 at that stop, and bad input is refused with a message naming the argument."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from attention_math import explore
 from attention_math.derivations.decoding import MODELS
 from attention_math.numeric import causal_mask, softmax
 from attention_math.positional import alibi_bias, alibi_slopes, rope
 from attention_math.running import numeric_forward
+from attention_site import explore
 
 
 @pytest.mark.slow  # a second or more of CPU: left out of the quick loop

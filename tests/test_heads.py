@@ -19,7 +19,7 @@ from attention_math.derivations.heads import (
     two_patterns,
     two_patterns_numeric,
 )
-from attention_math.multihead import multi_head_attention
+from attention_math.multihead import AttentionParams, multi_head_attention
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +69,8 @@ def test_numeric_matches_the_library_multi_head_attention():
     w_q = sel[:, 0:4]  # head A: columns 0-1, head B: 2-3
     w_k = sel[:, [4, 5, 4, 5]]  # both heads share K
     w_v = sel[:, [6, 6]]  # both heads read v
-    out = multi_head_attention(x, x, w_q, w_k, w_v, np.eye(2), 2, mask=np.tri(4, dtype=bool))
+    p = AttentionParams(w_q, w_k, w_v, np.eye(2))
+    out = multi_head_attention(x, x, p, 2, mask=np.tri(4, dtype=bool))
     np.testing.assert_allclose(out, w["two_heads"], rtol=1e-13)
 
 

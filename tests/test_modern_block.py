@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 from attention_math.block import (
+    BlockConfig,
+    BlockParams,
     layer_norm,
     param_shapes,
     random_params,
@@ -17,6 +19,11 @@ from attention_math.numeric import causal_mask
 from tests.conftest import require_or_skip
 
 LLAMA = {"norm": "rms", "ffn": "swiglu"}
+
+
+def _cast(p: BlockParams, dtype) -> BlockParams:
+    return BlockParams.from_dict({k: v.astype(dtype) for k, v in p.as_dict().items()})
+
 
 #: the largest difference from the PyTorch reference, relative to the largest output, in
 #: units of the format's ε (measured: under 2 ε in float64 and float32)
@@ -49,52 +56,60 @@ def test_swiglu_shapes_are_checked():
 def test_gqa_block_equals_the_block_with_key_value_heads_copied():
     # h_kv = 2 key/value heads read by 4 query heads = 4 heads whose W_K, W_V columns repeat
     x = np.random.default_rng(1).standard_normal((2, 5, 8))
-    p = random_params(8, 12, n_heads=4, n_kv_heads=2, qk_norm=True, **LLAMA)
+    config = BlockConfig(n_heads=4, n_kv_heads=2, qk_norm=True, rope_base=100.0, **LLAMA)
+    p = random_params(8, 12, config)
     d_head = 2
-    tied = dict(p)
-    for name in ("w_k", "w_v"):
-        blocks = [p[name][:, (i // 2) * d_head : (i // 2 + 1) * d_head] for i in range(4)]
+    tied = p.as_dict()
+    for name in ("attn.w_k", "attn.w_v"):
+        blocks = [tied[name][:, (i // 2) * d_head : (i // 2 + 1) * d_head] for i in range(4)]
         tied[name] = np.hstack(blocks)
-    kw = dict(n_heads=4, mask=causal_mask(5), qk_norm=True, rope_base=100.0, **LLAMA)
-    gqa = transformer_block(x, p, n_kv_heads=2, **kw)
-    mha = transformer_block(x, tied, **kw)
+    gqa = transformer_block(x, p, config, mask=causal_mask(5))
+    mha_config = BlockConfig(n_heads=4, qk_norm=True, rope_base=100.0, **LLAMA)
+    mha = transformer_block(x, BlockParams.from_dict(tied), mha_config, mask=causal_mask(5))
     np.testing.assert_allclose(gqa, mha, rtol=1e-13, atol=1e-13)
 
 
 def test_qk_norm_makes_the_block_blind_to_the_scale_of_its_query_and_key_weights():
     x = np.random.default_rng(2).standard_normal((5, 8))
-    p = random_params(8, 12, n_heads=2, qk_norm=True, **LLAMA)
-    big = {**p, "w_q": 1e3 * p["w_q"], "w_k": 1e3 * p["w_k"]}
-    kw = dict(n_heads=2, qk_norm=True, eps=0.0, **LLAMA)
+
+    def scaled(p: BlockParams) -> BlockParams:
+        a = p.as_dict()
+        return BlockParams.from_dict(
+            {**a, "attn.w_q": 1e3 * a["attn.w_q"], "attn.w_k": 1e3 * a["attn.w_k"]}
+        )
+
+    config = BlockConfig(n_heads=2, qk_norm=True, eps=0.0, **LLAMA)
+    p = random_params(8, 12, config)
     np.testing.assert_allclose(
-        transformer_block(x, big, **kw), transformer_block(x, p, **kw), rtol=1e-10, atol=1e-12
+        transformer_block(x, scaled(p), config),
+        transformer_block(x, p, config),
+        rtol=1e-10,
+        atol=1e-12,
     )
     # without QK-norm the same scaling saturates the softmax and changes the output
-    q = random_params(8, 12, n_heads=2, **LLAMA)
-    big = {**q, "w_q": 1e3 * q["w_q"], "w_k": 1e3 * q["w_k"]}
-    kw = dict(n_heads=2, **LLAMA)
-    assert not np.allclose(transformer_block(x, big, **kw), transformer_block(x, q, **kw))
+    plain = BlockConfig(n_heads=2, **LLAMA)
+    q = random_params(8, 12, plain)
+    assert not np.allclose(transformer_block(x, scaled(q), plain), transformer_block(x, q, plain))
 
 
 def test_params_are_named_in_the_error():
-    p = random_params(8, 12, **LLAMA)
-    with pytest.raises(ValueError, match=r"missing \['gamma_k', 'gamma_q'\]"):
-        transformer_block(np.ones((3, 8)), p, n_heads=2, qk_norm=True, **LLAMA)
+    p = random_params(8, 12, BlockConfig(n_heads=2, **LLAMA))
+    with pytest.raises(ValueError, match=r"missing \['gamma_q', 'gamma_k'\]"):
+        transformer_block(np.ones((3, 8)), p, BlockConfig(n_heads=2, qk_norm=True, **LLAMA))
     with pytest.raises(ValueError, match="n_kv_heads = 3 must divide n_heads = 4"):
-        transformer_block(np.ones((3, 8)), p, n_heads=4, n_kv_heads=3, **LLAMA)
+        BlockConfig(n_heads=4, n_kv_heads=3, **LLAMA)
     with pytest.raises(ValueError, match="norm must be one of 'layer', 'rms'"):
-        param_shapes(norm="batch")
+        BlockConfig(n_heads=2, norm="batch")
+    with pytest.raises(TypeError, match="config must be a BlockConfig"):
+        param_shapes(LLAMA)  # type: ignore[arg-type]
 
 
-def test_the_classic_block_is_unchanged_by_the_new_options():
-    # the defaults give the names, order and random draws of PARAM_SHAPES
-    from attention_math.block import PARAM_SHAPES
-
-    assert list(param_shapes()) == list(PARAM_SHAPES)
-    p = random_params(8, 12)
-    assert {k: v.shape for k, v in p.items()} == {
-        k: tuple({"d_model": 8, "d_ff": 12}[d] for d in dims) for k, dims in PARAM_SHAPES.items()
-    }
+def test_the_classic_block_has_the_arrays_of_torchs_encoder_layer():
+    # the defaults: LayerNorm, an MLP, biases everywhere, no QK-norm
+    names = list(param_shapes(BlockConfig(n_heads=2)))
+    attn = ["attn.w_q", "attn.w_k", "attn.w_v", "attn.w_o", "attn.b_q", "attn.b_k", "attn.b_v"]
+    assert names[:8] == [*attn, "attn.b_o"]
+    assert names[8:] == ["w_1", "b_1", "w_2", "b_2", "gamma_1", "beta_1", "gamma_2", "beta_2"]
 
 
 # --- PyTorch ------------------------------------------------------------------------------
@@ -126,7 +141,7 @@ def _llama_layer_torch(torch, x, p, *, n_heads, n_kv_heads, base, eps, qk_norm):
     """A Llama-style decoder layer written from the papers in PyTorch: pre-norm RMSNorm,
     rotary positions (rotate_half), GQA, causal attention, SwiGLU; no biases."""
     f = torch.nn.functional
-    t = {k: torch.from_numpy(v) for k, v in p.items()}
+    t = {k.removeprefix("attn."): torch.from_numpy(v) for k, v in p.as_dict().items()}
     xt = torch.from_numpy(x)
     batch, length, d_model = xt.shape
     d_head = d_model // n_heads
@@ -162,14 +177,11 @@ def _llama_layer_torch(torch, x, p, *, n_heads, n_kv_heads, base, eps, qk_norm):
 def test_llama_style_block_equals_a_pytorch_reference(torch, dtype, h, g, qk_norm):
     rng = np.random.default_rng(10 * h + g)
     x = rng.standard_normal((2, 9, 16)).astype(dtype)
-    p = {
-        k: v.astype(dtype)
-        for k, v in random_params(
-            16, 40, n_heads=h, n_kv_heads=g, qk_norm=qk_norm, seed=h + g, **LLAMA
-        ).items()
-    }
-    kw = dict(n_heads=h, n_kv_heads=g, eps=1e-6, qk_norm=qk_norm)
-    ours = transformer_block(x, p, mask=causal_mask(9), rope_base=500.0, **kw, **LLAMA)
+    config = BlockConfig(
+        n_heads=h, n_kv_heads=g, eps=1e-6, qk_norm=qk_norm, rope_base=500.0, **LLAMA
+    )
+    p = _cast(random_params(16, 40, config, seed=h + g), dtype)
+    ours = transformer_block(x, p, config, mask=causal_mask(9))
     want = _llama_layer_torch(
         torch, x, p, base=500.0, n_kv_heads=g, n_heads=h, eps=1e-6, qk_norm=qk_norm
     )
@@ -200,8 +212,11 @@ def test_block_with_qk_norm_equals_hugging_face_qwen3_decoder_layer(torch):
     )
     config._attn_implementation = "eager"
     layer = Qwen3DecoderLayer(config, layer_idx=0).float()
-    kw = dict(n_heads=h, n_kv_heads=g, qk_norm=True, **LLAMA)
-    p = {k: v.astype(np.float32) for k, v in random_params(d, f, seed=5, **kw).items()}
+    ours_config = BlockConfig(
+        n_heads=h, n_kv_heads=g, qk_norm=True, rope_base=500.0, eps=1e-6, **LLAMA
+    )
+    params = _cast(random_params(d, f, ours_config, seed=5), np.float32)
+    p = {k.removeprefix("attn."): v for k, v in params.as_dict().items()}
     hf_names = {
         "self_attn.q_proj.weight": p["w_q"].T,
         "self_attn.k_proj.weight": p["w_k"].T,
@@ -230,6 +245,6 @@ def test_block_with_qk_norm_equals_hugging_face_qwen3_decoder_layer(torch):
             position_embeddings=Qwen3RotaryEmbedding(config)(xt, pos),
         )
     want = (out[0] if isinstance(out, tuple) else out).numpy()
-    ours = transformer_block(x, p, mask=causal_mask(length), rope_base=500.0, eps=1e-6, **kw)
+    ours = transformer_block(x, params, ours_config, mask=causal_mask(length))
     err = np.abs(ours - want).max() / (np.finfo(np.float32).eps * np.abs(want).max())
     assert err <= BOUND_EPS, err

@@ -11,7 +11,7 @@ from attention_math.crosscheck import crosscheck
 from attention_math.decoding import KVCache
 from attention_math.derivations import block, decoding, gqa, sliding_window
 from attention_math.derivations import positional as dpos
-from attention_math.multihead import grouped_query_attention
+from attention_math.multihead import AttentionParams, multi_head_attention
 
 
 def test_sinusoidal_exact_matches_numpy():
@@ -142,7 +142,7 @@ def test_gqa_tying_exact_and_numpy_matches_exact():
     w_v = sp.Matrix([[2, 0], [0, 1]])
     exact = gqa.gqa_exact(x, w_q, w_k, w_v, 4, 2)
     f = [np.array(a, dtype=float) for a in (x, w_q, w_k, w_v)]
-    got = grouped_query_attention(f[0], f[0], f[1], f[2], f[3], np.eye(4), 4, 2)
+    got = multi_head_attention(f[0], f[0], AttentionParams(*f[1:], np.eye(4)), 4, n_kv_heads=2)
     crosscheck(exact, got)
     ratio = sp.simplify(gqa.cache_per_token().subs(gqa.h_kv, gqa.h) / gqa.cache_per_token())
     assert ratio == gqa.h / gqa.h_kv

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attention_math.block import params_from_torch, transformer_block
+from attention_math.block import BlockConfig, params_from_torch, transformer_block
 from attention_math.decoding import incremental_attention
-from attention_math.multihead import _split_heads, grouped_query_attention
+from attention_math.multihead import AttentionParams, multi_head_attention, split_heads
 from attention_math.numeric import causal_mask
 
 pytestmark = pytest.mark.oracle
@@ -28,9 +28,10 @@ def test_gqa_matches_sdpa_enable_gqa(torch, h, g):
     w_o = np.eye(h * d_head)  # the heads' concatenation itself
     mask = rng.random((L_q, L_k)) < 0.7
     mask[:, 0] = True
-    ours = grouped_query_attention(x_q, x_kv, w_q, w_k, w_v, w_o, h, g, mask=mask)
+    p = AttentionParams(w_q, w_k, w_v, w_o)
+    ours = multi_head_attention(x_q, x_kv, p, h, n_kv_heads=g, mask=mask)
     q, k, v = (
-        torch.from_numpy(np.ascontiguousarray(_split_heads(x @ w, n)))  # (B, heads, L, d)
+        torch.from_numpy(np.ascontiguousarray(split_heads(x @ w, n)))  # (B, heads, L, d)
         for x, w, n in ((x_q, w_q, h), (x_kv, w_k, g), (x_kv, w_v, g))
     )
     heads = F.scaled_dot_product_attention(
@@ -66,14 +67,8 @@ def test_block_matches_transformer_encoder_layer(torch, norm_first, activation, 
     with torch.no_grad():
         theirs = layer(x, src_mask=torch_mask).numpy()
     params = params_from_torch({k: t.detach().numpy() for k, t in layer.state_dict().items()})
-    ours = transformer_block(
-        x.numpy(),
-        params,
-        n_heads=n_heads,
-        mask=ours_mask,
-        norm_first=norm_first,
-        activation=activation,
-    )
+    config = BlockConfig(n_heads=n_heads, norm_first=norm_first, activation=activation)
+    ours = transformer_block(x.numpy(), params, config, mask=ours_mask)
     err_eps = np.abs(ours - theirs).max() / np.abs(theirs).max() / np.finfo(np.float64).eps
     assert err_eps < 64, err_eps
 
@@ -85,7 +80,7 @@ def test_block_float32_matches_torch_float32(torch):
     with torch.no_grad():
         theirs = layer(x).numpy()
     params = params_from_torch({k: t.detach().numpy() for k, t in layer.state_dict().items()})
-    ours = transformer_block(x.numpy(), params, n_heads=2, norm_first=False)
+    ours = transformer_block(x.numpy(), params, BlockConfig(n_heads=2, norm_first=False))
     assert ours.dtype == np.float32
     np.testing.assert_allclose(ours, theirs, rtol=0, atol=64 * np.finfo(np.float32).eps)
 

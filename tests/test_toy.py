@@ -14,7 +14,7 @@ from attention_math.toy.data import induction_batch, repeated_tokens
 from attention_math.toy.export import weights_json
 from attention_math.toy.grad import loss_and_grads
 from attention_math.toy.heads import report
-from attention_math.toy.model import Config, ToyModel, init_params, weight_names
+from attention_math.toy.model import Config, Params, ToyModel, init_params, weight_names
 from attention_math.toy.scores import (
     composition_score,
     copying_score,
@@ -32,8 +32,8 @@ SMALL = Config(vocab=5, d_model=4, n_heads=2, n_ctx=6, pos_base=10.0)
 def _small_case(seed: int = 0):
     rng = np.random.default_rng(seed)
     params = init_params(SMALL, rng)
-    for name in params:  # larger weights: sharper attention, so every path carries gradient
-        params[name] *= 1.5
+    for w in params.as_dict().values():  # larger weights: sharper attention, so every path
+        w *= 1.5  # carries gradient (in place: the arrays of params themselves)
     tokens = rng.integers(0, SMALL.vocab, size=(2, 6))  # (batch, L)
     pos = sinusoidal(6, SMALL.d_model, base=SMALL.pos_base)  # (L, d_model)
     return params, pos, tokens
@@ -43,14 +43,16 @@ def _small_case(seed: int = 0):
 def test_gradient_equals_central_differences(seed):
     params, pos, tokens = _small_case(seed)
     _, grads, _ = loss_and_grads(params, pos, SMALL, tokens)
+    weights, g = params.as_dict(), grads.as_dict()
+    assert list(g) == weight_names(SMALL)
     for name in weight_names(SMALL):
 
         def loss_of(w, name=name):
-            return loss_and_grads({**params, name: w}, pos, SMALL, tokens)[0]
+            return loss_and_grads(Params.from_dict({**weights, name: w}), pos, SMALL, tokens)[0]
 
-        fd = central_difference(loss_of, params[name], 1e-5)
-        assert np.abs(grads[name]).max() > 1e-4, name  # a gradient that could be wrong
-        assert relative_error(grads[name], fd) < 1e-7, name
+        fd = central_difference(loss_of, weights[name], 1e-5)
+        assert np.abs(g[name]).max() > 1e-4, name  # a gradient that could be wrong
+        assert relative_error(g[name], fd) < 1e-7, name
 
 
 def test_a_wrong_gradient_would_be_caught():
@@ -59,22 +61,24 @@ def test_a_wrong_gradient_would_be_caught():
     _, grads, _ = loss_and_grads(params, pos, SMALL, tokens)
 
     def loss_of(w):
-        return loss_and_grads({**params, "w_e": w}, pos, SMALL, tokens)[0]
+        return loss_and_grads(Params.from_dict({**params.as_dict(), "w_e": w}), pos, SMALL, tokens)[
+            0
+        ]
 
-    fd = central_difference(loss_of, params["w_e"], 1e-5)
-    assert relative_error(grads["w_e"], fd) < 1e-7
-    assert relative_error(grads["w_e"] * 0.9, fd) > 1e-3
+    fd = central_difference(loss_of, params.w_e, 1e-5)
+    assert relative_error(grads.w_e, fd) < 1e-7
+    assert relative_error(grads.w_e * 0.9, fd) > 1e-3
 
 
 def test_training_is_deterministic_bit_for_bit():
     small = Config(vocab=8, d_model=8, n_ctx=16)
     short = Hyper(steps=20, batch=4, length=12, seed=3)
     a, b = train(small, short), train(small, short)
-    for name in weight_names(small):
-        assert a.params[name].tobytes() == b.params[name].tobytes(), name
+    for name, w in a.params.as_dict().items():
+        assert w.tobytes() == b.params.as_dict()[name].tobytes(), name
     assert a.history["loss"].tobytes() == b.history["loss"].tobytes()
     c = train(small, Hyper(steps=20, batch=4, length=12, seed=4))
-    assert a.params["w_e"].tobytes() != c.params["w_e"].tobytes()
+    assert a.params.w_e.tobytes() != c.params.w_e.tobytes()
 
 
 def test_training_lowers_the_loss():
@@ -95,7 +99,7 @@ def test_a_warm_cache_does_not_retrain(tmp_path, monkeypatch):
     monkeypatch.setattr(toy_cache, "train", no_training)
     again = toy_cache.load(small, short)
     for name in weight_names(small):
-        assert np.array_equal(first.params[name], again.params[name])
+        assert np.array_equal(first.params.as_dict()[name], again.params.as_dict()[name])
     assert np.array_equal(first.history["loss"], again.history["loss"])
     with pytest.raises(AssertionError, match="trained again"):
         toy_cache.load(small, Hyper(steps=3, batch=2, length=12, seed=1))  # another key
@@ -135,6 +139,30 @@ def test_scores_on_ideal_and_on_wrong_patterns():
         composition_score(np.eye(3), np.zeros((3, 3)))
     a = np.random.default_rng(1).normal(size=(4, 4))
     assert k_composition_score(a, a) == pytest.approx(composition_score(a, a.T))
+
+
+def test_patterns_are_each_heads_causal_softmax_of_its_scores():
+    """The patterns equal softmax(q kᵀ/√d_head + causal mask) of the heads forward saved."""
+    m = ToyModel(SMALL, init_params(SMALL, np.random.default_rng(3)))
+    _, saved = m.run([[0, 1, 2, 3, 4, 0]])
+    got = m.attention_patterns([[0, 1, 2, 3, 4, 0]])  # (1, layers, heads, L, L)
+    for layer in range(SMALL.n_layers):
+        q, k = saved[f"q.{layer}"], saved[f"k.{layer}"]  # (1, h, L, d_head)
+        s = q @ np.swapaxes(k, -1, -2) / np.sqrt(SMALL.d_head)
+        s = np.where(np.tri(6, dtype=bool), s, -np.inf)
+        want = np.exp(s - s.max(-1, keepdims=True))
+        want /= want.sum(-1, keepdims=True)
+        np.testing.assert_allclose(got[:, layer], want, rtol=1e-12, atol=1e-15)
+
+
+def test_params_check_their_layers():
+    p = init_params(SMALL, np.random.default_rng(0))
+    with pytest.raises(TypeError, match="layers must be a sequence of AttentionParams"):
+        Params(p.w_e, (p.layers[0].as_dict(),), p.w_u)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"missing weights \['w_v.1'\]"):
+        Params.from_dict({k: v for k, v in p.as_dict().items() if k != "w_v.1"})
+    with pytest.raises(ValueError, match=r"w_u must have at least 2 dimensions"):
+        Params(p.w_e, p.layers, np.ones(3))
 
 
 def test_model_rejects_bad_tokens():

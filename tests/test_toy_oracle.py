@@ -44,9 +44,10 @@ def test_loss_and_gradients_equal_autograd(config, length, seed, torch):
     pos = sinusoidal(length, config.d_model, base=config.pos_base)  # (L, d)
     loss, grads, _ = loss_and_grads(params, pos, config, tokens)
 
-    w = {n: torch.tensor(params[n], requires_grad=True) for n in weight_names(config)}
+    weights, g = params.as_dict(), grads.as_dict()
+    w = {n: torch.tensor(weights[n], requires_grad=True) for n in weight_names(config)}
     t_loss = torch_loss(torch, w, torch.tensor(pos), torch.tensor(tokens), config)
     t_loss.backward()
     assert abs(loss - t_loss.item()) < 1e-12 * abs(loss)
     for n in weight_names(config):
-        assert relative_error(grads[n], w[n].grad.numpy()) < 1e-11, n
+        assert relative_error(g[n], w[n].grad.numpy()) < 1e-11, n

@@ -6,6 +6,7 @@ import sympy as sp
 from attention_math.derivations import cost
 from attention_math.derivations.cost import L, L_k, L_q, d_k, d_model, d_v, h
 from attention_math.derivations.multihead import shape_trace
+from attention_math.multihead import AttentionParams
 
 SIZES = {L_q: 3, L_k: 5, d_k: 4, d_v: 2, h: 2, d_model: 6}
 
@@ -34,7 +35,7 @@ def test_memory_matches_the_arrays_the_code_builds():
     x_q, x_kv = rng.standard_normal((3, 6)), rng.standard_normal((5, 6))
     w_q, w_k, w_v = (rng.standard_normal((6, n)) for n in (8, 8, 4))
     w_o = rng.standard_normal((4, 6))
-    trace = dict(shape_trace(x_q, x_kv, w_q, w_k, w_v, w_o, 2))
+    trace = dict(shape_trace(x_q, x_kv, AttentionParams(w_q, w_k, w_v, w_o), 2))
     assert np.prod(trace["scores Q⁽ⁱ⁾K⁽ⁱ⁾ᵀ per head"]) == _step("scores").memory.subs(SIZES)
     assert np.prod(trace["Q split into heads"]) == _step("query projection").memory.subs(SIZES)
     assert np.prod(trace["heads softmax(·) V⁽ⁱ⁾"]) == _step("weighted sum").memory.subs(SIZES)

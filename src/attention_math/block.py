@@ -15,21 +15,25 @@ differ: PyTorch's ``norm_first=False`` (post-LN), `transformer_block`'s ``norm_f
 (pre-LN); both default to ReLU. `params_from_torch` converts that layer's ``state_dict``
 (as NumPy arrays).
 
-The parameters are a plain mapping (`PARAM_SHAPES` lists the names), multiplied on the
-right as everywhere in this package (``x @ w``):
+The parameters are one [`BlockParams`][attention_math.block.BlockParams]: the attention
+layer's [`AttentionParams`][attention_math.multihead.AttentionParams] (the type
+`multi_head_attention` takes) as ``attn``, and the norms' and feed-forward network's arrays,
+multiplied on the right as everywhere in this package (``x @ w``). The options are one
+[`BlockConfig`][attention_math.block.BlockConfig]; `param_shapes` lists the arrays a
+configuration needs:
 
 | name | shape | role |
 |---|---|---|
-| `w_q`, `w_k`, `w_v` | `(d_model, d_model)` | projections; head ``i`` owns ``d_model/h`` columns |
-| `b_q`, `b_k`, `b_v` | `(d_model,)` | their biases |
-| `w_o`, `b_o` | `(d_model, d_model)`, `(d_model,)` | output projection |
+| `attn.w_q`, `attn.w_k`, `attn.w_v` | `(d_model, d_model)` | projections, ``d_model/h`` each head |
+| `attn.b_q`, `attn.b_k`, `attn.b_v` | `(d_model,)` | their biases |
+| `attn.w_o`, `attn.b_o` | `(d_model, d_model)`, `(d_model,)` | output projection |
 | `w_1`, `b_1` | `(d_model, d_ff)`, `(d_ff,)` | first feed-forward layer |
 | `w_2`, `b_2` | `(d_ff, d_model)`, `(d_model,)` | second feed-forward layer |
 | `gamma_1`, `beta_1` | `(d_model,)` | LayerNorm 1 (before or after attention) |
 | `gamma_2`, `beta_2` | `(d_model,)` | LayerNorm 2 (before or after the FFN) |
 
 **The modern (Llama-style) block** is the same pre-norm skeleton with four changes, each an
-option of `transformer_block`, and its parameter names from `param_shapes`:
+option of `BlockConfig`, and its parameter names from `param_shapes`:
 
 * ``norm="rms"``: RMSNorm (`rms_norm`, Zhang & Sennrich 2019) instead of LayerNorm: no mean
   is subtracted and there is no ``beta``;
@@ -38,7 +42,8 @@ option of `transformer_block`, and its parameter names from `param_shapes`:
 * ``qk_norm=True``: RMSNorm on each head's queries and keys before the scores (gains
   `gamma_q`, `gamma_k` of shape ``(d_head,)``), which bounds every score;
 * ``rope_base=…`` rotary positions on the queries and keys, and ``n_kv_heads`` key/value
-  heads shared by groups of query heads (GQA): `w_k`, `w_v` are ``(d_model, n_kv_heads·d_head)``.
+  heads shared by groups of query heads (GQA): `attn.w_k`, `attn.w_v` are
+  ``(d_model, n_kv_heads·d_head)``.
 
 ``bias=False`` (the default with ``norm="rms"``) drops every projection and feed-forward bias,
 as Llama does.
@@ -48,17 +53,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass, fields
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from attention_math._checks import as_float, check_count, check_flag
-from attention_math.multihead import _merge_heads, _split_heads
+from attention_math.multihead import AttentionParams, _check_heads, merge_heads, split_heads
 from attention_math.numeric import attention
 from attention_math.positional import rope
 
 __all__ = [
-    "PARAM_SHAPES",
+    "BlockConfig",
+    "BlockParams",
     "feed_forward",
     "layer_norm",
     "param_shapes",
@@ -68,26 +75,6 @@ __all__ = [
     "swiglu",
     "transformer_block",
 ]
-
-PARAM_SHAPES: dict[str, tuple[str, ...]] = {
-    "w_q": ("d_model", "d_model"),
-    "b_q": ("d_model",),
-    "w_k": ("d_model", "d_model"),
-    "b_k": ("d_model",),
-    "w_v": ("d_model", "d_model"),
-    "b_v": ("d_model",),
-    "w_o": ("d_model", "d_model"),
-    "b_o": ("d_model",),
-    "w_1": ("d_model", "d_ff"),
-    "b_1": ("d_ff",),
-    "w_2": ("d_ff", "d_model"),
-    "b_2": ("d_model",),
-    "gamma_1": ("d_model",),
-    "beta_1": ("d_model",),
-    "gamma_2": ("d_model",),
-    "beta_2": ("d_model",),
-}
-"""name → shape, in terms of ``d_model`` and ``d_ff``"""
 
 Trace = list[tuple[str, tuple[int, ...]]]
 
@@ -101,41 +88,107 @@ def _choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
     return str(value)
 
 
-def param_shapes(
-    *,
-    norm: str = "layer",
-    ffn: str = "mlp",
-    qk_norm: bool = False,
-    bias: bool | None = None,
-) -> dict[str, tuple[str, ...]]:
-    """The parameter names of a block with these options → their shapes, in terms of
-    ``d_model``, ``d_ff``, ``d_kv`` (``n_kv_heads · d_head``, which is ``d_model`` without
-    GQA) and ``d_head``.
+@dataclass(frozen=True)
+class BlockConfig:
+    """The options of a transformer block: everything but its weights.
 
-    ``bias=None`` means the convention of the norm: biases with LayerNorm (BERT, GPT-2),
-    none with RMSNorm (Llama).
+    The defaults are the block of GPT-2 (pre-LN, LayerNorm, a ReLU MLP, biases); a Llama-style
+    block is ``BlockConfig(n_heads, n_kv_heads=…, norm="rms", ffn="swiglu", rope_base=…)``.
+
+    Attributes:
+        n_heads: ``h``, dividing ``d_model``; each head has ``d_head = d_model / h`` columns.
+        n_kv_heads: key/value heads (GQA), dividing ``n_heads``; ``None``: ``n_heads``.
+        norm: ``"layer"`` (LayerNorm) or ``"rms"`` (RMSNorm, gains only).
+        ffn: ``"mlp"`` (``act(x W₁ + b₁) W₂ + b₂``) or ``"swiglu"`` (`swiglu`).
+        activation: ``"relu"`` or ``"gelu"`` (exact, erf-based), for ``ffn="mlp"``.
+        norm_first: pre-norm (True) or post-norm (False), see the module docstring.
+        qk_norm: RMSNorm (gains `gamma_q`, `gamma_k`) on each head's queries and keys
+            before the scores.
+        rope_base: rotary positions of this base on queries and keys (positions
+            ``0 … L − 1``, the ``rotate_half`` layout); ``None``: no rotary positions.
+        bias: projection and feed-forward biases; ``None``: with LayerNorm, not with RMSNorm.
+        eps: the epsilon of every norm (LayerNorm, RMSNorm, QK-norm).
 
     Examples:
-        >>> from attention_math.block import param_shapes
-        >>> list(param_shapes(norm="rms", ffn="swiglu", qk_norm=True))
-        ['w_q', 'w_k', 'w_v', 'w_o', 'w_gate', 'w_up', 'w_down', 'gamma_1', 'gamma_2', \
-'gamma_q', 'gamma_k']
-        >>> param_shapes()["w_k"]
+        >>> from attention_math.block import BlockConfig
+        >>> BlockConfig(n_heads=4, norm="rms").with_bias
+        False
+        >>> BlockConfig(n_heads=4, n_kv_heads=3)
+        Traceback (most recent call last):
+        ...
+        ValueError: n_kv_heads = 3 must divide n_heads = 4: each key/value head serves a \
+whole group of query heads
+    """
+
+    n_heads: int
+    n_kv_heads: int | None = None
+    norm: str = "layer"
+    ffn: str = "mlp"
+    activation: str = "relu"
+    norm_first: bool = True
+    qk_norm: bool = False
+    rope_base: float | None = None
+    bias: bool | None = None
+    eps: float = 1e-5
+
+    def __post_init__(self) -> None:
+        _check_heads(self.n_heads, self.n_kv_heads)
+        _choice("norm", self.norm, _NORMS)
+        _choice("ffn", self.ffn, _FFNS)
+        _choice("activation", self.activation, ("relu", "gelu"))
+        check_flag("norm_first", self.norm_first)
+        check_flag("qk_norm", self.qk_norm)
+        if self.bias is not None:
+            check_flag("bias", self.bias)
+        for name in ("rope_base", "eps"):
+            value = getattr(self, name)
+            if value is None and name == "rope_base":
+                continue
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise TypeError(f"{name} must be a real number, got {value!r}")
+            if not math.isfinite(value) or value < 0 or (name == "rope_base" and value <= 1):
+                bound = "> 1" if name == "rope_base" else ">= 0"
+                raise ValueError(f"{name} must be finite and {bound}, got {value!r}")
+
+    @property
+    def with_bias(self) -> bool:
+        """Whether the projections and the MLP have biases (``bias``, or the norm's custom)."""
+        return self.norm == "layer" if self.bias is None else bool(self.bias)
+
+    @property
+    def kv_heads(self) -> int:
+        """``n_kv_heads``, or ``n_heads`` without GQA."""
+        return self.n_heads if self.n_kv_heads is None else self.n_kv_heads
+
+
+def param_shapes(config: BlockConfig) -> dict[str, tuple[str, ...]]:
+    """The arrays of a block with these options → their shapes, in terms of ``d_model``,
+    ``d_ff``, ``d_kv`` (``n_kv_heads · d_head``, which is ``d_model`` without GQA) and
+    ``d_head``. The names are those of
+    [`BlockParams.as_dict`][attention_math.block.BlockParams.as_dict] (the attention layer's
+    with the prefix ``attn.``).
+
+    Examples:
+        >>> from attention_math.block import BlockConfig, param_shapes
+        >>> llama = BlockConfig(n_heads=2, norm="rms", ffn="swiglu", qk_norm=True)
+        >>> list(param_shapes(llama))
+        ['attn.w_q', 'attn.w_k', 'attn.w_v', 'attn.w_o', 'w_gate', 'w_up', 'w_down', \
+'gamma_1', 'gamma_2', 'gamma_q', 'gamma_k']
+        >>> param_shapes(BlockConfig(n_heads=2))["attn.w_k"]
         ('d_model', 'd_kv')
     """
-    norm = _choice("norm", norm, _NORMS)
-    ffn = _choice("ffn", ffn, _FFNS)
-    qk = check_flag("qk_norm", qk_norm)
-    with_bias = norm == "layer" if bias is None else check_flag("bias", bias)
+    if not isinstance(config, BlockConfig):
+        raise TypeError(f"config must be a BlockConfig, got {type(config).__name__}")
+    with_bias = config.with_bias
     out: dict[str, tuple[str, ...]] = {}
+    attn: dict[str, tuple[str, ...]] = {}
     for name, cols in (("q", "d_model"), ("k", "d_kv"), ("v", "d_kv")):
-        out[f"w_{name}"] = ("d_model", cols)
-        if with_bias:
-            out[f"b_{name}"] = (cols,)
-    out["w_o"] = ("d_model", "d_model")
+        attn[f"w_{name}"] = ("d_model", cols)
+    attn["w_o"] = ("d_model", "d_model")
     if with_bias:
-        out["b_o"] = ("d_model",)
-    if ffn == "mlp":
+        attn.update(b_q=("d_model",), b_k=("d_kv",), b_v=("d_kv",), b_o=("d_model",))
+    out.update({f"attn.{name}": dims for name, dims in attn.items()})
+    if config.ffn == "mlp":
         out["w_1"] = ("d_model", "d_ff")
         if with_bias:
             out["b_1"] = ("d_ff",)
@@ -146,11 +199,136 @@ def param_shapes(
         out.update(w_gate=("d_model", "d_ff"), w_up=("d_model", "d_ff"), w_down=("d_ff", "d_model"))
     for i in (1, 2):
         out[f"gamma_{i}"] = ("d_model",)
-        if norm == "layer":
+        if config.norm == "layer":
             out[f"beta_{i}"] = ("d_model",)
-    if qk:
+    if config.qk_norm:
         out.update(gamma_q=("d_head",), gamma_k=("d_head",))
     return out
+
+
+_ORDER = (
+    "w_1",
+    "b_1",
+    "w_2",
+    "b_2",
+    "w_gate",
+    "w_up",
+    "w_down",
+    "gamma_1",
+    "beta_1",
+    "gamma_2",
+    "beta_2",
+    "gamma_q",
+    "gamma_k",
+)
+
+
+@dataclass(frozen=True, eq=False)
+class BlockParams:
+    """The weights of one transformer block: the attention layer's and the rest.
+
+    Which of the optional arrays a block needs depends on its
+    [`BlockConfig`][attention_math.block.BlockConfig] (`param_shapes` lists them);
+    `transformer_block` checks that exactly those are given. Every array is checked (real,
+    finite) and kept as a float array, not copied.
+
+    Attributes:
+        attn: the attention layer, an
+            [`AttentionParams`][attention_math.multihead.AttentionParams].
+        gamma_1: gain of the norm before (pre-LN) or after (post-LN) attention, ``(d_model,)``.
+        gamma_2: gain of the norm around the feed-forward network, ``(d_model,)``.
+        beta_1: LayerNorm 1's shift ``(d_model,)``; ``None`` with RMSNorm.
+        beta_2: LayerNorm 2's shift; ``None`` with RMSNorm.
+        w_1: the MLP's first layer ``(d_model, d_ff)``; ``None`` with SwiGLU.
+        b_1: its bias ``(d_ff,)``, or ``None``.
+        w_2: the MLP's second layer ``(d_ff, d_model)``; ``None`` with SwiGLU.
+        b_2: its bias ``(d_model,)``, or ``None``.
+        w_gate: SwiGLU's gate ``(d_model, d_ff)``; ``None`` with the MLP.
+        w_up: SwiGLU's up projection ``(d_model, d_ff)``.
+        w_down: SwiGLU's down projection ``(d_ff, d_model)``.
+        gamma_q: the QK-norm gain of the queries ``(d_head,)``; ``None`` without QK-norm.
+        gamma_k: the QK-norm gain of the keys ``(d_head,)``.
+
+    Examples:
+        >>> from attention_math.block import BlockConfig, random_params
+        >>> p = random_params(4, 6, BlockConfig(n_heads=2))
+        >>> p.attn.w_q.shape, p.w_1.shape, p.w_gate is None
+        ((4, 4), (4, 6), True)
+        >>> list(p.as_dict())[:5]
+        ['attn.w_q', 'attn.w_k', 'attn.w_v', 'attn.w_o', 'attn.b_q']
+    """
+
+    attn: AttentionParams
+    gamma_1: NDArray[np.floating]
+    gamma_2: NDArray[np.floating]
+    beta_1: NDArray[np.floating] | None = None
+    beta_2: NDArray[np.floating] | None = None
+    w_1: NDArray[np.floating] | None = None
+    b_1: NDArray[np.floating] | None = None
+    w_2: NDArray[np.floating] | None = None
+    b_2: NDArray[np.floating] | None = None
+    w_gate: NDArray[np.floating] | None = None
+    w_up: NDArray[np.floating] | None = None
+    w_down: NDArray[np.floating] | None = None
+    gamma_q: NDArray[np.floating] | None = None
+    gamma_k: NDArray[np.floating] | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.attn, AttentionParams):
+            raise TypeError(
+                f"attn must be an AttentionParams(w_q, w_k, w_v, w_o, …), "
+                f"got {type(self.attn).__name__}"
+            )
+        for f in fields(self)[1:]:
+            value = getattr(self, f.name)
+            if value is None and f.name not in ("gamma_1", "gamma_2"):
+                continue
+            a = as_float(f.name, value, min_ndim=0)
+            axes = 2 if f.name.startswith("w_") else 1
+            if a.ndim != axes:
+                kind = "a matrix (2 axes)" if axes == 2 else "a vector (1 axis)"
+                raise ValueError(f"{f.name} must be {kind}, got shape {a.shape}")
+            object.__setattr__(self, f.name, a)
+
+    def as_dict(self) -> dict[str, NDArray[np.floating]]:
+        """Every array given, by name (``attn.w_q``, …, then the block's own), the stored
+        arrays themselves: the names of `param_shapes`."""
+        out = {f"attn.{name}": a for name, a in self.attn.as_dict().items()}
+        for name in _ORDER:  # the order of param_shapes: the FFN, the norms, the QK-norm
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
+        return out
+
+    @classmethod
+    def from_dict(cls, arrays: Mapping[str, ArrayLike]) -> BlockParams:
+        """The inverse of `as_dict`: ``attn.``-prefixed names go to the attention layer.
+
+        Examples:
+            >>> import numpy as np
+            >>> from attention_math.block import BlockParams
+            >>> names = ["attn.w_q", "attn.w_k", "attn.w_v", "attn.w_o", "w_gate", "w_up"]
+            >>> arrays = {n: np.eye(2) for n in [*names, "w_down"]}
+            >>> arrays |= {"gamma_1": np.ones(2), "gamma_2": np.ones(2)}
+            >>> BlockParams.from_dict(arrays).w_up.shape
+            (2, 2)
+            >>> BlockParams.from_dict({**arrays, "w_3": np.eye(2)})
+            Traceback (most recent call last):
+            ...
+            ValueError: unknown names ['w_3']; a block has attn.w_q … attn.b_o, w_1, b_1, w_2, \
+b_2, w_gate, w_up, w_down, gamma_1, beta_1, gamma_2, beta_2, gamma_q, gamma_k
+        """
+        own = list(_ORDER)
+        attn_names = [f.name for f in fields(AttentionParams)]
+        known = {*own, *(f"attn.{n}" for n in attn_names)}
+        unknown = sorted(n for n in arrays if n not in known)
+        if unknown:
+            raise ValueError(
+                f"unknown names {unknown}; a block has attn.w_q … attn.b_o, {', '.join(own)}"
+            )
+        attn = {n.removeprefix("attn."): a for n, a in arrays.items() if n.startswith("attn.")}
+        rest = {n: a for n, a in arrays.items() if not n.startswith("attn.")}
+        return cls(AttentionParams(**attn), **rest)  # type: ignore[arg-type]
 
 
 def layer_norm(
@@ -276,29 +454,33 @@ def feed_forward(
 
 
 def _check_params(
-    params: Mapping[str, ArrayLike],
-    shapes: Mapping[str, tuple[str, ...]],
+    params: BlockParams,
+    config: BlockConfig,
     sizes: dict[str, int],
     dtype: np.dtype[np.floating],
 ) -> dict[str, NDArray[np.floating]]:
-    if not isinstance(params, Mapping):
-        raise TypeError(f"params must be a mapping name → array, got {type(params).__name__}")
-    missing = sorted(set(shapes) - set(params))
-    extra = sorted(set(params) - set(shapes))
+    """The arrays of ``params`` by name, checked against the shapes ``config`` needs."""
+    if not isinstance(params, BlockParams):
+        raise TypeError(f"params must be a BlockParams, got {type(params).__name__}")
+    shapes = param_shapes(config)
+    given = params.as_dict()
+    missing = [n for n in shapes if n not in given]
+    extra = [n for n in given if n not in shapes]
     if missing or extra:
         raise ValueError(
-            f"params: missing {missing}, unknown {extra}; expected the names {list(shapes)}"
+            f"params: missing {missing}, not used {extra} by {config}; "
+            f"expected the names {list(shapes)}"
         )
     first = "w_1" if "w_1" in shapes else "w_up"
-    sizes = {**sizes, "d_ff": as_float(f"params[{first!r}]", params[first], min_ndim=2).shape[-1]}
+    sizes = {**sizes, "d_ff": given[first].shape[-1]}
     out = {}
     for name, dims in shapes.items():
-        a = as_float(f"params[{name!r}]", params[name])
+        a = given[name]
         want = tuple(sizes[d] for d in dims)
         if a.shape != want:
             got = ", ".join(f"{k} = {v}" for k, v in sizes.items())
             raise ValueError(
-                f"params[{name!r}] must have shape {dims} = {want} ({got}; d_model from x, d_ff "
+                f"params.{name} must have shape {dims} = {want} ({got}; d_model from x, d_ff "
                 f"from {first}), got {a.shape}"
             )
         out[name] = a.astype(dtype, copy=False)
@@ -308,33 +490,31 @@ def _check_params(
 def _self_attention(
     x: NDArray[np.floating],
     p: Mapping[str, NDArray[np.floating]],
-    heads: tuple[int, int],
+    config: BlockConfig,
     mask: ArrayLike | None,
-    rope_base: float | None,
-    eps: float,
+    is_causal: bool,
     note: Trace | None,
 ) -> NDArray[np.floating]:
     """Multi-head self-attention: GQA when ``n_kv_heads < n_heads``, optional QK-norm and
     rotary positions; a missing bias is zero."""
-    n_heads, n_kv = heads
+    n_heads, n_kv = config.n_heads, config.kv_heads
     zero = x.dtype.type(0)
-    q = x @ p["w_q"] + p.get("b_q", zero)  # (..., L, h·d_head)
-    k = x @ p["w_k"] + p.get("b_k", zero)  # (..., L, h_kv·d_head)
-    v = x @ p["w_v"] + p.get("b_v", zero)  # (..., L, h_kv·d_head)
-    q = _split_heads(q, n_heads)  # (..., h, L, d_head)
-    k, v = _split_heads(k, n_kv), _split_heads(v, n_kv)  # (..., h_kv, L, d_head)
-    if "gamma_q" in p:  # QK-norm: every query and key of a head gets rms 1 before the scores
-        q = rms_norm(q, p["gamma_q"], eps=eps)  # (..., h, L, d_head)
-        k = rms_norm(k, p["gamma_k"], eps=eps)  # (..., h_kv, L, d_head)
-    if rope_base is not None:  # rotated after the norm: a rotation keeps the rms
-        q, k = rope(q, base=rope_base), rope(k, base=rope_base)
+    q = x @ p["attn.w_q"] + p.get("attn.b_q", zero)  # (..., L, h·d_head)
+    k = x @ p["attn.w_k"] + p.get("attn.b_k", zero)  # (..., L, h_kv·d_head)
+    v = x @ p["attn.w_v"] + p.get("attn.b_v", zero)  # (..., L, h_kv·d_head)
+    q = split_heads(q, n_heads)  # (..., h, L, d_head)
+    k, v = split_heads(k, n_kv), split_heads(v, n_kv)  # (..., h_kv, L, d_head)
+    if config.qk_norm:  # every query and key of a head gets rms 1 before the scores
+        q = rms_norm(q, p["gamma_q"], eps=config.eps)  # (..., h, L, d_head)
+        k = rms_norm(k, p["gamma_k"], eps=config.eps)  # (..., h_kv, L, d_head)
+    if config.rope_base is not None:  # rotated after the norm: a rotation keeps the rms
+        q, k = rope(q, base=config.rope_base), rope(k, base=config.rope_base)
     group = n_heads // n_kv  # query head i reads key/value head i // group
     k, v = np.repeat(k, group, axis=-3), np.repeat(v, group, axis=-3)  # (..., h, L, d_head)
     if mask is not None and np.ndim(mask) >= 3:
         mask = np.expand_dims(np.asarray(mask), -3)  # (..., 1, L, L): the same for every head
-    att = attention(q, k, v, mask=mask)  # (..., h, L, d_head)
-    assert isinstance(att, np.ndarray)
-    out: NDArray[np.floating] = _merge_heads(att) @ p["w_o"] + p.get("b_o", zero)
+    att = attention(q, k, v, mask=mask, is_causal=is_causal)  # (..., h, L, d_head)
+    out: NDArray[np.floating] = merge_heads(att) @ p["attn.w_o"] + p.get("attn.b_o", zero)
     if note is not None:
         note.extend(
             [
@@ -350,59 +530,52 @@ def _self_attention(
 
 def transformer_block(
     x: ArrayLike,
-    params: Mapping[str, ArrayLike],
+    params: BlockParams,
+    config: BlockConfig,
     *,
-    n_heads: int,
     mask: ArrayLike | None = None,
-    norm_first: bool = True,
-    activation: str = "relu",
-    eps: float = 1e-5,
+    is_causal: bool = False,
     trace: Trace | None = None,
-    norm: str = "layer",
-    ffn: str = "mlp",
-    qk_norm: bool = False,
-    n_kv_heads: int | None = None,
-    rope_base: float | None = None,
-    bias: bool | None = None,
 ) -> NDArray[np.floating]:
     """One transformer block (self-attention + feed-forward, each with a residual).
 
     Args:
         x: the residual stream ``(..., L, d_model)``.
-        params: the weights by name (see `param_shapes` and the module docstring).
-        n_heads: ``h``, dividing ``d_model``; each head has ``d_head = d_model / h`` columns.
-        mask: as in ``numeric.attention``: boolean with **True = may attend** (the opposite
-            of the boolean ``src_mask`` of ``torch.nn.TransformerEncoderLayer``, where True
-            blocks) or additive float; ``(L, L)`` or with batch axes ``(..., L, L)``.
-        norm_first: pre-norm (True) or post-norm (False), see the module docstring.
-        activation: ``"relu"`` or ``"gelu"`` (exact, erf-based), for ``ffn="mlp"``.
-        eps: the epsilon of every norm (LayerNorm, RMSNorm, QK-norm).
+        params: the weights, a [`BlockParams`][attention_math.block.BlockParams] holding
+            exactly the arrays `param_shapes` lists for ``config``.
+        config: the options, a [`BlockConfig`][attention_math.block.BlockConfig].
+        mask: as in [`attention`][attention_math.numeric.attention]: boolean with **True =
+            may attend** (the opposite of the boolean ``src_mask`` of
+            ``torch.nn.TransformerEncoderLayer``, where True blocks) or additive float;
+            ``(L, L)`` or with batch axes ``(..., L, L)``.
+        is_causal: a causal mask (a decoder block), combined with ``mask``.
         trace: if a list, receives ``(step, shape)`` of every intermediate.
-        norm: ``"layer"`` (LayerNorm) or ``"rms"`` (RMSNorm, gains only).
-        ffn: ``"mlp"`` (``act(x W₁ + b₁) W₂ + b₂``) or ``"swiglu"`` (`swiglu`).
-        qk_norm: RMSNorm (gains `gamma_q`, `gamma_k`) on each head's queries and keys
-            before the scores.
-        n_kv_heads: key/value heads (GQA), dividing ``n_heads``; default ``n_heads``.
-        rope_base: rotary positions of this base on queries and keys (positions
-            ``0 … L − 1``, the ``rotate_half`` layout); ``None``: no rotary positions.
-        bias: projection and feed-forward biases; ``None``: with LayerNorm, not with RMSNorm.
 
     Returns:
         The new residual stream, ``(..., L, d_model)``, in the floating dtype of ``x``
             (float64 for integer ``x``).
 
+    See Also:
+        [`multi_head_attention`][attention_math.multihead.multi_head_attention]: the
+        attention layer alone, with the same ``AttentionParams``.
+
+    References:
+        Vaswani et al. (2017), "Attention Is All You Need", arXiv:1706.03762, §3 (post-LN).
+        Xiong et al. (2020), "On Layer Normalization in the Transformer Architecture",
+        arXiv:2002.04745 (pre-LN). Ainslie et al. (2023), arXiv:2305.13245 (GQA).
+
     Examples:
         >>> import numpy as np
-        >>> from attention_math.block import random_params, transformer_block
+        >>> from attention_math.block import BlockConfig, random_params, transformer_block
         >>> x = np.random.default_rng(0).standard_normal((2, 5, 8))   # (B, L, d_model)
-        >>> y = transformer_block(x, random_params(8, 16), n_heads=2)
-        >>> y.shape
+        >>> gpt2 = BlockConfig(n_heads=2)
+        >>> transformer_block(x, random_params(8, 16, gpt2), gpt2, is_causal=True).shape
         (2, 5, 8)
-        >>> llama = dict(norm="rms", ffn="swiglu", qk_norm=True)
-        >>> p = random_params(8, 16, n_heads=4, n_kv_heads=2, **llama)
-        >>> transformer_block(x, p, n_heads=4, n_kv_heads=2, rope_base=1e4, **llama).shape
+        >>> llama = BlockConfig(n_heads=4, n_kv_heads=2, norm="rms", ffn="swiglu",
+        ...                     qk_norm=True, rope_base=1e4)
+        >>> transformer_block(x, random_params(8, 16, llama), llama).shape
         (2, 5, 8)
-        >>> transformer_block(x, random_params(8, 16), n_heads=3)
+        >>> transformer_block(x, random_params(8, 16, gpt2), BlockConfig(n_heads=3))
         Traceback (most recent call last):
         ...
         ValueError: n_heads = 3 must divide d_model = 8
@@ -410,24 +583,26 @@ def transformer_block(
     a = as_float("x", x, min_ndim=2)
     dtype = a.dtype
     d_model = a.shape[-1]
-    h, g = _heads(n_heads, n_kv_heads, d_model)
-    norm_first = check_flag("norm_first", norm_first)
-    shapes = param_shapes(norm=norm, ffn=ffn, qk_norm=qk_norm, bias=bias)
+    if not isinstance(config, BlockConfig):
+        raise TypeError(f"config must be a BlockConfig, got {type(config).__name__}")
+    h, g = _heads(config.n_heads, config.n_kv_heads, d_model)
+    is_causal = check_flag("is_causal", is_causal)
     sizes = {"d_model": d_model, "d_kv": g * (d_model // h), "d_head": d_model // h}
-    p = _check_params(params, shapes, sizes, a.dtype)
+    p = _check_params(params, config, sizes, a.dtype)
     note = trace
+    eps = config.eps
 
     def sa(t: NDArray[np.floating]) -> NDArray[np.floating]:
-        return _self_attention(t, p, (h, g), mask, rope_base, eps, note)
+        return _self_attention(t, p, config, mask, is_causal, note)
 
     def ff(t: NDArray[np.floating]) -> NDArray[np.floating]:
-        if ffn == "swiglu":
+        if config.ffn == "swiglu":
             out = swiglu(t, p["w_gate"], p["w_up"], p["w_down"])
             width = p["w_up"].shape[1]
         else:
             zero = t.dtype.type(0)
             b_1, b_2 = p.get("b_1", zero), p.get("b_2", zero)
-            out = feed_forward(t, p["w_1"], b_1, p["w_2"], b_2, activation=activation)
+            out = feed_forward(t, p["w_1"], b_1, p["w_2"], b_2, activation=config.activation)
             width = p["w_1"].shape[1]
         if note is not None:
             note.append(("feed-forward hidden", (*t.shape[:-1], width)))
@@ -435,13 +610,13 @@ def transformer_block(
         return out
 
     def ln(t: NDArray[np.floating], i: int) -> NDArray[np.floating]:
-        if norm == "rms":
+        if config.norm == "rms":
             return rms_norm(t, p[f"gamma_{i}"], eps=eps)
         return layer_norm(t, p[f"gamma_{i}"], p[f"beta_{i}"], eps=eps)
 
     if note is not None:
         note.append(("input x (residual stream)", a.shape))
-    if norm_first:
+    if config.norm_first:
         a = a + sa(ln(a, 1))  # (..., L, d_model)
         a = a + ff(ln(a, 2))  # (..., L, d_model)
     else:
@@ -457,58 +632,47 @@ def _heads(n_heads: object, n_kv_heads: object, d_model: int) -> tuple[int, int]
     h = check_count("n_heads", n_heads)
     if d_model % h:
         raise ValueError(f"n_heads = {h} must divide d_model = {d_model}")
-    if n_kv_heads is None:
-        return h, h
-    h_kv = check_count("n_kv_heads", n_kv_heads)
-    if h % h_kv:
-        raise ValueError(f"n_kv_heads = {h_kv} must divide n_heads = {h}")
-    return h, h_kv
+    return _check_heads(h, n_kv_heads)
 
 
-def random_params(
-    d_model: int,
-    d_ff: int,
-    *,
-    seed: int = 0,
-    n_heads: int = 1,
-    n_kv_heads: int | None = None,
-    norm: str = "layer",
-    ffn: str = "mlp",
-    qk_norm: bool = False,
-    bias: bool | None = None,
-) -> dict[str, NDArray[np.float64]]:
+def random_params(d_model: int, d_ff: int, config: BlockConfig, *, seed: int = 0) -> BlockParams:
     """Random weights for `transformer_block` (Glorot-scaled matrices, small biases, norm
-    gains near one), for examples and tests. ``n_heads`` and ``n_kv_heads`` matter only for
-    GQA (the widths of `w_k`, `w_v`) and QK-norm (the width of its gains).
+    gains near one), for examples and tests: the arrays `param_shapes` lists for ``config``.
 
     Examples:
-        >>> from attention_math.block import random_params
-        >>> {k: v.shape for k, v in random_params(4, 6).items()}["w_1"]
+        >>> from attention_math.block import BlockConfig, random_params
+        >>> random_params(4, 6, BlockConfig(n_heads=2)).w_1.shape
         (4, 6)
-        >>> random_params(8, 6, n_heads=4, n_kv_heads=1, norm="rms")["w_k"].shape
+        >>> random_params(8, 6, BlockConfig(n_heads=4, n_kv_heads=1, norm="rms")).attn.w_k.shape
         (8, 2)
     """
-    h, g = _heads(n_heads, n_kv_heads, d_model)
+    d_model = check_count("d_model", d_model)
+    d_ff = check_count("d_ff", d_ff)
+    h, g = _heads(config.n_heads, config.n_kv_heads, d_model)
     rng = np.random.default_rng(seed)
     sizes = {"d_model": d_model, "d_ff": d_ff, "d_kv": g * (d_model // h), "d_head": d_model // h}
     out = {}
-    for name, dims in param_shapes(norm=norm, ffn=ffn, qk_norm=qk_norm, bias=bias).items():
+    for name, dims in param_shapes(config).items():
         shape = tuple(sizes[d] for d in dims)
-        if name.startswith("w_"):
+        kind = name.removeprefix("attn.")
+        if kind.startswith("w_"):
             out[name] = rng.standard_normal(shape) * math.sqrt(2.0 / sum(shape))
-        elif name.startswith("gamma"):
+        elif kind.startswith("gamma"):
             out[name] = 1.0 + 0.1 * rng.standard_normal(shape)
         else:
             out[name] = 0.1 * rng.standard_normal(shape)
-    return out
+    return BlockParams.from_dict(out)
 
 
-def params_from_torch(state: Mapping[str, ArrayLike]) -> dict[str, NDArray[np.floating]]:
+def params_from_torch(state: Mapping[str, ArrayLike]) -> BlockParams:
     """The parameters of a ``torch.nn.TransformerEncoderLayer`` from its ``state_dict``, given
     as NumPy arrays (``{k: t.detach().numpy() for k, t in layer.state_dict().items()}``).
 
     PyTorch stores ``(out, in)`` matrices and computes ``x Wᵀ + b``; the query, key and
-    value projections are stacked in ``self_attn.in_proj_weight``.
+    value projections are stacked in ``self_attn.in_proj_weight``
+    ([`AttentionParams.from_torch`][attention_math.multihead.AttentionParams.from_torch]).
+    Use them with ``BlockConfig(n_heads, norm_first=layer.norm_first, activation=…)``:
+    PyTorch's default is post-LN (``norm_first=False``), `BlockConfig`'s pre-LN.
 
     Examples:
         >>> import numpy as np
@@ -521,28 +685,19 @@ def params_from_torch(state: Mapping[str, ArrayLike]) -> dict[str, NDArray[np.fl
         ...          "linear2.weight": np.ones((d, f)), "linear2.bias": np.zeros(d),
         ...          "norm1.weight": np.ones(d), "norm1.bias": np.zeros(d),
         ...          "norm2.weight": np.ones(d), "norm2.bias": np.zeros(d)}
-        >>> params_from_torch(state)["w_k"]     # rows 2..3 of in_proj_weight, transposed
+        >>> params_from_torch(state).attn.w_k     # rows 2..3 of in_proj_weight, transposed
         array([[4., 6.],
                [5., 7.]])
     """
     s = {name: np.asarray(a) for name, a in state.items()}
-    w_in, b_in = s["self_attn.in_proj_weight"], s["self_attn.in_proj_bias"]  # (3d, d), (3d,)
-    d = w_in.shape[1]
-    return {
-        "w_q": w_in[:d].T,
-        "b_q": b_in[:d],
-        "w_k": w_in[d : 2 * d].T,
-        "b_k": b_in[d : 2 * d],
-        "w_v": w_in[2 * d :].T,
-        "b_v": b_in[2 * d :],
-        "w_o": s["self_attn.out_proj.weight"].T,
-        "b_o": s["self_attn.out_proj.bias"],
-        "w_1": s["linear1.weight"].T,
-        "b_1": s["linear1.bias"],
-        "w_2": s["linear2.weight"].T,
-        "b_2": s["linear2.bias"],
-        "gamma_1": s["norm1.weight"],
-        "beta_1": s["norm1.bias"],
-        "gamma_2": s["norm2.weight"],
-        "beta_2": s["norm2.bias"],
-    }
+    return BlockParams(
+        attn=AttentionParams.from_torch(s, prefix="self_attn."),
+        w_1=s["linear1.weight"].T,
+        b_1=s["linear1.bias"],
+        w_2=s["linear2.weight"].T,
+        b_2=s["linear2.bias"],
+        gamma_1=s["norm1.weight"],
+        beta_1=s["norm1.bias"],
+        gamma_2=s["norm2.weight"],
+        beta_2=s["norm2.bias"],
+    )

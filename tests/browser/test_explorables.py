@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from attention_math import explore
 from attention_math.numeric import softmax
+from attention_site import explore
 from attention_site.pages.explorables import QUANTITIES, quantity_text, quantity_value, stop_text
 
 from .conftest import ARTIFACTS, PHONE, Tab

@@ -13,7 +13,15 @@ from numpy.typing import ArrayLike, NDArray
 
 from attention_math import numeric
 from attention_math._checks import check_count
-from attention_math.multihead import _check_inputs, _multi_head
+from attention_math.multihead import (
+    AttentionParams,
+    _check_heads,
+    _check_params,
+    _check_qk,
+    _check_vo,
+    _inputs,
+    _multi_head,
+)
 
 __all__ = [
     "STEP_LATEX",
@@ -72,10 +80,7 @@ def concat_equals_sum(L: int = 2, d_v: int = 2, d_out: int = 2, n_heads: int = 2
 def multi_head_loop(
     x_q: ArrayLike,
     x_kv: ArrayLike,
-    w_q: ArrayLike,
-    w_k: ArrayLike,
-    w_v: ArrayLike,
-    w_o: ArrayLike,
+    params: AttentionParams,
     n_heads: int,
     mask: ArrayLike | None = None,
 ) -> NDArray[np.floating]:
@@ -83,6 +88,7 @@ def multi_head_loop(
 
     No reshape or transpose: head ``i`` takes column slices of the projections and its
     own block of rows of ``w_o``, which is the right-hand side of the block identity.
+    The biases of ``params``, if any, are left out (the identity is about ``W_O``).
 
     Raises:
         ValueError: as ``multi_head_attention`` does (shapes that do not fit, a width not
@@ -90,39 +96,41 @@ def multi_head_loop(
 
     Examples:
         >>> import numpy as np
-        >>> from attention_math.multihead import multi_head_attention
+        >>> from attention_math.multihead import AttentionParams, multi_head_attention
         >>> from attention_math.derivations.multihead import multi_head_loop
         >>> rng = np.random.default_rng(1)
-        >>> shapes = [(3, 4), (2, 4), (4, 4), (4, 4), (4, 6), (6, 5)]
-        >>> args = [rng.standard_normal(s) for s in shapes]
-        >>> np.allclose(multi_head_loop(*args, 2), multi_head_attention(*args, 2))
+        >>> x_q, x_kv = rng.standard_normal((3, 4)), rng.standard_normal((2, 4))
+        >>> shapes = [(4, 4), (4, 4), (4, 6), (6, 5)]
+        >>> p = AttentionParams(*(rng.standard_normal(s) for s in shapes))
+        >>> np.allclose(multi_head_loop(x_q, x_kv, p, 2), multi_head_attention(x_q, x_kv, p, 2))
         True
     """
     # the library's own checks: a width not divisible by n_heads is refused, not cut short
-    n_heads, x_q, x_kv, _, w_q, w_k, w_v, w_o = _check_inputs(
-        x_q, x_kv, None, w_q, w_k, w_v, w_o, n_heads
-    )
-    d_k, d_v = w_q.shape[1] // n_heads, w_v.shape[1] // n_heads
+    p = _check_params(params)
+    h, _ = _check_heads(n_heads, None)
+    xq, xk, xv, _ = _inputs(x_q, x_kv, None)
+    d_k = _check_qk(p, xq, xk, h, h)
+    _check_vo(p, xv, "x_kv", h, h)
+    d_v = p.w_v.shape[1] // h
     out: NDArray[np.floating] | float = 0.0  # the sum over heads, (L_q, d_out)
-    for i in range(n_heads):
+    for i in range(h):
         cols_k = slice(i * d_k, (i + 1) * d_k)
         cols_v = slice(i * d_v, (i + 1) * d_v)
-        q_i = np.asarray(x_q) @ w_q[:, cols_k]  # (L_q, d_k)
-        k_i = np.asarray(x_kv) @ w_k[:, cols_k]  # (L_k, d_k)
-        v_i = np.asarray(x_kv) @ w_v[:, cols_v]  # (L_k, d_v)
+        q_i = xq @ p.w_q[:, cols_k]  # (L_q, d_k)
+        k_i = xk @ p.w_k[:, cols_k]  # (L_k, d_k)
+        v_i = xk @ p.w_v[:, cols_v]  # (L_k, d_v)
         head_i = numeric.attention(q_i, k_i, v_i, mask=mask)  # (L_q, d_v)
-        out = out + head_i @ w_o[cols_v, :]  # (L_q, d_out): head i through its block W_O^(i)
+        out = out + head_i @ p.w_o[cols_v, :]  # (L_q, d_out): head i through its block W_O^(i)
     return np.asarray(out)
 
 
 def shape_trace(
     x_q: ArrayLike,
     x_kv: ArrayLike,
-    w_q: ArrayLike,
-    w_k: ArrayLike,
-    w_v: ArrayLike,
-    w_o: ArrayLike,
+    params: AttentionParams,
     n_heads: int,
+    *,
+    n_kv_heads: int | None = None,
     mask: ArrayLike | None = None,
 ) -> list[tuple[str, tuple[int, ...]]]:
     """The ``(step, shape)`` of every product inside ``multi_head_attention``, recorded by it.
@@ -130,12 +138,14 @@ def shape_trace(
     Examples:
         >>> import numpy as np
         >>> from attention_math.derivations.multihead import shape_trace
+        >>> from attention_math.multihead import AttentionParams
         >>> z = np.zeros
-        >>> shape_trace(z((3, 4)), z((5, 4)), z((4, 4)), z((4, 4)), z((4, 2)), z((2, 4)), 2)[-1]
+        >>> p = AttentionParams(z((4, 4)), z((4, 4)), z((4, 2)), z((2, 4)))
+        >>> shape_trace(z((3, 4)), z((5, 4)), p, 2)[-1]
         ('output Concat · W_O', (3, 4))
     """
     trace: list[tuple[str, tuple[int, ...]]] = []
-    _multi_head(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads, mask, trace=trace)
+    _multi_head(x_q, x_kv, params, n_heads, n_kv_heads=n_kv_heads, mask=mask, trace=trace)
     return trace
 
 
@@ -146,6 +156,7 @@ STEP_LATEX: dict[str, str] = {
     "Q split into heads": r"$Q$ split into heads",
     "K split into heads": r"$K$ split into heads",
     "V split into heads": r"$V$ split into heads",
+    "K, V repeated for each query head": r"$K$, $V$ repeated for each query head",
     "scores Q⁽ⁱ⁾K⁽ⁱ⁾ᵀ per head": r"scores $Q^{(i)} K^{(i)\top}$ per head",
     "heads softmax(·) V⁽ⁱ⁾": r"heads $\operatorname{softmax}(\cdot)\, V^{(i)}$",
     "Concat(head_1, …, head_h)": r"$\operatorname{Concat}(\text{head}_1, \dots, \text{head}_h)$",

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from attention_math._cache import user_cache, write_atomic
-from attention_math.toy.model import Config, ToyModel, weight_names
+from attention_math.toy.model import Config, Params, ToyModel, weight_names
 from attention_math.toy.train import Hyper, train
 
 __all__ = ["cache_key", "cache_path", "load"]
@@ -31,6 +31,7 @@ _CODE = [
     "toy/data.py",
     "toy/train.py",
     "backward.py",
+    "multihead.py",
     "numeric.py",
     "positional.py",
     "_checks.py",
@@ -71,7 +72,7 @@ def cache_path(config: Config, hyper: Hyper) -> Path:
 
 def _save(model: ToyModel, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    arrays = {f"param:{n}": model.params[n] for n in weight_names(model.config)}
+    arrays = {f"param:{n}": a for n, a in model.params.as_dict().items()}
     arrays |= {f"history:{n}": a for n, a in model.history.items()}
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)  # type: ignore[arg-type]
@@ -81,7 +82,7 @@ def _save(model: ToyModel, path: Path) -> None:
 def _read(path: Path, config: Config, hyper: Hyper) -> ToyModel | None:
     try:
         with np.load(path, allow_pickle=False) as z:
-            params = {n: z[f"param:{n}"] for n in weight_names(config)}
+            params = Params.from_dict({n: z[f"param:{n}"] for n in weight_names(config)})
             history = {k.split(":", 1)[1]: z[k] for k in z.files if k.startswith("history:")}
     except (OSError, KeyError, ValueError):  # missing, or damaged: train again
         return None

@@ -33,7 +33,7 @@ def weights_json(model: ToyModel) -> dict[str, Any]:
         >>> from attention_math.toy.model import Config, ToyModel, init_params
         >>> m = ToyModel(Config(), init_params(Config(), np.random.default_rng(0)))
         >>> w = weights_json(m)
-        >>> decode(w["w_q.1"]) == m.params["w_q.1"].tolist()  # bit for bit
+        >>> decode(w["w_q.1"]) == m.params.layers[1].w_q.tolist()  # bit for bit
         True
     """
     c = model.config
@@ -44,10 +44,10 @@ def weights_json(model: ToyModel) -> dict[str, Any]:
             "n_layers": c.n_layers,
             "n_ctx": c.n_ctx,
         },
-        "w_e": _blob(model.params["w_e"]),
+        "w_e": _blob(model.params.w_e),
         "pos": _blob(model.pos),
     }
-    for layer in range(c.n_layers):
-        for m in ("q", "k", "v", "o"):
-            out[f"w_{m}.{layer}"] = _blob(model.params[f"w_{m}.{layer}"])
+    for name, a in model.params.as_dict().items():
+        if name not in ("w_e", "w_u"):  # every layer's w_q.l, w_k.l, w_v.l, w_o.l
+            out[name] = _blob(a)
     return out

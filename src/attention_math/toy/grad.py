@@ -25,7 +25,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from attention_math.backward import attention_backward
-from attention_math.toy.model import Config, Params, forward, merge_heads, split_heads
+from attention_math.multihead import AttentionParams, merge_heads, split_heads
+from attention_math.toy.model import Config, Params, forward
 
 __all__ = ["cross_entropy", "loss_and_grads"]
 
@@ -58,9 +59,9 @@ def cross_entropy(logits: Floats, tokens: NDArray[np.int64]) -> tuple[Floats, Fl
 
 def loss_and_grads(
     params: Params, pos: Floats, config: Config, tokens: NDArray[np.int64]
-) -> tuple[float, dict[str, Floats], Floats]:
-    """``(loss, grads, nll)``: the mean next-token loss, its gradient for every weight, and the
-    per-position losses ``(..., L − 1)``.
+) -> tuple[float, Params, Floats]:
+    """``(loss, grads, nll)``: the mean next-token loss, its gradient for every weight (a
+    `Params` of the same shapes as ``params``), and the per-position losses ``(..., L − 1)``.
 
     Examples:
         >>> import numpy as np
@@ -71,13 +72,12 @@ def loss_and_grads(
         >>> p = init_params(c, np.random.default_rng(0))
         >>> tokens = np.array([[0, 1, 2, 0, 1, 2]])
         >>> loss, g, nll = loss_and_grads(p, sinusoidal(6, 4), c, tokens)  # pos: W_pos[:6]
-        >>> sorted(g) == sorted(p), g["w_q.1"].shape, nll.shape
+        >>> list(g.as_dict()) == list(p.as_dict()), g.layers[1].w_q.shape, nll.shape
         (True, (4, 4), (1, 5))
     """
     logits, saved = forward(params, pos, config, tokens)  # (..., L, vocab)
     nll, prob = cross_entropy(logits, tokens)
     n = nll.size
-    grads: dict[str, Floats] = {}
 
     # softmax + cross-entropy: p − onehot(target), averaged; the last row has no target
     d_logits = np.zeros_like(logits)  # (..., L, vocab)
@@ -91,26 +91,29 @@ def loss_and_grads(
     d_logits /= n
 
     x = saved[f"x.{config.n_layers}"]  # (..., L, d_model)
-    grads["w_u"] = _flat_t(x) @ d_logits.reshape(-1, config.vocab)  # (d_model, vocab)
-    dx = d_logits @ params["w_u"].T  # (..., L, d_model)
+    d_w_u = _flat_t(x) @ d_logits.reshape(-1, config.vocab)  # (d_model, vocab)
+    dx = d_logits @ params.w_u.T  # (..., L, d_model)
 
+    d_layers: list[AttentionParams] = []
     for layer in reversed(range(config.n_layers)):
         x = saved[f"x.{layer}"]  # (..., L, d_model): this layer's input
         z = saved[f"z.{layer}"]  # (..., L, h·d_head)
-        w_q, w_k, w_v, w_o = (params[f"w_{m}.{layer}"] for m in ("q", "k", "v", "o"))
+        p = params.layers[layer]
+        w_q, w_k, w_v, w_o = p.w_q, p.w_k, p.w_v, p.w_o
         # residual: dx already holds the gradient that skips the layer; the layer's output
         # out = z W_O received the same dx
-        grads[f"w_o.{layer}"] = _flat_t(z) @ dx.reshape(-1, dx.shape[-1])  # (h·d_head, d_model)
+        d_w_o = _flat_t(z) @ dx.reshape(-1, dx.shape[-1])  # (h·d_head, d_model)
         dz = split_heads(dx @ w_o.T, config.n_heads)  # (..., h, L, d_head)
         q, k, v = (saved[f"{m}.{layer}"] for m in ("q", "k", "v"))  # (..., h, L, d_head)
         dq, dk, dv = attention_backward(q, k, v, dz, is_causal=True)  # (..., h, L, d_head)
         dq, dk, dv = merge_heads(dq), merge_heads(dk), merge_heads(dv)  # (..., L, h·d_head)
         xt = _flat_t(x)  # (d_model, ·L)
-        grads[f"w_q.{layer}"] = xt @ dq.reshape(-1, dq.shape[-1])  # (d_model, h·d_head)
-        grads[f"w_k.{layer}"] = xt @ dk.reshape(-1, dk.shape[-1])
-        grads[f"w_v.{layer}"] = xt @ dv.reshape(-1, dv.shape[-1])
+        d_w_q = xt @ dq.reshape(-1, dq.shape[-1])  # (d_model, h·d_head)
+        d_w_k = xt @ dk.reshape(-1, dk.shape[-1])
+        d_w_v = xt @ dv.reshape(-1, dv.shape[-1])
+        d_layers.insert(0, AttentionParams(d_w_q, d_w_k, d_w_v, d_w_o))
         dx = dx + dq @ w_q.T + dk @ w_k.T + dv @ w_v.T  # (..., L, d_model)
 
     onehot = saved["x_onehot"]  # (..., L, vocab)
-    grads["w_e"] = _flat_t(onehot) @ dx.reshape(-1, dx.shape[-1])  # (vocab, d_model)
-    return float(nll.mean()), grads, nll
+    d_w_e = _flat_t(onehot) @ dx.reshape(-1, dx.shape[-1])  # (vocab, d_model)
+    return float(nll.mean()), Params(d_w_e, tuple(d_layers), d_w_u), nll

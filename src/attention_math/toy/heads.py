@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 
 from attention_math.toy.data import repeated_tokens
 from attention_math.toy.grad import cross_entropy
-from attention_math.toy.model import ToyModel
+from attention_math.toy.model import ToyModel, patterns
 from attention_math.toy.scores import (
     copying_score,
     k_composition_score,
@@ -85,7 +85,7 @@ def full_ov(model: ToyModel, layer: int) -> Floats:
         (2, 32, 32)
     """
     _, ov = model.circuits(layer)  # (h, d_model, d_model)
-    return model.params["w_e"] @ ov @ model.params["w_u"]  # (h, vocab, vocab)
+    return model.params.w_e @ ov @ model.params.w_u  # (h, vocab, vocab)
 
 
 def report(model: ToyModel, tokens: NDArray[np.int64] | None = None) -> HeadReport:
@@ -108,7 +108,7 @@ def report(model: ToyModel, tokens: NDArray[np.int64] | None = None) -> HeadRepo
         raise ValueError(f"report() reads a two-layer circuit; model has {c.n_layers} layers")
     t = held_out(model) if tokens is None else tokens  # (batch, 2n)
     logits, saved = model.run(t)
-    pat = np.stack([saved["att.0"], saved["att.1"]], axis=1)  # (batch, layers, heads, L, L)
+    pat = patterns(model.params, c, saved)  # (batch, layers, heads, L, L)
     shape = (c.n_layers, c.n_heads)
     prev, prefix, copy = np.empty(shape), np.empty(shape), np.empty(shape)
     for layer in range(c.n_layers):

@@ -22,6 +22,7 @@ positions but how to read them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,13 +30,27 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from attention_math import positional
-from attention_math.multihead import circuits
+from attention_math._checks import as_float
+from attention_math.multihead import (
+    AttentionParams,
+    circuits,
+    merge_heads,
+    multi_head_weights,
+    split_heads,
+)
 from attention_math.numeric import attention
 
-__all__ = ["Config", "ToyModel", "forward", "init_params", "weight_names"]
+__all__ = [
+    "Config",
+    "Params",
+    "ToyModel",
+    "forward",
+    "init_params",
+    "patterns",
+    "weight_names",
+]
 
 Floats = NDArray[np.floating]
-Params = dict[str, Floats]
 
 
 @dataclass(frozen=True)
@@ -88,8 +103,88 @@ def weight_names(config: Config) -> list[str]:
         >>> weight_names(Config(n_layers=1))
         ['w_e', 'w_q.0', 'w_k.0', 'w_v.0', 'w_o.0', 'w_u']
     """
+    return _names(config.n_layers)
+
+
+@dataclass(frozen=True, eq=False)
+class Params:
+    """The weights: the embedding, one attention layer per layer, the unembedding.
+
+    Each layer is the [`AttentionParams`][attention_math.multihead.AttentionParams] that
+    `multi_head_attention` and the transformer block take (without biases). The gradient of
+    the loss (`attention_math.toy.grad.loss_and_grads`) is a ``Params`` too: one array of the
+    same shape for every weight.
+
+    Attributes:
+        w_e: the embedding ``(vocab, d_model)``: row ``t`` is token ``t``'s vector.
+        layers: ``(W_Q, W_K, W_V, W_O)`` of each layer, each ``(d_model, d_model)``.
+        w_u: the unembedding ``(d_model, vocab)``.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.toy.model import Config, init_params
+        >>> p = init_params(Config(n_layers=1), np.random.default_rng(0))
+        >>> p.layers[0].w_q.shape, list(p.as_dict())
+        ((32, 32), ['w_e', 'w_q.0', 'w_k.0', 'w_v.0', 'w_o.0', 'w_u'])
+    """
+
+    w_e: Floats
+    layers: tuple[AttentionParams, ...]
+    w_u: Floats
+
+    def __post_init__(self) -> None:
+        for name in ("w_e", "w_u"):
+            a = as_float(name, getattr(self, name), min_ndim=2)
+            if a.ndim != 2:
+                raise ValueError(f"{name} must be a matrix (2 axes), got shape {a.shape}")
+            object.__setattr__(self, name, a)
+        layers = tuple(self.layers)
+        if not all(isinstance(layer, AttentionParams) for layer in layers):
+            raise TypeError("layers must be a sequence of AttentionParams")
+        object.__setattr__(self, "layers", layers)
+
+    def as_dict(self) -> dict[str, Floats]:
+        """Every weight by its name in `weight_names` (``w_q.0`` is layer 0's ``W_Q``), the
+        stored arrays themselves: an in-place update of one (an Adam step) updates the model."""
+        out = {"w_e": self.w_e}
+        for i, layer in enumerate(self.layers):
+            out |= {f"{name}.{i}": a for name, a in layer.as_dict().items()}
+        out["w_u"] = self.w_u
+        return out
+
+    @classmethod
+    def from_dict(cls, arrays: Mapping[str, ArrayLike]) -> Params:
+        """The inverse of `as_dict`: the layers are those with a ``w_q.{i}``.
+
+        Examples:
+            >>> import numpy as np
+            >>> from attention_math.toy.model import Params
+            >>> w = {n: np.eye(2) for n in ("w_e", "w_q.0", "w_k.0", "w_v.0", "w_o.0", "w_u")}
+            >>> len(Params.from_dict(w).layers)
+            1
+            >>> Params.from_dict({k: v for k, v in w.items() if k != "w_o.0"})
+            Traceback (most recent call last):
+            ...
+            ValueError: missing weights ['w_o.0']; expected ['w_e', 'w_q.0', 'w_k.0', \
+'w_v.0', 'w_o.0', 'w_u']
+        """
+        n_layers = sum(1 for name in arrays if name.startswith("w_q."))
+        names = _names(n_layers)
+        missing = [n for n in names if n not in arrays]
+        extra = sorted(n for n in arrays if n not in names)
+        if missing or extra:
+            what = f"missing weights {missing}" if missing else f"unknown weights {extra}"
+            raise ValueError(f"{what}; expected {names}")
+        layers = tuple(
+            AttentionParams(*(arrays[f"w_{m}.{i}"] for m in ("q", "k", "v", "o")))  # type: ignore[arg-type]
+            for i in range(n_layers)
+        )
+        return cls(arrays["w_e"], layers, arrays["w_u"])  # type: ignore[arg-type]
+
+
+def _names(n_layers: int) -> list[str]:
     names = ["w_e"]
-    for layer in range(config.n_layers):
+    for layer in range(n_layers):
         names += [f"w_{m}.{layer}" for m in ("q", "k", "v", "o")]
     return [*names, "w_u"]
 
@@ -101,32 +196,18 @@ def init_params(config: Config, rng: np.random.Generator) -> Params:
         >>> import numpy as np
         >>> from attention_math.toy.model import Config, init_params
         >>> p = init_params(Config(), np.random.default_rng(0))
-        >>> p["w_e"].shape, p["w_q.1"].shape, p["w_u"].shape
+        >>> p.w_e.shape, p.layers[1].w_q.shape, p.w_u.shape
         ((32, 32), (32, 32), (32, 32))
     """
     d = config.d_model
     shapes = {"w_e": (config.vocab, d), "w_u": (d, config.vocab)}
-    params: Params = {}
+    arrays: dict[str, Floats] = {}
     for name in weight_names(config):
         shape = shapes.get(name, (d, d))
         # the embedding's rows are read one at a time (fan-in 1); the rest are products
         std = 1.0 if name == "w_e" else 1.0 / np.sqrt(shape[0])
-        params[name] = rng.normal(0.0, std, size=shape)  # (fan-in, fan-out)
-    return params
-
-
-def split_heads(t: Floats, n_heads: int) -> Floats:
-    """``(..., L, h·d) → (..., h, L, d)``: head ``i`` owns columns ``i·d … (i+1)·d − 1``."""
-    *lead, length, width = t.shape
-    t = t.reshape(*lead, length, n_heads, width // n_heads)  # (..., L, h, d)
-    return np.swapaxes(t, -3, -2)  # (..., h, L, d)
-
-
-def merge_heads(t: Floats) -> Floats:
-    """``(..., h, L, d) → (..., L, h·d)``: Concat(head_1, …, head_h)."""
-    t = np.swapaxes(t, -3, -2)  # (..., L, h, d)
-    *lead, length, n_heads, width = t.shape
-    return t.reshape(*lead, length, n_heads * width)  # (..., L, h·d)
+        arrays[name] = rng.normal(0.0, std, size=shape)  # (fan-in, fan-out)
+    return Params.from_dict(arrays)
 
 
 def check_tokens(tokens: ArrayLike, config: Config) -> NDArray[np.int64]:
@@ -153,8 +234,9 @@ def forward(
     (``W_pos[:L]`` for a sequence that starts at position 0).
 
     ``saved`` holds the one-hot tokens ``"x_onehot"``, the residual stream before each layer
-    ``"x.0"``, ``"x.1"``, …, the heads' ``"q.l"``, ``"k.l"``, ``"v.l"`` and attention weights
-    ``"att.l"`` (``(..., h, L, L)``), and the concatenated heads ``"z.l"``.
+    ``"x.0"``, ``"x.1"``, …, the heads' ``"q.l"``, ``"k.l"``, ``"v.l"`` and the concatenated
+    heads ``"z.l"``. The attention weights are not formed (training needs none):
+    `patterns` computes them from ``saved``.
 
     Examples:
         >>> import numpy as np
@@ -163,26 +245,47 @@ def forward(
         >>> c = Config()
         >>> p = init_params(c, np.random.default_rng(0))
         >>> logits, saved = forward(p, sinusoidal(5, 32, base=100.0), c, np.arange(5)[None])
-        >>> logits.shape, saved["att.1"].shape
-        ((1, 5, 32), (1, 2, 5, 5))
+        >>> logits.shape, saved["q.1"].shape
+        ((1, 5, 32), (1, 2, 5, 16))
     """
     h = config.n_heads
     x_onehot = np.eye(config.vocab)[tokens]  # (..., L, vocab)
-    x = x_onehot @ params["w_e"] + pos  # (..., L, d_model): token + position
+    x = x_onehot @ params.w_e + pos  # (..., L, d_model): token + position
     saved: dict[str, Any] = {"x_onehot": x_onehot}
-    for layer in range(config.n_layers):
+    for layer, p in enumerate(params.layers):
         saved[f"x.{layer}"] = x
-        q = split_heads(x @ params[f"w_q.{layer}"], h)  # (..., h, L, d_head)
-        k = split_heads(x @ params[f"w_k.{layer}"], h)  # (..., h, L, d_head)
-        v = split_heads(x @ params[f"w_v.{layer}"], h)  # (..., h, L, d_head)
-        heads, att = attention(q, k, v, is_causal=True, return_weights=True)  # (..., h, L, ·)
+        q = split_heads(x @ p.w_q, h)  # (..., h, L, d_head)
+        k = split_heads(x @ p.w_k, h)  # (..., h, L, d_head)
+        v = split_heads(x @ p.w_v, h)  # (..., h, L, d_head)
+        heads = attention(q, k, v, is_causal=True)  # (..., h, L, d_head)
         z = merge_heads(heads)  # (..., L, h·d_head)
-        x = x + z @ params[f"w_o.{layer}"]  # (..., L, d_model): the layer adds to the stream
-        saved.update({f"q.{layer}": q, f"k.{layer}": k, f"v.{layer}": v})
-        saved.update({f"att.{layer}": att, f"z.{layer}": z})
+        x = x + z @ p.w_o  # (..., L, d_model): the layer adds to the stream
+        saved.update({f"q.{layer}": q, f"k.{layer}": k, f"v.{layer}": v, f"z.{layer}": z})
     saved[f"x.{config.n_layers}"] = x
-    logits = x @ params["w_u"]  # (..., L, vocab)
+    logits = x @ params.w_u  # (..., L, vocab)
     return logits, saved
+
+
+def patterns(params: Params, config: Config, saved: Mapping[str, Any]) -> Floats:
+    """Every head's attention weights on the run ``saved`` by `forward`:
+    ``(..., layers, heads, L, L)`` (row = query), `multi_head_weights` on each layer's input.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.toy.model import Config, forward, init_params, patterns
+        >>> from attention_math.positional import sinusoidal
+        >>> c = Config()
+        >>> p = init_params(c, np.random.default_rng(0))
+        >>> _, saved = forward(p, sinusoidal(5, 32, base=100.0), c, np.arange(5)[None])
+        >>> w = patterns(p, c, saved)
+        >>> w.shape, bool(np.allclose(w.sum(axis=-1), 1)), bool((np.triu(w[0, 1, 0], 1) == 0).all())
+        ((1, 2, 2, 5, 5), True, True)
+    """
+    att = [
+        multi_head_weights(saved[f"x.{i}"], saved[f"x.{i}"], p, config.n_heads, is_causal=True)
+        for i, p in enumerate(params.layers)
+    ]  # each (..., h, L, L)
+    return np.stack(att, axis=-4)  # (..., layers, heads, L, L)
 
 
 @dataclass
@@ -191,7 +294,7 @@ class ToyModel:
 
     Attributes:
         config: its shapes.
-        params: the weights, by ``weight_names`` (``w_e``, ``w_q.0`` … ``w_u``).
+        params: the weights (`Params`: ``w_e``, one ``AttentionParams`` per layer, ``w_u``).
         history: what training recorded per step (``"loss"``, ``"loss_repeat"``,
             ``"loss_other"``), empty for an untrained model.
         hyper: the training hyper-parameters (seed included), empty if untrained.
@@ -233,8 +336,7 @@ class ToyModel:
     def attention_patterns(self, tokens: ArrayLike) -> Floats:
         """Every head's attention weights, ``(..., layers, heads, L, L)`` (row = query)."""
         _, saved = self.run(tokens)
-        att = [saved[f"att.{layer}"] for layer in range(self.config.n_layers)]
-        return np.stack(att, axis=-4)  # (..., layers, heads, L, L)
+        return patterns(self.params, self.config, saved)  # (..., layers, heads, L, L)
 
     def circuits(self, layer: int) -> tuple[Floats, Floats]:
         """``(W_QK, W_OV)`` of every head of ``layer``: ``(h, d_model, d_model)`` each.
@@ -246,6 +348,4 @@ class ToyModel:
             raise TypeError(f"layer must be an int, got {layer!r}")
         if not 0 <= layer < self.config.n_layers:
             raise ValueError(f"layer must be in 0 … {self.config.n_layers - 1}, got {layer}")
-        w_q, w_k, w_v, w_o = (self.params[f"w_{m}.{layer}"] for m in ("q", "k", "v", "o"))
-        qk, ov = circuits(w_q, w_k, w_v, w_o, self.config.n_heads)
-        return qk, ov
+        return circuits(self.params.layers[layer], self.config.n_heads)

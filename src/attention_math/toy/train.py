@@ -18,7 +18,7 @@ from threadpoolctl import threadpool_limits
 from attention_math import positional
 from attention_math.toy.data import induction_batch
 from attention_math.toy.grad import loss_and_grads
-from attention_math.toy.model import Config, ToyModel, init_params, weight_names
+from attention_math.toy.model import Config, ToyModel, init_params
 
 __all__ = ["Hyper", "adam_step", "train"]
 
@@ -106,9 +106,9 @@ def _train(config: Config, hyper: Hyper) -> ToyModel:
     rng = np.random.default_rng(hyper.seed)
     params = init_params(config, rng)
     pos = positional.sinusoidal(config.n_ctx, config.d_model, base=config.pos_base)
-    names = weight_names(config)
-    m = {n: np.zeros_like(params[n]) for n in names}
-    v = {n: np.zeros_like(params[n]) for n in names}
+    weights = params.as_dict()  # the arrays themselves: Adam updates them in place
+    m = {n: np.zeros_like(w) for n, w in weights.items()}
+    v = {n: np.zeros_like(w) for n, w in weights.items()}
     history: dict[str, Floats] = {
         k: np.empty(hyper.steps) for k in ("loss", "loss_repeat", "loss_other")
     }
@@ -126,6 +126,6 @@ def _train(config: Config, hyper: Hyper) -> ToyModel:
         history["loss_repeat"][step] = nll[repeat].mean()
         history["loss_other"][step] = nll[~repeat].mean()
         lr = hyper.lr * min(1.0, (step + 1) / max(hyper.warmup, 1))
-        for n in names:
-            adam_step(params[n], grads[n], m[n], v[n], step + 1, lr, hyper)
+        for n, g in grads.as_dict().items():
+            adam_step(weights[n], g, m[n], v[n], step + 1, lr, hyper)
     return ToyModel(config, params, history, hyper.as_dict())

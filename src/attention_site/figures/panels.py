@@ -237,11 +237,11 @@ def heads_through_w_o(
         >>> "3×2" in text and "Concat" in text
         True
     """
-    from attention_math.multihead import multi_head_attention
+    from attention_math.multihead import AttentionParams, multi_head_attention
     from attention_math.numeric import attention
 
     xs, wq, wk, wv, wo = (np.asarray(a, dtype=np.float64) for a in (x, w_q, w_k, w_v, w_o))
-    want = multi_head_attention(xs, xs, wq, wk, wv, wo, n_heads)  # L × d_out; validates
+    want = multi_head_attention(xs, xs, AttentionParams(wq, wk, wv, wo), n_heads)  # validates
     d_k, d_v = wq.shape[1] // n_heads, wv.shape[1] // n_heads
     per_head = []
     for i in range(n_heads):

@@ -22,7 +22,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from attention_math.backward import attention_backward
-from attention_math.multihead import multi_head_attention as _multi_head_attention
+from attention_math.multihead import (
+    AttentionParams,
+    from_key_padding_mask,
+    multi_head_weights,
+)
+from attention_math.multihead import multi_head_attention as _mha
 from attention_math.numeric import (
     attention,
     causal_mask,
@@ -46,10 +51,10 @@ class Row:
     found: str  # printed from the run: agreement, shapes, values
 
 
-def _mha(x_q: Any, x_kv: Any, w: Any, h: int, **kw: Any) -> Any:
-    """``multi_head_attention`` with the four weights ``w_q, w_k, w_v, w_o`` in one sequence."""
-    w_q, w_k, w_v, w_o = w
-    return _multi_head_attention(x_q, x_kv, w_q, w_k, w_v, w_o, h, **kw)
+def _random_params(rng: np.random.Generator, *shapes: tuple[int, int]) -> AttentionParams:
+    """``AttentionParams`` of four random matrices of these shapes (all ``(d, d)`` if none)."""
+    sizes = shapes or ((4, 4),) * 4
+    return AttentionParams(*(rng.standard_normal(s) for s in sizes))
 
 
 def torch_or_none() -> ModuleType | None:
@@ -105,9 +110,9 @@ def _torch_mha(
     kdim: int | None = None,
     vdim: int | None = None,
     batch_first: bool = True,
-) -> tuple[Any, list[Floats], dict[str, Floats]]:
+) -> tuple[Any, AttentionParams]:
     """A float64 ``nn.MultiheadAttention`` with random biases, and its weights and biases as
-    ``multi_head_attention`` takes them: ``[w_q, w_k, w_v, w_o]`` as ``(in, out)``."""
+    ``multi_head_attention`` takes them (``AttentionParams.from_torch``: ``(in, out)``)."""
     torch.manual_seed(seed)
     mha = torch.nn.MultiheadAttention(
         embed, heads, kdim=kdim, vdim=vdim, batch_first=batch_first, dtype=torch.float64
@@ -115,14 +120,7 @@ def _torch_mha(
     with torch.no_grad():  # PyTorch starts the biases at zero: make them matter
         mha.in_proj_bias.normal_()
         mha.out_proj.bias.normal_()
-    if mha._qkv_same_embed_dim:
-        w = [a.detach().numpy().T for a in mha.in_proj_weight.chunk(3)]
-    else:
-        w = [getattr(mha, f"{n}_proj_weight").detach().numpy().T for n in "qkv"]
-    w.append(mha.out_proj.weight.detach().numpy().T)
-    b_q, b_k, b_v = (b.detach().numpy() for b in mha.in_proj_bias.chunk(3))
-    biases = {"b_q": b_q, "b_k": b_k, "b_v": b_v, "b_o": mha.out_proj.bias.detach().numpy()}
-    return mha, w, biases
+    return mha, AttentionParams.from_torch({k: t.numpy() for k, t in mha.state_dict().items()})
 
 
 def bool_mask(torch: ModuleType | None) -> Row:
@@ -169,10 +167,9 @@ def multihead_masks(torch: ModuleType | None) -> Row:
     pad = np.array([[False] * 4, [False, False, True, True]])  # PyTorch: True = padding
     blocked = ~causal_mask(4)  # MultiheadAttention's boolean attn_mask: True = blocked
     ours_note = (
-        "`multi_head_attention(x, x, w_q, w_k, w_v, w_o, h, mask=~attn_mask, "
-        "key_padding_mask=kpm, b_q=…, return_weights=True)`: `mask` is True = may attend, "
-        "`key_padding_mask` keeps PyTorch's True = padding; weights are `(in, out)`, "
-        "`w_q = in_proj_weight[:d].T`"
+        "`multi_head_attention(x, x, params, h, mask=~attn_mask & from_key_padding_mask(kpm))`"
+        ": one convention, True = may attend; `params = AttentionParams.from_torch(state)`, "
+        "weights `(in, out)`, `w_q = in_proj_weight[:d].T`; weights from `multi_head_weights`"
     )
     theirs_note = (
         "`nn.MultiheadAttention(d, h, batch_first=True)(x, x, x, attn_mask=m, "
@@ -180,22 +177,22 @@ def multihead_masks(torch: ModuleType | None) -> Row:
         "boolean `attn_mask` **True = blocked**, `key_padding_mask` True = padding"
     )
     if torch is None:
-        w = [rng.standard_normal((6, 6)) for _ in range(4)]
-        out = _mha(x, x, w, 2, mask=~blocked, key_padding_mask=pad)
+        w = _random_params(rng, *((6, 6),) * 4)
+        out = _mha(x, x, w, 2, mask=~blocked & from_key_padding_mask(pad))
         return Row(
             "`nn.MultiheadAttention` masks",
             theirs_note,
             ours_note,
             _NO_TORCH + f"output {out.shape}",
         )
-    mha, w, biases = _torch_mha(torch, 0, 6, 2)
+    mha, w = _torch_mha(torch, 0, 6, 2)
     tx = torch.from_numpy(x)
     t_out, t_w = mha(
         tx, tx, tx, attn_mask=torch.from_numpy(blocked), key_padding_mask=torch.from_numpy(pad)
     )
-    out, weights = _mha(
-        x, x, w, 2, mask=~blocked, key_padding_mask=pad, return_weights=True, **biases
-    )
+    mask = ~blocked & from_key_padding_mask(pad)  # (B, L_q, L_k): True = may attend
+    out = _mha(x, x, w, 2, mask=mask)
+    weights = multi_head_weights(x, x, w, 2, mask=mask).mean(axis=1)  # PyTorch's average
     found = (
         f"output {_agree(out, t_out.detach().numpy())}; averaged weights "
         f"{_agree(weights, t_w.detach().numpy())}"
@@ -215,16 +212,16 @@ def sequence_first(torch: ModuleType | None) -> Row:
         "unswapped, attention runs across the batch"
     )
     if torch is None:
-        w = [rng.standard_normal((6, 6)) for _ in range(4)]
+        w = _random_params(rng, *((6, 6),) * 4)
         out = _mha(x_seq.swapaxes(0, 1), x_seq.swapaxes(0, 1), w, 2)
         found = f"`(L, B, E)` = {x_seq.shape}, swapped: output {out.shape}"
         return Row("sequence-first inputs", theirs_note, ours_note, _NO_TORCH + found)
-    mha, w, biases = _torch_mha(torch, 2, 6, 2, batch_first=False)
+    mha, w = _torch_mha(torch, 2, 6, 2, batch_first=False)
     tx = torch.from_numpy(x_seq)
     t_out = mha(tx, tx, tx, need_weights=False)[0].detach().numpy()
     x = x_seq.swapaxes(0, 1)
-    swapped = _mha(x, x, w, 2, **biases).swapaxes(0, 1)
-    unswapped = _mha(x_seq, x_seq, w, 2, **biases)
+    swapped = _mha(x, x, w, 2).swapaxes(0, 1)
+    unswapped = _mha(x_seq, x_seq, w, 2)
     off = float(np.max(np.abs(unswapped - t_out)))
     if off < 1e-3:
         raise ConventionMismatch("sequence-first inputs: unswapped agrees, so nothing differs")
@@ -255,7 +252,7 @@ def d2l_valid_lens(torch: ModuleType | None) -> Row:
 def hf_four_d_mask(torch: ModuleType | None) -> Row:
     rng = np.random.default_rng(7)
     x = rng.standard_normal((2, 3, 4))  # (B, L, d_model)
-    w = [rng.standard_normal((4, 4)) for _ in range(4)]
+    w = _random_params(rng)
     m = padding_mask([3, 2], 3)[:, None]  # (B, 1, 1, L_k), True = may attend
     out = _mha(x, x, w, 2, mask=m)
     try:
@@ -264,18 +261,18 @@ def hf_four_d_mask(torch: ModuleType | None) -> Row:
         refused = f"`attention` on `(B, L, d)` inputs raises: {exc}"
     else:
         raise ConventionMismatch("a (B, 1, 1, L) mask on (B, L, d) inputs was not refused")
-    same = _agree(out, _mha(x, x, w, 2, key_padding_mask=~m[:, 0, 0]))
+    same = _agree(out, _mha(x, x, w, 2, mask=from_key_padding_mask(~m[:, 0, 0])))
     found = (
         f"output {out.shape} (not {(2, 2, 3, 4)}), and it {same.split(' ')[0]}s with "
-        f"`key_padding_mask`; {refused}"
+        f"`from_key_padding_mask`; {refused}"
     )
     if torch is None:
         found = _NO_TORCH + found
     else:
-        mha, tw, biases = _torch_mha(torch, 3, 4, 2)
+        mha, tw = _torch_mha(torch, 3, 4, 2)
         tx = torch.from_numpy(x)
         t_out = mha(tx, tx, tx, key_padding_mask=torch.from_numpy(~m[:, 0, 0]))[0]
-        theirs = _agree(_mha(x, x, tw, 2, mask=m, **biases), t_out.detach().numpy())
+        theirs = _agree(_mha(x, x, tw, 2, mask=m), t_out.detach().numpy())
         try:
             _sdpa(torch, x, x, x, attn_mask=torch.from_numpy(m))
         except RuntimeError:
@@ -368,16 +365,15 @@ def fully_masked_row(torch: ModuleType | None) -> Row:
 def need_weights(torch: ModuleType | None) -> Row:
     rng = np.random.default_rng(10)
     x = rng.standard_normal((2, 3, 4))
-    w = [rng.standard_normal((4, 4)) for _ in range(4)]
-    biases: dict[str, Floats] = {}
+    w = _random_params(rng)
     mha: Any = None
     if torch is not None:
-        mha, w, biases = _torch_mha(torch, 4, 4, 2)
-    _, avg = _mha(x, x, w, 2, return_weights=True, **biases)
-    _, per = _mha(x, x, w, 2, return_weights=True, average_attn_weights=False, **biases)
+        mha, w = _torch_mha(torch, 4, 4, 2)
+    per = multi_head_weights(x, x, w, 2)  # (B, h, L_q, L_k)
+    avg = per.mean(axis=1)  # (B, L_q, L_k): PyTorch's default average_attn_weights=True
     found = (
-        f"averaged {avg.shape}, per head {per.shape}; the average is the mean of the heads: "
-        f"{bool(np.allclose(avg, per.mean(axis=1)))}"
+        f"averaged {avg.shape}, per head {per.shape}; every row of every head sums to 1: "
+        f"{bool(np.allclose(per.sum(axis=-1), 1))}"
     )
     if torch is None:
         found = _NO_TORCH + found
@@ -393,7 +389,8 @@ def need_weights(torch: ModuleType | None) -> Row:
     return Row(
         "attention weights",
         "`need_weights=True, average_attn_weights=True` (default) or `False`",
-        "`return_weights=True, average_attn_weights=True` or `False`",
+        "`multi_head_weights(x_q, x_kv, params, h)`: per head `(..., h, L_q, L_k)`; "
+        "`.mean(axis=-3)` averages them; `multi_head_attention` returns the output only",
         found,
     )
 
@@ -481,16 +478,16 @@ def kdim_vdim(torch: ModuleType | None) -> Row:
         "`nn.MultiheadAttention(6, 2, kdim=4, vdim=3, batch_first=True)(query, key, value)`"
     )
     ours_note = (
-        "`multi_head_attention(x_q, x_k, w_q, w_k, w_v, w_o, h, x_v=x_v)`: the widths are "
+        "`multi_head_attention(x_q, x_k, params, h, x_v=x_v)`: the widths are "
         "read from `x_k`, `x_v` and the weights `(4, 6)`, `(3, 6)`; biases `b_q`…`b_o`"
     )
     if torch is None:
-        w = [rng.standard_normal(s) for s in ((6, 6), (4, 6), (3, 6), (6, 6))]
+        w = _random_params(rng, (6, 6), (4, 6), (3, 6), (6, 6))
         out = _mha(x_q, x_k, w, 2, x_v=x_v)
         return Row("`kdim`, `vdim`", theirs_note, ours_note, _NO_TORCH + f"output {out.shape}")
-    mha, w, biases = _torch_mha(torch, 1, 6, 2, kdim=4, vdim=3)
+    mha, w = _torch_mha(torch, 1, 6, 2, kdim=4, vdim=3)
     t_out, _ = mha(*(torch.from_numpy(a) for a in (x_q, x_k, x_v)), need_weights=False)
-    out = _mha(x_q, x_k, w, 2, x_v=x_v, **biases)
+    out = _mha(x_q, x_k, w, 2, x_v=x_v)
     found = f"output {out.shape}: " + _agree(out, t_out.detach().numpy(), "kdim/vdim outputs")
     return Row("`kdim`, `vdim`", theirs_note, ours_note, found)
 
@@ -609,7 +606,7 @@ def grouped_query(torch: ModuleType | None) -> Row:
     )
     ours_note = (
         "no flag: repeat each key/value head, `np.repeat(k, h // h_kv, axis=-3)` (not "
-        "`np.tile`), then `attention`; from the inputs, `multihead.grouped_query_attention`"
+        "`np.tile`), then `attention`; from the inputs, `multi_head_attention(..., n_kv_heads=)`"
     )
     if torch is None:
         return Row("`enable_gqa`", theirs_note, ours_note, _NO_TORCH + off)
@@ -636,12 +633,12 @@ def dropout(torch: ModuleType | None) -> Row:
     if np.allclose(dropped, ours):
         raise ConventionMismatch("SDPA with dropout_p=0.5 gave the output without dropout")
     x = np.random.default_rng(19).standard_normal((1, 4, 6))
-    mha, w, biases = _torch_mha(torch, 1, 6, 2)
+    mha, w = _torch_mha(torch, 1, 6, 2)
     mha.dropout = 0.5
     mha.eval()
     tx = torch.from_numpy(x)
     t_out = mha(tx, tx, tx, need_weights=False)[0].detach().numpy()
-    out = _mha(x, x, w, 2, **biases)
+    out = _mha(x, x, w, 2)
     found = (
         f"`dropout_p=0` {_agree(ours, _sdpa(torch, q, k, v, dropout_p=0.0))}; `dropout_p=0.5` "
         f"under `torch.no_grad()` differs by up to {float(np.max(np.abs(dropped - ours))):.2f}; "

@@ -1,6 +1,6 @@
 """The explorables' HTML: sliders over stops the package computed when the site was built.
 
-`explorable_html(name)` renders one explorable of [`attention_math.explore`][]: an element
+`explorable_html(name)` renders one explorable of `attention_site.explore`: an element
 ``data-explorable="NAME"`` holding a labelled ``<input type="range">`` per slider (its value
 is the stop's index, so the arrow keys move one stop), an ``aria-live="polite"`` readout whose
 ``data-quantity`` elements hold the numbers as text (``data-value``: the float64 itself), an
@@ -18,7 +18,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from attention_math import explore
+from attention_site import explore
 from attention_site.render import decimal_text
 
 __all__ = ["QUANTITIES", "explorable_html", "quantity_text", "quantity_value", "stop_text"]
@@ -142,7 +142,7 @@ def quantity_value(frame: Frame, quantity: str) -> Any:
     (``DERIVED``: bytes as KiB, the last state of a trace …).
 
     Examples:
-        >>> from attention_math.explore import kv_heads
+        >>> from attention_site.explore import kv_heads
         >>> from attention_site.pages.explorables import quantity_value
         >>> quantity_value(kv_heads().frame(h_kv=8), "kib-per-token")
         320.0
@@ -159,7 +159,7 @@ def quantity_text(name: str, frame: Frame, quantity: str) -> str:
         ValueError: an explorable or quantity the site does not show.
 
     Examples:
-        >>> from attention_math.explore import temperature
+        >>> from attention_site.explore import temperature
         >>> from attention_site.pages.explorables import quantity_text
         >>> quantity_text("temperature", temperature().frame(T=1), "max-weight")
         '0.576117'

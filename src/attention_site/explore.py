@@ -5,13 +5,14 @@ temperature of a softmax, the size of a window. Each function below computes, wi
 package's own functions and data, everything an explorable shows at every slider stop, so
 the page only chooses among precomputed stops and every number shown is the package's.
 
-An [`Explorable`][attention_math.explore.Explorable] holds its sliders (each a tuple of
+An [`Explorable`][attention_site.explore.Explorable] holds its sliders (each a tuple of
 stops) and one frame per combination of stops: a dict of plain numbers, strings and lists,
-ready for JSON. The site renders them (``attention_site.pages.explorables``); the learner can
-read the same frames here.
+ready for JSON. The site renders them (``attention_site.pages.explorables``). This module is
+the site's (the wheel does not ship it): it only calls the library, whose functions a learner
+calls to get the same numbers.
 
 Examples:
-    >>> from attention_math.explore import temperature
+    >>> from attention_site.explore import temperature
     >>> ex = temperature()
     >>> [s.name for s in ex.sliders], ex.frame(T=1)["max-weight"] > 0.5
     (['T'], True)
@@ -76,7 +77,7 @@ class Explorable:
             ValueError: a slider missing or unknown, or a value that is not one of its stops.
 
         Examples:
-            >>> from attention_math.explore import alibi
+            >>> from attention_site.explore import alibi
             >>> alibi().frame(n_heads=8, head=1)["slope"]
             0.5
             >>> alibi().frame(n_heads=8)
@@ -176,7 +177,7 @@ def temperature(
         ValueError: scores not a finite non-empty row, or a temperature not positive.
 
     Examples:
-        >>> from attention_math.explore import temperature
+        >>> from attention_site.explore import temperature
         >>> f = temperature([0.0, 0.0, 1.0], [1, 2]).frame(T=1)
         >>> round(f["max-weight"], 4), round(f["entropy"], 4)
         (0.5761, 0.9753)
@@ -237,7 +238,7 @@ def scaling(
         ValueError: a dimension not a positive integer, or a count, span or bins not positive.
 
     Examples:
-        >>> from attention_math.explore import scaling
+        >>> from attention_site.explore import scaling
         >>> f = scaling([1, 256], n_samples=2000, n_queries=50).frame(d_k=256)
         >>> 0.9 < f["std-scaled"] < 1.1, f["std-unscaled"] > 14
         (True, True)
@@ -287,7 +288,7 @@ def mask(max_len: int = 6, *, d_k: int = 4, seed: int = 0) -> Explorable:
         ValueError: ``max_len`` or ``d_k`` not a positive integer.
 
     Examples:
-        >>> from attention_math.explore import mask
+        >>> from attention_site.explore import mask
         >>> f = mask(4).frame(alignment="bottom-right", L_q=4, L_k=2)
         >>> f["offset"], f["empty-rows"], f["visible"]
         (-2, 2, 3)
@@ -339,7 +340,7 @@ def window(
         ValueError: a length, window or depth not a positive integer.
 
     Examples:
-        >>> from attention_math.explore import window
+        >>> from attention_site.explore import window
         >>> f = window(8, [3], [2]).frame(w=3, n_layers=2)
         >>> f["receptive-field"], f["formula"], f["reach"][-1]
         (5, 5, [0, 0, 0, 1, 1, 1, 1, 1])
@@ -382,7 +383,7 @@ def kv_heads(model: str = "Llama 2 70B", *, n_bytes: int = 2) -> Explorable:
         ValueError: a model not in the table, or ``n_bytes`` not a positive integer.
 
     Examples:
-        >>> from attention_math.explore import kv_heads
+        >>> from attention_site.explore import kv_heads
         >>> f = kv_heads().frame(h_kv=8)
         >>> f["bytes-per-token"], f["factor"], f["saving"]
         (327680, 8, 0.875)
@@ -443,7 +444,7 @@ def rope(
         ValueError: a position negative or not an integer, a base not above 1.
 
     Examples:
-        >>> from attention_math.explore import rope
+        >>> from attention_site.explore import rope
         >>> f = rope([0, 1], [10000]).frame(p=0, base=10000)
         >>> f["score"], f["angles"]
         (1.0, [0.0, 0.0])
@@ -498,7 +499,7 @@ def alibi(max_heads: int = 12, n_k: int = 8) -> Explorable:
         ValueError: ``max_heads`` or ``n_k`` not a positive integer.
 
     Examples:
-        >>> from attention_math.explore import alibi
+        >>> from attention_site.explore import alibi
         >>> f = alibi(8, 3).frame(n_heads=8, head=2)
         >>> f["slope"], f["exponent"], f["bias"]
         (0.25, '2', [-0.5, -0.25, 0.0])
@@ -537,7 +538,7 @@ def online_softmax(length: int = 12, *, seed: int = 0) -> Explorable:
         ValueError: ``length`` not a positive integer.
 
     Examples:
-        >>> from attention_math.explore import online_softmax
+        >>> from attention_site.explore import online_softmax
         >>> f = online_softmax(4).frame(block_size=3)
         >>> f["tiles"], len(f["m"]), abs(f["output"] - f["reference"]) < 1e-15
         (2, 2, True)
