@@ -138,7 +138,7 @@ def verdicts_md(example_id: str) -> str:
         if f.hypothesis_values:
             verdict += f" (it computes {_fmt(f.hypothesis_values)})"
         taught.append([claim, published, exact, verdict])
-    out = []
+    out: list[str] = []
     if taught:
         out.append(table(["claim", "published", "exact", "verdict: diagnosis"], taught))
     if agreeing:
