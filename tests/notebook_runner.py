@@ -30,10 +30,10 @@ PRELOAD = [
     "attention_math",
     "attention_math.numeric",
     "attention_math.symbolic",
-    "attention_site.render",
+    "attention_math.display",
     "attention_math.crosscheck",
-    "attention_site.figures.style",
-    "attention_site.figures.panels",
+    "attention_math.plot.style",
+    "attention_math.plot.panels",
     "tests.notebook_runner",
 ]
 

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
+from attention_math.display import exact_beside_decimal, teaches
 from attention_site.pages.examples import steps_md
-from attention_site.render import exact_beside_decimal, teaches
 
 #: an integer of seven digits or more in typeset maths (MathJax's MathML keeps <mn>…</mn>)
 LONG_NUMBER = re.compile(r"<mn>(\d{7,})</mn>")

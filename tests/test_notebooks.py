@@ -94,7 +94,7 @@ def test_only_pages_reading_committed_data_need_the_repository() -> None:
     reads = notebooks.notebook(page, "p.md", "/", "P")
     assert needs_repository(reads) and "clone" in reads.cells[0].source
     assert not needs_repository(notebooks.notebook(PAGE, "p.md", "/", "P"))
-    site = 'x\n\n```python exec="on"\nfrom attention_site.render import table\n```\n'
+    site = 'x\n\n```python exec="on"\nfrom attention_math.display import table\n```\n'
     assert needs_repository(notebooks.notebook(site, "p.md", "/", "P"))  # not in the wheel
 
 

@@ -1,17 +1,14 @@
 """Markdown for the worked-example pages: inputs, steps, verdicts, heatmap.
 
 Each function returns text that a markdown-exec block prints; every exact/numeric pair
-goes through [`exact_beside_decimal`][attention_site.render.exact_beside_decimal], so a
+goes through [`exact_beside_decimal`][attention_math.display.exact_beside_decimal], so a
 disagreement fails the build.
 """
 
 from __future__ import annotations
 
 from attention_math.audit import Finding, audit, format_computed, steps
-from attention_math.examples import AGREES, EXAMPLES, SLIP, WRONG
-from attention_math.symbolic import latex
-from attention_site.figures.heatmap import heatmap
-from attention_site.render import (
+from attention_math.display import (
     decimal_latex,
     decimal_text,
     display,
@@ -20,6 +17,9 @@ from attention_site.render import (
     table,
     teaches,
 )
+from attention_math.examples import AGREES, EXAMPLES, SLIP, WRONG
+from attention_math.plot.heatmap import heatmap
+from attention_math.symbolic import latex
 
 __all__ = ["heatmap_svg", "inputs_md", "steps_md", "summary_md", "verdicts_md"]
 
