@@ -246,7 +246,7 @@ def show(
             flush_text()
             ipython_display(obj)
         else:
-            text.append(repr(obj) if isinstance(obj, np.ndarray) else str(obj))
+            text.append(str(obj))  # as print writes it, and as the page shows it
     flush_text()
 
 
