@@ -2,10 +2,17 @@
 
 A page's executed blocks (```` ```python exec="on" ````) become code cells, in order; the
 prose between them becomes Markdown cells, with admonitions and tabs turned into bold
-headings (Jupyter does not know them) and links to other pages made absolute. The notebook
-(``<page>.ipynb``, beside the page's HTML, built with ``nbformat``) runs top to bottom in
-Jupyter with ``attention_math`` installed; ``tests/test_notebooks.py`` executes every one.
-The page gets a "Download notebook" link under its title (the home page, at its end).
+headings (Jupyter does not know them) and links to other pages made absolute. A hidden block
+(no ``source=``) that is the site's own work (it imports ``attention_site`` or reads the
+repository's files) is left out: the notebook holds what a learner runs, and runs top to bottom
+in Jupyter after ``pip install attention-math[notebook]``, its first code cell making the
+pages' ``print`` show maths and figures (``attention_math.display.show``).
+``tests/test_notebooks.py`` executes every one, from the wheel alone. The page gets a
+"Download notebook" link under its title (the home page, at its end).
+
+Entry points, plain functions of a page's Markdown (no MkDocs object): ``cells`` (the cells),
+``notebook`` (the whole notebook), ``runs_code`` (whether a page has one); the MkDocs events
+below only call them.
 """
 
 from __future__ import annotations
@@ -31,13 +38,34 @@ ATTRS = re.compile(r"\s*\{[:#.][^}\n]*\}\s*$")  # attr_list: { #eq-x } and frien
 LINK_CLASS = "notebook-link"
 # code reading the repository's committed data (benchmark results), or the site's own
 # machinery (attention_site, which the wheel does not hold), not only the library
-REPOSITORY_FILES = re.compile(r"""Path\(["'](benchmarks|data|docs|src)/|\battention_site\b""")
+SITE_CODE = re.compile(r"""Path\(["'](benchmarks|data|docs|src)/|\battention_site\b""")
+INSTALL = "pip install attention-math[notebook]"
+# the one line a notebook adds to the page's code: the pages print Markdown, shown typeset
+RICH_PRINT = (
+    "from attention_math.display import show\n\n"
+    "print = show  # in Jupyter, print shows the maths, tables and figures the page prints"
+)
 
 _built: dict[str, Any] = {}  # dest path in the site -> notebook
 
 
 def _executed(info: str) -> bool:
     return info.startswith("python") and re.search(r'\bexec="(on|1|true)"', info) is not None
+
+
+def site_only(info: str, code: str) -> bool:
+    """Whether an executed block is the site's own work, left out of the notebook: hidden
+    (no ``source=``), and importing ``attention_site`` or reading the repository's files.
+
+    Examples:
+        >>> site_only('python exec="on"', "from attention_site.pages import x")
+        True
+        >>> site_only('python exec="on" source="tabbed-right"', "import attention_site")
+        False
+        >>> site_only('python exec="on"', "from attention_math.display import table")
+        False
+    """
+    return "source=" not in info and SITE_CODE.search(code) is not None
 
 
 def _indent(line: str) -> int:
@@ -88,8 +116,10 @@ def cells(markdown: str, src_uri: str = "page.md", site_url: str = "/") -> list[
                 i += 1
             i += 1  # the closing fence
             if _executed(fence["info"]):
-                flush()
-                out.append(v4.new_code_cell("\n".join(body).strip("\n")))
+                code = "\n".join(body).strip("\n")
+                if not site_only(fence["info"], code):
+                    flush()
+                    out.append(v4.new_code_cell(code))
             else:
                 prose.extend([ticks + fence["info"], *body, ticks])
             continue
@@ -133,24 +163,18 @@ def notebook(markdown: str, src_uri: str, site_url: str, title: str) -> Any:
     page_url = page_address(src_uri, site_url)
     intro = (
         f"# {title}\n\nThis notebook is the page [{page_url}]({page_url}) of attention-math, "
-        "with its code as cells. It needs the `attention_math` package installed in the "
-        "kernel's environment; every cell runs top to bottom."
+        "with its code as cells. Install the package in the kernel's environment, "
+        f"`{INSTALL}`; every cell runs top to bottom. The page's code prints Markdown (the "
+        "site shows it as maths and tables): the first cell makes `print` show it so here."
     )
     body = cells(markdown, src_uri, site_url)
-    in_repository = any(REPOSITORY_FILES.search(c.source) for c in body if c.cell_type == "code")
-    if in_repository:
-        intro += (
-            " This page's code also reads data committed in the repository, or uses the site's "
-            "own machinery (`attention_site`, not in the installed package): run the notebook "
-            "from the root of a clone of the project's repository, set up as its README says."
-        )
     if body and body[0].cell_type == "markdown" and body[0].source.startswith("# "):
         body[0].source = (
             body[0].source.split("\n", 1)[1].lstrip("\n") if "\n" in body[0].source else ""
         )
         if not body[0].source:
             body.pop(0)
-    nb.cells = [v4.new_markdown_cell(intro), *body]
+    nb.cells = [v4.new_markdown_cell(intro), v4.new_code_cell(RICH_PRINT), *body]
     for i, cell in enumerate(nb.cells):
         cell.id = f"cell-{i}"  # not nbformat's random ids: two builds give the same file
     nb.metadata["kernelspec"] = {
@@ -159,7 +183,7 @@ def notebook(markdown: str, src_uri: str, site_url: str, title: str) -> Any:
         "language": "python",
     }
     nb.metadata["language_info"] = {"name": "python"}
-    nb.metadata["attention_math"] = {"page": page_url, "needs_repository": in_repository}
+    nb.metadata["attention_math"] = {"page": page_url}
     nbformat.validate(nb)
     return nb
 
@@ -174,8 +198,16 @@ def on_pre_build(config: Any) -> None:
 
 
 def runs_code(markdown: str) -> bool:
-    """Whether a page's source has a block that the build executes."""
-    return any(_executed(m["info"]) for m in map(FENCE.match, markdown.splitlines()) if m)
+    """Whether a page's source has a block that a learner runs: executed by the build and not
+    the site's own work (a page whose code is all the site's has no notebook).
+
+    Examples:
+        >>> runs_code('```python exec="on"\\nprint(1)\\n```\\n')
+        True
+        >>> runs_code('```python exec="on"\\nfrom attention_site.pages import x\\n```\\n')
+        False
+    """
+    return any(c.cell_type == "code" for c in cells(markdown))
 
 
 def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:

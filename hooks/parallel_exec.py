@@ -211,7 +211,7 @@ class Parallel:
 # imported before the fork, so that the worker inherits them instead of importing them
 # again (about 1.3 s of CPU: SymPy, matplotlib); the pages import them anyway. PyTorch is
 # not among them: one page uses it. figures.style first: it chooses matplotlib's Agg backend.
-PRELOAD = ("numpy", "sympy", "attention_site.figures.style", "attention_site.render")
+PRELOAD = ("numpy", "sympy", "attention_site.figures.style", "attention_math.display")
 
 _state: dict[str, Any] = {"command": None, "parallel": None, "inner": None, "order": None}
 

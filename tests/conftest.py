@@ -248,7 +248,7 @@ SLOW_DOCTESTS = frozenset(
         # doctests cannot carry a marker: whole derivations in SymPy, a figure drawn
         "attention_math.derivations.gradients.verify_projection_backward",
         "attention_math.derivations.block.rms_norm_vs_layer_norm",
-        "attention_site.figures.panels.running_pipeline",
+        "attention_math.plot.panels.running_pipeline",
     }
 )
 

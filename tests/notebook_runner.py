@@ -5,8 +5,9 @@ kernel, then NumPy, SymPy, matplotlib and ``attention_math`` imported again, for
 Here a fork server imports those once; each notebook then runs in a new process forked from
 it, which holds the imported modules and nothing else (no other notebook's names, results
 or caches), in a directory of the caller's choice, its cells executed in order in one
-namespace, as a kernel runs them. What a kernel adds (IPython's display and magics) no page
-uses; ``tests/test_notebooks.py`` still runs a few notebooks through a real kernel.
+namespace, as a kernel runs them. What a kernel adds (IPython's display, which the notebooks'
+``print = show`` uses) is not here: ``tests/test_notebooks.py`` also runs every notebook through
+a real kernel, in an environment holding only the wheel.
 """
 
 from __future__ import annotations
@@ -30,10 +31,10 @@ PRELOAD = [
     "attention_math",
     "attention_math.numeric",
     "attention_math.symbolic",
-    "attention_site.render",
+    "attention_math.display",
     "attention_math.crosscheck",
-    "attention_site.figures.style",
-    "attention_site.figures.panels",
+    "attention_math.plot.style",
+    "attention_math.plot.panels",
     "tests.notebook_runner",
 ]
 

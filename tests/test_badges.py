@@ -16,8 +16,8 @@ import pytest
 import sympy as sp
 
 from attention_math.crosscheck import crosscheck
+from attention_math.display import badge
 from attention_site.checks.hooks import load_hook
-from attention_site.render import badge
 from tests.conftest import mkdocs_config, nav_pages
 
 ROOT = Path(__file__).resolve().parents[1]

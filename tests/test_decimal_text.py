@@ -15,8 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from attention_math.derivations.softmax_stability import FORMATS
+from attention_math.display import decimal_text, exact_digits, fmt
 from attention_math.numeric import softmax
-from attention_site.render import decimal_text, exact_digits, fmt
 
 finite = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e30, max_value=1e30)
 

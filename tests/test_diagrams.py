@@ -12,8 +12,8 @@ import pytest
 
 from attention_math.backward import attention_backward
 from attention_math.multihead import AttentionParams, multi_head_attention
+from attention_math.plot import curves, panels
 from attention_math.running import RUNNING
-from attention_site.figures import curves, panels
 
 
 def _cells(svg: str) -> list[str]:
@@ -33,7 +33,7 @@ def _run(cells: list[str], want: list[str]) -> bool:
 
 
 def _fmt(a: np.ndarray) -> list[str]:
-    from attention_site.figures.panels import _two_places  # as the figures print a number
+    from attention_math.plot.panels import _two_places  # as the figures print a number
 
     return [_two_places(x) for x in a.ravel()]
 

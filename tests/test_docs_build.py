@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from attention_math import numeric
+from attention_math.display import fmt
 from attention_math.examples import IDENTITY_2X2 as ex
-from attention_site.render import fmt
 from tests.conftest import mkdocs_config, nav_pages
 
 # Only the tests that build a site are `docs` tests (conftest marks those that use the built

@@ -1,6 +1,6 @@
 """Exact forms that do not teach (long rationals: decimals in disguise) are a click away.
 
-``render.exact_beside_decimal`` and ``attention_site.pages.examples.steps_md`` fold them under
+``render.exact_beside_decimal`` and ``attention_math.example_markdown.steps_md`` fold them under
 the decimal; in the built site no long integer is left in the maths a reader reads without
 unfolding.
 """
@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from attention_site.pages.examples import steps_md
-from attention_site.render import exact_beside_decimal, teaches
+from attention_math.display import exact_beside_decimal, teaches
+from attention_math.example_markdown import steps_md
 
 #: an integer of seven digits or more in typeset maths (MathJax's MathML keeps <mn>…</mn>)
 LONG_NUMBER = re.compile(r"<mn>(\d{7,})</mn>")
@@ -31,7 +31,7 @@ def test_a_long_rational_is_folded_even_when_it_fits() -> None:
 
 
 def test_steps_fold_the_one_entry_that_does_not_teach() -> None:
-    from attention_site.pages.examples import steps_md
+    from attention_math.example_markdown import steps_md
 
     text = steps_md("lets-go")
     reading = re.sub(r"\n\?\?\? .*?(?=\n\S|\Z)", "", text, flags=re.S)  # folds removed

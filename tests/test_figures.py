@@ -12,15 +12,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from attention_site.figures import style as figure_style
-from attention_site.figures.heatmap import heatmap
-from attention_site.figures.style import style, svg
+from attention_math.plot import style as figure_style
+from attention_math.plot.heatmap import heatmap
+from attention_math.plot.style import style, svg
 
 # A heatmap (with −∞ cells and a colour bar) and a line plot with a legend, as pages draw them.
 DRAW = """\
 import numpy as np, matplotlib.pyplot as plt
-from attention_site.figures.heatmap import heatmap
-from attention_site.figures.style import style, svg
+from attention_math.plot.heatmap import heatmap
+from attention_math.plot.style import style, svg
 w = np.array([[0.5, 0.5, -np.inf], [0.2, 0.3, 0.5]])
 print(heatmap(w, title="weights", row_labels=["a", "b"], col_labels=["x", "y", "z"]))
 with style():
@@ -113,17 +113,22 @@ def test_shared_mathtext_parses_draw_the_same_svg(monkeypatch: pytest.MonkeyPatc
             ax.legend()
             return figure_style.svg(fig)
 
+    from matplotlib.mathtext import MathTextParser
+
+    from attention_site.figures import style as build_matplotlib
+
     shared = draw()
-    assert figure_style._PARSES  # the labels were parsed through the shared memo
+    assert build_matplotlib._PARSES  # the labels were parsed through the build's shared memo
     with monkeypatch.context() as m:
-        m.setattr(figure_style, "_parses_shared", _matplotlib_own)
+        m.setattr(MathTextParser, "_parse_cached", _matplotlib_own(build_matplotlib._PARSE))
         assert draw() == shared
 
 
-def _matplotlib_own() -> object:
-    import contextlib
+def _matplotlib_own(parse: object) -> object:
+    """matplotlib's own per-parser cache around the uncached parse."""
+    import functools
 
-    return contextlib.nullcontext()
+    return functools.lru_cache(50)(parse)  # type: ignore[arg-type]
 
 
 def test_a_heatmap_can_share_a_scale_and_show_row_sums() -> None:
@@ -134,7 +139,7 @@ def test_a_heatmap_can_share_a_scale_and_show_row_sums() -> None:
 
 
 def test_weight_panels_leave_only_the_masked_weights_blank() -> None:
-    from attention_site.figures.heatmap import weight_panels
+    from attention_math.plot.heatmap import weight_panels
 
     p = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.2, 0.3, 0.5]])  # causal; p[1, 0] = 0
     text = weight_panels([("head A", p), ("head B", p)], title="two heads")

@@ -52,9 +52,18 @@ def test_every_lazy_module_is_an_edge_the_linter_sees() -> None:
 
 
 def test_no_import_is_waived() -> None:
-    """No contract waives an import: every cycle is gone, none is excused."""
-    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    assert "ignore_imports" not in text
+    """No contract waives an import: every cycle is gone, none is excused. One exception,
+    declared: the library's figures (``attention_math.plot``) import matplotlib, the wheel's
+    optional ``notebook`` extra, inside the functions that draw (tests/test_wheel.py)."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    waived = {
+        c["id"]: c["ignore_imports"]
+        for c in config["tool"]["importlinter"]["contracts"]
+        if "ignore_imports" in c
+    }
+    assert waived == {"library-imports-no-site-tools": ["attention_math.plot.** -> matplotlib"]}
 
 
 def _module_name(path: Path, root: Path) -> str:

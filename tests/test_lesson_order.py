@@ -41,7 +41,7 @@ def test_rope_worked_example_scores_depend_on_the_offset_only():
 
 
 def test_rope_figure_names_positions_as_the_page_does():
-    from attention_site.figures.curves import rope_figure
+    from attention_math.plot.curves import rope_figure
 
     svg = rope_figure(8)
     assert "j − i" in svg and "query at i = " in svg and "n − m" not in svg
@@ -61,7 +61,7 @@ def test_attention_as_norms_table_holds():
 
 
 def test_attention_as_kernel_weights_figure_is_readable():
-    from attention_site.figures.curves import smoother_weights_figure
+    from attention_math.plot.curves import smoother_weights_figure
 
     svg = smoother_weights_figure(0.5, 3)
     assert svg.count("query x = ") == 2 * 3 and 'width="100%"' in svg  # legend + text alternative

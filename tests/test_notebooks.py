@@ -1,20 +1,28 @@
 """Every page with code downloads as a notebook that runs top to bottom (hooks/notebooks.py).
 
-The conversion is tested on small sources; then, on the built site, every page that runs code
-has its notebook and a "Download notebook" link to it, with the code cells the hook makes from
-the page's source; and every page's notebook, made from its source as the build makes it, is
-executed in a fresh process of its own (``tests/notebook_runner.py``), outside the repository
-unless the page reads committed data, failing on any error; two of them also in a real
-Jupyter kernel (nbclient + ipykernel). Made from the sources, not read from the built site,
-the notebooks run on one pytest-xdist worker while the other builds the site (the suite's
-longest wait otherwise).
+The conversion is tested on small sources; the code a notebook holds imports only what a
+learner has after ``pip install attention-math[notebook]``; on the built site, every page that
+runs code has its notebook and a "Download notebook" link to it, with the code cells the hook
+makes from the page's source; every page's notebook, made from its source as the build makes
+it, is executed in a fresh process of its own (``tests/notebook_runner.py``), outside the
+repository, failing on any error; and every one again in a Jupyter kernel (nbclient +
+ipykernel) of a fresh virtual environment that holds only the built wheel with its
+``notebook`` extra, its outputs maths and figures, not markup printed as text. Made from the
+sources, not read from the built site, the notebooks run on one pytest-xdist worker while the
+other builds the site (the suite's longest wait otherwise).
 """
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import concurrent.futures
+import importlib.util
+import json
 import re
+import shutil
+import subprocess
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from types import SimpleNamespace
@@ -64,7 +72,8 @@ After.
 def test_code_cells_are_the_executed_blocks_in_order() -> None:
     nb = notebooks.notebook(PAGE, "exercises/softmax.md", "https://x.org/am/", "Softmax")
     code = [c.source for c in nb.cells if c.cell_type == "code"]
-    assert code == ["x = 1", "print(x + 1)"]  # the indented block dedented; the plain one not run
+    # the indented block dedented; the plain one not run; first, print made rich in Jupyter
+    assert code == [notebooks.RICH_PRINT, "x = 1", "print(x + 1)"]
 
 
 def test_prose_becomes_markdown_jupyter_reads() -> None:
@@ -83,19 +92,64 @@ def test_prose_becomes_markdown_jupyter_reads() -> None:
 def test_a_page_without_code_has_no_notebook() -> None:
     assert not notebooks.runs_code("# Prose\n\n```python\nprint(1)\n```\n")
     assert notebooks.runs_code('```python exec="on"\nprint(1)\n```\n')
+    site = '```python exec="on" html="true"\nfrom attention_site.pages import chapter_page\n```\n'
+    assert not notebooks.runs_code(f"# Exercises\n\n{site}")  # the site's work only
 
 
-def needs_repository(nb: object) -> bool:
-    return bool(nb.metadata.get("attention_math", {}).get("needs_repository"))  # type: ignore[attr-defined]
+def test_the_site_s_hidden_blocks_are_left_out_and_the_wheel_is_named() -> None:
+    page = (
+        'x\n\n```python exec="on"\nPath("benchmarks/results/toy_live.json")\n```\n'
+        '\n```python exec="on" html="true"\nfrom attention_site.pages import w\n```\n'
+        '\n```python exec="on"\nfrom attention_math.display import table\n```\n'
+    )
+    nb = notebooks.notebook(page, "p.md", "/", "P")
+    assert _code(nb) == [notebooks.RICH_PRINT, "from attention_math.display import table"]
+    assert "pip install attention-math[notebook]" in nb.cells[0].source
+    assert "clone" not in nb.cells[0].source
 
 
-def test_only_pages_reading_committed_data_need_the_repository() -> None:
-    page = 'x\n\n```python exec="on"\nPath("data/toy_train.json")\n```\n'
-    reads = notebooks.notebook(page, "p.md", "/", "P")
-    assert needs_repository(reads) and "clone" in reads.cells[0].source
-    assert not needs_repository(notebooks.notebook(PAGE, "p.md", "/", "P"))
-    site = 'x\n\n```python exec="on"\nfrom attention_site.render import table\n```\n'
-    assert needs_repository(notebooks.notebook(site, "p.md", "/", "P"))  # not in the wheel
+#: what a learner has after ``pip install attention-math[notebook]``, besides the stdlib
+LEARNER_HAS = {"attention_math", "numpy", "sympy", "matplotlib", "__future__"}
+
+
+def imported(code: str) -> set[str]:
+    """The top-level packages a cell imports.
+
+    Examples:
+        >>> sorted(imported("import numpy as np\\nfrom attention_site.render import table"))
+        ['attention_site', 'numpy']
+    """
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            found |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def test_the_code_a_learner_sees_imports_only_what_the_wheel_brings() -> None:
+    """Every block a page shows (and every block its notebook holds) imports the library,
+    NumPy, SymPy, matplotlib or the standard library: no ``attention_site``, which the wheel
+    does not hold, and reads no file of the repository."""
+    made = _source_notebooks()
+    assert len(made) > 40
+    allowed = LEARNER_HAS | set(sys.stdlib_module_names)
+    wrong = {
+        f"{name}: {sorted(imported(code) - allowed)}": code.splitlines()[0]
+        for name, nb in made.items()
+        for code in _code(nb)
+        if imported(code) - allowed
+    }
+    reads = [name for name, nb in made.items() for c in _code(nb) if notebooks.SITE_CODE.search(c)]
+    assert not wrong, wrong
+    assert not reads, reads
+
+
+def test_the_check_refuses_a_shown_block_of_the_site() -> None:
+    page = 'x\n\n```python exec="on" source="tabbed-right"\nimport attention_site\n```\n'
+    (code,) = _code(notebooks.notebook(page, "p.md", "/", "P"))[1:]
+    assert imported(code) - LEARNER_HAS == {"attention_site"}
 
 
 @pytest.fixture(scope="module")
@@ -148,12 +202,6 @@ def test_the_built_notebooks_hold_the_code_that_is_run(
     assert built == made
 
 
-def _where(nb: object, tmp_path: Path) -> str:
-    """Where a notebook runs: outside the repository (a reader has the package, not our
-    files), unless the notebook says it reads the repository's committed data."""
-    return str(ROOT if needs_repository(nb) else tmp_path)
-
-
 @pytest.mark.slow
 def test_every_notebook_runs_top_to_bottom(tmp_path: Path) -> None:
     """Every page's notebook, cells in order, each notebook in a fresh process of its own
@@ -163,53 +211,106 @@ def test_every_notebook_runs_top_to_bottom(tmp_path: Path) -> None:
     made = _source_notebooks()
     assert len(made) > 40
     failed = [
-        f
-        for f in run_notebooks((n, _code(nb), _where(nb, tmp_path)) for n, nb in made.items())
-        if f
+        f for f in run_notebooks((n, _code(nb), str(tmp_path)) for n, nb in made.items()) if f
     ]
     assert not failed, "\n".join(failed)
 
 
-#: the notebooks also run in a real Jupyter kernel: one that needs only the installed library
-#: and runs outside the repository, and a lesson that draws figures with the site's machinery
-#: (attention_site, which the wheel does not hold), run in the repository
-IN_A_KERNEL = ("reference/command-line.md", "forward/softmax.md")
+def _uv() -> list[str]:
+    """How to run uv here: its module in this interpreter, the ``uv`` command, or python3's."""
+    if importlib.util.find_spec("uv") is not None:
+        return [sys.executable, "-m", "uv"]
+    if shutil.which("uv"):
+        return ["uv"]
+    probe = subprocess.run(["python3", "-m", "uv", "--version"], capture_output=True, check=False)
+    if probe.returncode == 0:
+        return ["python3", "-m", "uv"]
+    require_or_skip("uv", "uv is missing (python3 -m pip install uv)")  # skips; in CI, fails
+    return [sys.executable, "-m", "uv"]
+
+
+@pytest.fixture(scope="module")
+def wheel_kernel(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """A Jupyter kernel spec (its name, its JUPYTER_PATH) of a fresh virtual environment
+    holding only the built wheel and what its ``notebook`` extra brings (from uv's cache or
+    the package index)."""
+    from hatchling.builders.wheel import WheelBuilder
+
+    tmp = tmp_path_factory.mktemp("wheel-env")
+    (wheel,) = WheelBuilder(str(ROOT)).build(directory=str(tmp / "dist"), versions=["standard"])
+    env = tmp / "env"
+    uv = _uv()
+    subprocess.run([*uv, "venv", "-q", "--python", sys.executable, str(env)], check=True)
+    python = env / "bin" / "python"
+    subprocess.run(
+        [*uv, "pip", "install", "-q", "--python", str(python), f"{wheel}[notebook]"], check=True
+    )
+    spec = tmp / "jupyter" / "kernels" / "attention-math-wheel"
+    spec.mkdir(parents=True)
+    argv = [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    (spec / "kernel.json").write_text(
+        json.dumps({"argv": argv, "display_name": "wheel", "language": "python"}),
+        encoding="utf-8",
+    )
+    return spec.name, tmp / "jupyter"
+
+
+#: what a notebook's output may not be: markup printed as text instead of shown
+PRINTED_MARKUP = re.compile(r"\$\$|<svg|<span class=|\\begin\{|^\| .* \|$", re.M)
+RICH = {"text/markdown", "text/latex", "image/svg+xml", "image/png"}
 
 
 @pytest.mark.slow
-def test_notebooks_run_in_a_fresh_jupyter_kernel(tmp_path: Path) -> None:
+def test_every_notebook_runs_from_the_wheel_and_shows_maths(
+    wheel_kernel: tuple[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every page's notebook, top to bottom, in a kernel of a fresh environment that holds the
+    wheel with its ``notebook`` extra only, run outside the repository: no cell fails, the
+    library is the wheel's, and what the cells print is shown (Markdown, maths, pictures),
+    never ``$$``, ``<svg`` or a table printed as text."""
     require_or_skip("nbformat", "nbformat is missing (uv sync --group test)")
     nbclient = require_or_skip("nbclient", "nbclient is missing (uv sync --group test)")
-    require_or_skip("ipykernel", "ipykernel is missing (uv sync --group test)")
-    # "python3": ipykernel's own kernel, which runs this interpreter (attention_math installed)
-    from jupyter_client.kernelspec import NATIVE_KERNEL_NAME
-
+    kernel, jupyter_path = wheel_kernel
+    monkeypatch.setenv("JUPYTER_PATH", str(jupyter_path))
+    monkeypatch.delenv("PYTHONPATH", raising=False)
     made = _source_notebooks()
-    chosen = {name: made[name] for name in IN_A_KERNEL}
-    assert not needs_repository(chosen[IN_A_KERNEL[0]]) and needs_repository(chosen[IN_A_KERNEL[1]])
+    assert len(made) > 40
+    probe = notebooks.v4.new_notebook(
+        cells=[notebooks.v4.new_code_cell("import attention_math; print(attention_math.__file__)")]
+    )
 
-    async def run(name: str, nb: object) -> str:
+    async def run(name: str, nb: Any, gate: asyncio.Semaphore, shows: bool = True) -> str:
         """Run one notebook in a fresh kernel; "" or what failed."""
         client = nbclient.NotebookClient(
-            nb,
-            timeout=600,
-            kernel_name=NATIVE_KERNEL_NAME,
-            resources={"metadata": {"path": _where(nb, tmp_path)}},
+            nb, timeout=900, kernel_name=kernel, resources={"metadata": {"path": str(tmp_path)}}
         )
-        try:
-            await client.async_execute()
-        except nbclient.exceptions.CellExecutionError as exc:
-            return f"{name}: {str(exc).strip().splitlines()[-1]}"
-        ran = [c for c in nb.cells if c.cell_type == "code" and c.get("execution_count")]
-        return "" if len(ran) == len(_code(nb)) else f"{name}: {len(ran)} cells ran"
+        async with gate:
+            try:
+                await client.async_execute()
+            except nbclient.exceptions.CellExecutionError as exc:
+                return f"{name}: {str(exc).strip().splitlines()[-1]}"
+        if not shows:
+            return ""
+        outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+        printed = [o["text"] for o in outputs if o["output_type"] == "stream"]
+        markup = [m[0] for t in printed if (m := PRINTED_MARKUP.search(t))]
+        if markup:
+            return f"{name}: markup printed as text: {markup[:3]}"
+        shown = [o for o in outputs if o["output_type"] == "display_data" and RICH & set(o["data"])]
+        return "" if shown else f"{name}: no output shown as Markdown, maths or a picture"
 
     async def run_all() -> list[str]:
-        return list(await asyncio.gather(*(run(n, nb) for n, nb in chosen.items())))
+        gate = asyncio.Semaphore(2)
+        where = await run("probe", probe, gate, shows=False)
+        assert not where, where
+        (path,) = [o["text"] for o in probe.cells[0].outputs]
+        assert str(ROOT) not in path and "site-packages" in path, path
+        return list(await asyncio.gather(*(run(n, nb, gate) for n, nb in made.items())))
 
     # in a thread of its own: the session's Playwright browser may hold this thread's loop
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         failed = [f for f in pool.submit(asyncio.run, run_all()).result() if f]
-    assert not failed, "\n".join(failed)
+    assert not failed, f"{len(failed)} of {len(made)} notebooks:\n" + "\n".join(failed)
 
 
 def test_the_same_page_gives_the_same_file() -> None:

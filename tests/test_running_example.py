@@ -15,8 +15,8 @@ import pytest
 import sympy as sp
 
 from attention_math import running
+from attention_math.display import fmt
 from attention_math.running import forward, numeric_forward
-from attention_site.render import fmt
 
 ROOT = Path(__file__).resolve().parents[1]
 STEPS = ["qkv", "scores", "scaling", "masking", "softmax", "weighted-sum", "formula"]

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import sympy as sp
 
+from attention_math.plot import curves, panels
+from attention_math.plot import hull as hulls
+from attention_math.plot.panels import running_pipeline
 from attention_math.running import RUNNING, forward, numeric_forward
-from attention_site.figures import curves, panels
-from attention_site.figures import hull as hulls
-from attention_site.figures.panels import running_pipeline
 
 
 def test_the_running_example_teaches_what_it_was_chosen_for() -> None:

@@ -6,7 +6,7 @@ import sympy as sp
 
 from attention_math.derivations import scaling
 from attention_math.derivations.scaling import d_k, dot_moments, monte_carlo
-from attention_site.figures.curves import saturation_figure
+from attention_math.plot.curves import saturation_figure
 
 
 def test_standard_case_mean_zero_variance_d_k():

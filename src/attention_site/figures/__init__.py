@@ -1,6 +1,6 @@
 """The site's figures, one module per kind of figure, each named by what it draws.
 
-Every figure follows the conventions of [`style`][attention_site.figures.style]:
+Every figure follows the conventions of [`style`][attention_math.plot.style]:
 deterministic SVG text, ``currentColor`` for text and axes, titled and labelled.
 """
 

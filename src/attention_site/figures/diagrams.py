@@ -3,7 +3,7 @@ shape each step makes, and the causal online softmax as a grid of score tiles (c
 in part, skipped).
 
 Matrices drawn with their numbers and joined by arrows (the forward pass, the heads, the
-backward graph) are in [`panels`][attention_site.figures.panels].
+backward graph) are in [`panels`][attention_math.plot.panels].
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyBboxPatch
 
+from attention_math.plot.style import fluid, style, svg
 from attention_math.toy.model import ToyModel
-from attention_site.figures.style import fluid, style, svg
 
 __all__ = ["model_diagram", "tile_grid"]
 

@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from attention_math.derivations.online_softmax import numeric_trace
-from attention_site.figures.style import fluid, style, svg
+from attention_math.plot.style import fluid, style, svg
 
 __all__ = ["state_figure", "state_steps"]
 

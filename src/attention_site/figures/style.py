@@ -1,82 +1,21 @@
-"""The conventions every figure of the site follows: matplotlib drawn as SVG text at build time.
+"""The build's matplotlib: the Agg backend, and one memo of mathtext parses for every figure.
 
-Every figure is deterministic (fixed SVG hash salt, no date in the metadata), so two
-builds of the same commit give the same bytes, and uses ``currentColor`` for text and
-axes so that it reads in both the light and the dark colour scheme.
+The figures themselves, and the conventions they follow, are the library's
+([`attention_math.plot.style`][attention_math.plot.style]); importing this module, before any
+figure is drawn (``hooks/parallel_exec.py`` preloads it), makes the build draw them headless and
+parse each label once.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import html
-import io
-import re
-from collections.abc import Iterator
 from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-from matplotlib.figure import Figure
 from matplotlib.mathtext import MathTextParser
 
-from attention_math.terminal import plain
-
-__all__ = ["description", "fluid", "style", "svg"]
-
-_FG = "#808080"  # replaced by currentColor in the SVG text, see svg()
-
-
-def style() -> contextlib.AbstractContextManager[None]:
-    """The site's matplotlib style; draw every figure inside ``with style():``.
-
-    Text and axes use a placeholder grey that `svg` turns into ``currentColor``.
-
-    Examples:
-        >>> import matplotlib
-        >>> from attention_site.figures.style import style
-        >>> with style():
-        ...     matplotlib.rcParams["svg.fonttype"]
-        'none'
-    """
-    return matplotlib.rc_context(
-        {
-            "svg.hashsalt": "attention-math",
-            "svg.fonttype": "none",  # text stays text: smaller, selectable, themable
-            "font.size": 10,
-            "text.color": _FG,
-            "axes.edgecolor": _FG,
-            "axes.labelcolor": _FG,
-            "xtick.color": _FG,
-            "ytick.color": _FG,
-            "axes.facecolor": "none",
-            "figure.facecolor": "none",
-            "savefig.facecolor": "none",
-        }
-    )
-
-
-def _check_labelled(fig: Figure) -> None:
-    """Raise ValueError unless every plot in ``fig`` has a title and both axis labels."""
-    suptitle = fig.get_suptitle()  # "" when there is none
-    for n, ax in enumerate(fig.axes):
-        if getattr(ax, "_colorbar", None) is not None:
-            continue  # a colour bar is read through its plot's title
-        title = suptitle or "".join(ax.get_title(loc) for loc in ("left", "center", "right"))
-        missing = [
-            what
-            for what, text in (
-                ("title", title),
-                ("x-axis label", ax.get_xlabel()),
-                ("y-axis label", ax.get_ylabel()),
-            )
-            if not text.strip()
-        ]
-        if missing:
-            raise ValueError(f"figure axes {n} has no {', no '.join(missing)}: label every plot")
-
+__all__: list[str] = []
 
 # MathTextParser caches each parse per parser, and every renderer makes a new parser: a
 # figure's labels were parsed once to size the tight box and again to draw, and again in
@@ -97,126 +36,5 @@ def _shared_parse(
     return _PARSES[key]
 
 
-@contextlib.contextmanager
-def _parses_shared() -> Iterator[None]:
-    """Within the block, every MathTextParser answers from the one memo above."""
-    own = MathTextParser.__dict__["_parse_cached"]
-    setattr(MathTextParser, "_parse_cached", _shared_parse)  # noqa: B010
-    try:
-        yield
-    finally:
-        setattr(MathTextParser, "_parse_cached", own)  # noqa: B010
-
-
-def _scope_ids(text: str) -> str:
-    """Prefix the SVG's element ids with a hash of its content.
-
-    Several figures inlined in one page would otherwise share ids such as ``figure_1``
-    (invalid HTML, and a clip path could then refer to another figure's).
-    """
-    prefix = "f" + hashlib.sha256(text.encode()).hexdigest()[:10] + "-"
-    text = re.sub(r'\bid="', f'id="{prefix}', text)
-    return re.sub(r'(url\(#|href="#)', rf"\g<1>{prefix}", text)
-
-
-def svg(fig: Figure) -> str:
-    """The figure as inline SVG text (deterministic), then closed.
-
-    The same figure gives the same bytes on every run: fixed hash salt, no date or
-    creator in the metadata. Text and axes drawn in the placeholder grey become
-    ``currentColor`` (so they follow the page's light or dark scheme), and ids are
-    prefixed per figure so that several figures can share a page.
-
-    Raises:
-        ValueError: if a plot has no title (its own or the figure's) or an axis label.
-
-    Examples:
-        >>> import matplotlib.pyplot as plt
-        >>> from attention_site.figures.style import style, svg
-        >>> with style():
-        ...     fig, ax = plt.subplots()
-        ...     _ = ax.set(title="a title", xlabel="key", ylabel="weight")
-        ...     text = svg(fig)
-        >>> text.startswith("<svg") and "currentColor" in text
-        True
-        >>> with style():
-        ...     fig, ax = plt.subplots()
-        ...     _ = ax.loglog([0.1, 100], [1, 2])
-        ...     _ = ax.set(title="log axes", xlabel="m", ylabel="error")
-        ...     text = svg(fig)
-        >>> "$" in text or "<!--" in text
-        False
-        >>> with style():
-        ...     fig, ax = plt.subplots()
-        ...     svg(fig)
-        Traceback (most recent call last):
-        ValueError: figure axes 0 has no title, no x-axis label, no y-axis label: label every plot
-    """
-    try:
-        _check_labelled(fig)
-        buf = io.StringIO()
-        with matplotlib.rc_context({"svg.hashsalt": "attention-math"}), _parses_shared():
-            fig.savefig(
-                buf, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight"
-            )
-    finally:
-        plt.close(fig)
-    text = buf.getvalue()
-    text = text[text.index("<svg") :]  # drop the XML prolog and doctype: inline in HTML
-    text = re.sub(r"\s*<metadata>.*?</metadata>", "", text, flags=re.S)
-    # matplotlib comments each mathtext label with its source ($\mathdefault{10^{2}}$ on a log
-    # axis); the glyphs are drawn already, and the site's maths typesetter would read the TeX
-    text = re.sub(r"\s*<!--.*?-->", "", text, flags=re.S)
-    text = text.replace(_FG, "currentColor").replace(_FG.upper(), "currentColor")
-    # the glyphs are paths: the text alternative names what the figure shows, for screen
-    # readers and for search (titles, axes and legend entries, maths in Unicode)
-    label = html.escape(description(fig), quote=True)
-    text = text.replace("<svg ", f'<svg role="img" aria-label="{label}" ', 1)
-    return _scope_ids(text)
-
-
-def description(fig: Figure) -> str:
-    r"""A text alternative for ``fig``: its title, then each plot's title, axis labels and
-    legend entries, with the maths written in Unicode.
-
-    Examples:
-        >>> import matplotlib.pyplot as plt
-        >>> from attention_site.figures.style import description, style
-        >>> with style():
-        ...     fig, ax = plt.subplots()
-        ...     _ = ax.plot([0, 1], [0, 1], label="$d_k = 4$")
-        ...     _ = ax.set(title="scores $q \\cdot k$", xlabel="key", ylabel="weight")
-        ...     _ = ax.legend()
-        ...     print(description(fig))
-        ...     plt.close(fig)
-        Figure. scores q · k: weight against key; legend: dₖ = 4.
-    """
-    parts = []
-    parts.append(fig.get_suptitle())
-    for ax in fig.axes:
-        if not ax.get_visible() or not ax.axison:
-            continue
-        about = f"{ax.get_title()}: " if ax.get_title() else ""
-        # "y against x", as a figure is described in words
-        about += " against ".join(x for x in (ax.get_ylabel(), ax.get_xlabel()) if x)
-        legend = ax.get_legend()
-        if legend is not None:
-            about += "; legend: " + ", ".join(t.get_text() for t in legend.get_texts())
-        parts.append(about)
-    words = ". ".join(p.strip() for p in parts if p.strip())
-    return "Figure. " + plain(words).replace("$", "") + "."
-
-
-def fluid(text: str, max_width: str | None = None) -> str:
-    """The SVG ``text`` sized to the width of its box (its viewBox keeps the proportions),
-    at most ``max_width`` (a CSS length) when given.
-
-    Examples:
-        >>> from attention_site.figures.style import fluid
-        >>> fluid('<svg width="300pt" height="200pt" viewBox="0 0 300 200">')
-        '<svg width="100%" viewBox="0 0 300 200">'
-        >>> fluid('<svg width="3pt" height="2pt">', max_width="20rem")
-        '<svg width="100%" style="max-width: 20rem">'
-    """
-    size = 'width="100%"' + (f' style="max-width: {max_width}"' if max_width else "")
-    return re.sub(r'width="[^"]*pt" height="[^"]*pt"', size, text, count=1)
+# for the build's processes only: the library's figures draw with matplotlib's own parser
+setattr(MathTextParser, "_parse_cached", _shared_parse)  # noqa: B010

@@ -99,7 +99,7 @@ def decimals(exercise_id: str, values: ArrayLike, digits: int = 4) -> str:
     """
     import numpy as np  # build time only
 
-    from attention_site.render import bmatrix, number_tex
+    from attention_math.display import bmatrix, number_tex
 
     ex = get(exercise_id)
     arr = np.asarray(values, dtype=float)
@@ -129,7 +129,7 @@ def statement(exercise_id: str) -> str:
         <BLANKLINE>
         <form class="exercise-check" data-exercise-id="scaling-factor" ...</form>
     """
-    from attention_site.render import display  # NumPy: build time only
+    from attention_math.display import display  # NumPy: build time only
 
     ex = get(exercise_id)
     parts = [ex.statement]
@@ -165,7 +165,7 @@ def solved(exercise_id: str, answer: object) -> str:
         attention_site.pages.exercises.SolutionError: the solution of scaling-factor fails ...
     """
     from attention_math.crosscheck import crosscheck  # NumPy: build time only
-    from attention_site.render import COLUMN_CHARS, display, tex_width
+    from attention_math.display import COLUMN_CHARS, display, tex_width
 
     ex = get(exercise_id)
     got = to_sympy(answer, ex.symbols)

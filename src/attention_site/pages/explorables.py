@@ -18,8 +18,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from attention_math.display import decimal_text
 from attention_site import explore
-from attention_site.render import decimal_text
 
 __all__ = ["QUANTITIES", "explorable_html", "quantity_text", "quantity_value", "stop_text"]
 

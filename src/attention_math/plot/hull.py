@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from attention_site.figures.style import fluid, style, svg
+from attention_math.plot.style import fluid, style, svg
 
 __all__ = ["running_hull", "value_hull"]
 
@@ -45,7 +44,7 @@ def value_hull(v: ArrayLike, outputs: dict[str, ArrayLike], *, title: str) -> st
 
     Examples:
         >>> import numpy as np
-        >>> from attention_site.figures.hull import value_hull
+        >>> from attention_math.plot.hull import value_hull
         >>> v = np.array([[0.0, 0], [1, 0], [0, 1]])
         >>> "<svg" in value_hull(v, {"outputs": [[0.2, 0.2]]}, title="t")
         True
@@ -54,6 +53,8 @@ def value_hull(v: ArrayLike, outputs: dict[str, ArrayLike], *, title: str) -> st
     if vals.ndim != 2 or vals.shape[1] != 2:
         raise ValueError(f"v must be L_k × 2 (points in the plane), got shape {vals.shape}")
     with style():
+        import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
+
         fig, ax = plt.subplots(figsize=(4.6, 4.0))
         hull = _hull(vals)
         ax.fill(
@@ -86,7 +87,7 @@ def running_hull() -> str:
     """`value_hull` for the running example, without and with the causal mask.
 
     Examples:
-        >>> from attention_site.figures.hull import running_hull
+        >>> from attention_math.plot.hull import running_hull
         >>> running_hull().startswith("<svg")
         True
     """

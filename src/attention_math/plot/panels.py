@@ -2,7 +2,7 @@
 backward graph.
 
 Each function draws the package's own results at build time and returns inline SVG text
-([`svg`][attention_site.figures.style.svg]), after checking what it draws against the
+([`svg`][attention_math.plot.style.svg]), after checking what it draws against the
 function the page is about ([`attention`][attention_math.numeric.attention],
 [`multi_head_attention`][attention_math.multihead.multi_head_attention],
 [`attention_backward`][attention_math.backward.attention_backward]). A disagreement raises
@@ -11,17 +11,17 @@ function the page is about ([`attention`][attention_math.numeric.attention],
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
-from matplotlib.patches import ConnectionPatch
 from numpy.typing import ArrayLike, NDArray
 
-from attention_site.figures.style import fluid, style, svg
-from attention_site.render import shows_exactly
+from attention_math.display import shows_exactly
+from attention_math.plot.style import fluid, style, svg
+
+if TYPE_CHECKING:  # matplotlib is imported when a figure is drawn
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "HEADS_W_O",
@@ -41,7 +41,7 @@ def _two_places(x: float) -> str:
     """``x`` to two decimal places; the zeros dropped only when that is ``x`` exactly.
 
     Examples:
-        >>> from attention_site.figures.panels import _two_places
+        >>> from attention_math.plot.panels import _two_places
         >>> _two_places(2.0), _two_places(0.5), _two_places(0.70004), _two_places(-0.731)
         ('2', '0.5', '0.70', '−0.73')
     """
@@ -68,6 +68,8 @@ def _panel(ax: Axes, a: NDArray[np.float64], title: str, xlabel: str, ylabel: st
 
 def _arrow(fig: Figure, a: Axes, b: Axes, xy_a: XY, xy_b: XY, bend: float = 0.0) -> None:
     """An arrow from point ``xy_a`` of ``a`` to ``xy_b`` of ``b`` (axes fractions)."""
+    from matplotlib.patches import ConnectionPatch
+
     fig.add_artist(
         ConnectionPatch(
             xyA=xy_a,
@@ -107,7 +109,7 @@ def pipeline(
     Examples:
         >>> import numpy as np
         >>> from attention_math import numeric
-        >>> from attention_site.figures.panels import pipeline
+        >>> from attention_math.plot.panels import pipeline
         >>> x = np.eye(2)
         >>> o, p = numeric.attention(x, x, x, return_weights=True)
         >>> text = pipeline(x, x, x, x, x / np.sqrt(2), x / np.sqrt(2), p, o)
@@ -136,6 +138,8 @@ def pipeline(
     if narrow:
         return _pipeline_narrow(mats, titles, labels)
     with style():
+        import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
+
         fig = plt.figure(figsize=(10.0, 6.0))
         flat = []
         for (col, row), title, (xl, yl), m in zip(where, titles, labels, mats, strict=True):
@@ -162,6 +166,8 @@ def _pipeline_narrow(
     where = ((1, 0), (0, 1), (1, 1), (2, 1), (0, 2), (1, 2), (1, 3), (2, 3))
     rows = 4
     with style():
+        import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
+
         fig = plt.figure(figsize=(3.9, 8.8))
         flat = []
         # the two long titles on two lines: a third of a phone's width is narrow
@@ -189,7 +195,7 @@ def running_pipeline(is_causal: bool = True, *, narrow: bool = False) -> str:
     default, every matrix cross-checked against the exact result first; as wide as its box.
 
     Examples:
-        >>> from attention_site.figures.panels import running_pipeline
+        >>> from attention_math.plot.panels import running_pipeline
         >>> "3×4" in running_pipeline() and "3×4" in running_pipeline(narrow=True)
         True
     """
@@ -231,7 +237,7 @@ def heads_through_w_o(
 
     Examples:
         >>> import numpy as np
-        >>> from attention_site.figures.panels import heads_through_w_o
+        >>> from attention_math.plot.panels import heads_through_w_o
         >>> x = np.eye(4)[:3]
         >>> text = heads_through_w_o(x, np.eye(4), np.eye(4), np.eye(4), np.eye(4), 2)
         >>> "3×2" in text and "Concat" in text
@@ -255,6 +261,8 @@ def heads_through_w_o(
     _check("output Concat · W_O", out, want)
     cols, rows = 6, n_heads + 1  # one row per head, then the recombination
     with style():
+        import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
+
         fig = plt.figure(figsize=(8.4, 2.3 * rows))
 
         def panel(col: float, row: float, m: Floats, title: str, xl: str, yl: str) -> Axes:
@@ -293,13 +301,13 @@ def heads_through_w_o(
 
 
 def running_heads(n_heads: int = 2) -> str:
-    """[`heads_through_w_o`][attention_site.figures.panels.heads_through_w_o] for the running
+    """[`heads_through_w_o`][attention_math.plot.panels.heads_through_w_o] for the running
     example (``attention_math.running.RUNNING``) cut into ``n_heads`` heads (two: ``d_k = 2``,
-    ``d_v = 1`` each) with [`HEADS_W_O`][attention_site.figures.panels.HEADS_W_O];
+    ``d_v = 1`` each) with [`HEADS_W_O`][attention_math.plot.panels.HEADS_W_O];
     as wide as its box.
 
     Examples:
-        >>> from attention_site.figures.panels import running_heads
+        >>> from attention_math.plot.panels import running_heads
         >>> "3×4" in running_heads()
         True
     """
@@ -322,7 +330,7 @@ def backward_graph(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLike) -
 
     Examples:
         >>> import numpy as np
-        >>> from attention_site.figures.panels import backward_graph
+        >>> from attention_math.plot.panels import backward_graph
         >>> text = backward_graph(np.eye(2), np.eye(2), np.eye(2), np.eye(2))
         >>> "dS" in text and "2×2" in text
         True
@@ -351,6 +359,8 @@ def backward_graph(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLike) -
         "dK": (3, 1, dk, "$dK = \\alpha\\, dS^T Q$", "$L_k \\times d_k$", "key"),
     }
     with style():
+        import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
+
         fig = plt.figure(figsize=(8.4, 4.6))
         axes: dict[str, Axes] = {}
         for name, (col, row, m, formula, shape, rows) in nodes.items():
@@ -382,11 +392,11 @@ def backward_graph(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLike) -
 
 
 def identity_backward_graph() -> str:
-    """[`backward_graph`][attention_site.figures.panels.backward_graph] for the gradients page's
+    """[`backward_graph`][attention_math.plot.panels.backward_graph] for the gradients page's
     worked example: the 2×2 identity example with ``ℓ = tr(O)``, so ``dO = I``.
 
     Examples:
-        >>> from attention_site.figures.panels import identity_backward_graph
+        >>> from attention_math.plot.panels import identity_backward_graph
         >>> "0.67" in identity_backward_graph()  # P = softmax of (1/√2, 0), as dV = Pᵀ
         True
     """

@@ -1,16 +1,15 @@
 """The roofline: attainable FLOP/s against arithmetic intensity, with points placed on it.
 
-Lines of measured series on log-log axes are [`series`][attention_site.figures.curves.series]."""
+Lines of measured series on log-log axes are [`series`][attention_math.plot.curves.series]."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from attention_math.hardware import A100_SXM_80GB, GPU, ridge
-from attention_site.figures.style import style, svg
+from attention_math.plot.style import style, svg
 
 __all__ = ["roofline"]
 
@@ -22,7 +21,7 @@ def roofline(points: Sequence[tuple[str, float]], *, title: str, gpu: GPU = A100
         ValueError: no points, or an intensity that is not positive.
 
     Examples:
-        >>> from attention_site.figures.roofline import roofline
+        >>> from attention_math.plot.roofline import roofline
         >>> "<svg" in roofline([("decode", 1.0), ("prefill", 500.0)], title="A100")
         True
     """
@@ -36,6 +35,8 @@ def roofline(points: Sequence[tuple[str, float]], *, title: str, gpu: GPU = A100
     xs = np.geomspace(lo, hi, 200)
     roof = np.minimum(gpu.peak_flops, xs * gpu.hbm_bytes_per_s) / 1e12  # TFLOP/s
     with style():
+        import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
+
         fig, ax = plt.subplots(figsize=(6.4, 3.8))
         ax.loglog(xs, roof, color="C0", label=f"{gpu.name} roof")
         ax.axvline(ridge(gpu), color="C0", linestyle=":", linewidth=1)

@@ -1,17 +1,14 @@
-"""Markdown for the worked-example pages: inputs, steps, verdicts, heatmap.
+"""Markdown for the worked-example pages: inputs, steps, verdicts, heatmap (the audit shown).
 
 Each function returns text that a markdown-exec block prints; every exact/numeric pair
-goes through [`exact_beside_decimal`][attention_site.render.exact_beside_decimal], so a
+goes through [`exact_beside_decimal`][attention_math.display.exact_beside_decimal], so a
 disagreement fails the build.
 """
 
 from __future__ import annotations
 
 from attention_math.audit import Finding, audit, format_computed, steps
-from attention_math.examples import AGREES, EXAMPLES, SLIP, WRONG
-from attention_math.symbolic import latex
-from attention_site.figures.heatmap import heatmap
-from attention_site.render import (
+from attention_math.display import (
     decimal_latex,
     decimal_text,
     display,
@@ -20,6 +17,9 @@ from attention_site.render import (
     table,
     teaches,
 )
+from attention_math.examples import AGREES, EXAMPLES, SLIP, WRONG
+from attention_math.plot.heatmap import heatmap
+from attention_math.symbolic import latex
 
 __all__ = ["heatmap_svg", "inputs_md", "steps_md", "summary_md", "verdicts_md"]
 
@@ -48,7 +48,7 @@ def inputs_md(example_id: str, digits: int = 7) -> str:
     """The published inputs, exact when short, as decimals otherwise.
 
     Examples:
-        >>> from attention_site.pages.examples import inputs_md
+        >>> from attention_math.example_markdown import inputs_md
         >>> inputs_md("identity-2x2").split(",")[0].strip()
         '$$\\nX = \\\\begin{bmatrix}1 & 0\\\\\\\\0 & 1\\\\end{bmatrix}'
 
@@ -75,7 +75,7 @@ def steps_md(
     """Every computed step, exact beside decimal (exact shown when its LaTeX is short).
 
     Examples:
-        >>> from attention_site.pages.examples import steps_md
+        >>> from attention_math.example_markdown import steps_md
         >>> "agrees with the exact value" in steps_md("identity-2x2", ("weights",))
         True
     """
@@ -116,7 +116,7 @@ def verdicts_md(example_id: str) -> str:
     (pymdownx.details), published beside exact, one click away.
 
     Examples:
-        >>> from attention_site.pages.examples import verdicts_md
+        >>> from attention_math.example_markdown import verdicts_md
         >>> text = verdicts_md("the-cat-sleeps")
         >>> print(text.splitlines()[0])
         | claim | published | exact | verdict: diagnosis |
@@ -138,7 +138,7 @@ def verdicts_md(example_id: str) -> str:
         if f.hypothesis_values:
             verdict += f" (it computes {_fmt(f.hypothesis_values)})"
         taught.append([claim, published, exact, verdict])
-    out = []
+    out: list[str] = []
     if taught:
         out.append(table(["claim", "published", "exact", "verdict: diagnosis"], taught))
     if agreeing:
@@ -155,7 +155,7 @@ def summary_md(findings: list[Finding]) -> str:
 
     Examples:
         >>> from attention_math.audit import audit
-        >>> from attention_site.pages.examples import summary_md
+        >>> from attention_math.example_markdown import summary_md
         >>> summary_md(audit(["the-cat-sleeps"]))
         '27 claims: 23 agree, 0 rounding slips, 4 wrong.'
     """
@@ -168,7 +168,7 @@ def heatmap_svg(example_id: str, title: str | None = None) -> str:
     [`steps`][attention_math.audit.steps], cross-checked against the exact ones.
 
     Examples:
-        >>> from attention_site.pages.examples import heatmap_svg
+        >>> from attention_math.example_markdown import heatmap_svg
         >>> heatmap_svg("lets-go").startswith("<svg")
         True
     """

@@ -9,17 +9,19 @@ Two of them put beside the matrix the curve read off it: the frequencies of the 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.axes import Axes
-from matplotlib.image import AxesImage
 from numpy.typing import ArrayLike, NDArray
 
 from attention_math import positional
 from attention_math.derivations import sliding_window
-from attention_site.figures.style import fluid, style, svg
-from attention_site.render import sci_text
+from attention_math.display import sci_text
+from attention_math.plot.style import fluid, style, svg
+
+if TYPE_CHECKING:  # matplotlib is imported when a figure is drawn
+    from matplotlib.axes import Axes
+    from matplotlib.image import AxesImage
 
 __all__ = [
     "alibi_figure",
@@ -62,7 +64,7 @@ def heatmap(
 
     Examples:
         >>> import numpy as np
-        >>> from attention_site.figures.heatmap import heatmap
+        >>> from attention_math.plot.heatmap import heatmap
         >>> "<svg" in heatmap(np.eye(2), title="identity")
         True
         >>> "row sum" in heatmap(np.full((2, 2), 0.25), title="w", row_sums=True, vmin=0, vmax=1)
@@ -77,6 +79,8 @@ def heatmap(
     n, m = a.shape
     with style():
         size = figsize if figsize is not None else (1.2 + 0.7 * m, 1.0 + 0.6 * n)
+        import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
+
         fig, ax = plt.subplots(figsize=size)
         im = _cells(
             ax,
@@ -112,7 +116,7 @@ def _cells(
     vmax: float | None,
     row_sums: bool,
 ) -> AxesImage:
-    """[`heatmap`][attention_site.figures.heatmap.heatmap]'s drawing on the axes ``ax`` (all
+    """[`heatmap`][attention_math.plot.heatmap.heatmap]'s drawing on the axes ``ax`` (all
     but the colour bar): the one way a matrix is drawn as a heatmap, whole figure or panel."""
     n, m = a.shape
     shown = np.where(np.isfinite(a), a, np.nan)
@@ -160,7 +164,7 @@ def _cells(
 
 def weight_panels(panels: Sequence[tuple[str, ArrayLike]], *, title: str) -> str:
     """Heatmaps of attention weights side by side (one panel per head, on one colour scale,
-    each drawn as [`heatmap`][attention_site.figures.heatmap.heatmap] draws), as SVG text.
+    each drawn as [`heatmap`][attention_math.plot.heatmap.heatmap] draws), as SVG text.
 
     Masked entries (weight exactly 0 above the diagonal) are left blank, so that what a head
     *could* read stands apart from what it reads with a small weight.
@@ -170,7 +174,7 @@ def weight_panels(panels: Sequence[tuple[str, ArrayLike]], *, title: str) -> str
 
     Examples:
         >>> import numpy as np
-        >>> from attention_site.figures.heatmap import weight_panels
+        >>> from attention_math.plot.heatmap import weight_panels
         >>> "<svg" in weight_panels([("a", np.eye(2)), ("b", np.eye(2))], title="two heads")
         True
     """
@@ -181,6 +185,8 @@ def weight_panels(panels: Sequence[tuple[str, ArrayLike]], *, title: str) -> str
         if a.ndim != 2:
             raise ValueError(f"panel {name!r} must be a 2-D array, got shape {a.shape}")
     with style():
+        import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
+
         fig, axes = plt.subplots(
             1, len(panels), figsize=(3.0 * len(panels) + 0.6, 3.3), squeeze=False
         )
@@ -219,12 +225,14 @@ def circuit_heatmap(
 
     Examples:
         >>> import numpy as np
-        >>> from attention_site.figures.heatmap import circuit_heatmap
+        >>> from attention_math.plot.heatmap import circuit_heatmap
         >>> circuit_heatmap(np.eye(4), title="t", xlabel="x", ylabel="y").startswith("<svg")
         True
     """
     a = np.asarray(matrix, dtype=float)
     with style():
+        import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
+
         fig, ax = plt.subplots(figsize=(4.2, 3.6))
         if diverging:
             top = float(np.abs(a).max()) or 1.0
@@ -243,13 +251,15 @@ def frequencies_figure(n_positions: int = 64, d_model: int = 64) -> str:
     """The sinusoidal encoding as a heatmap, and the frequencies ``θ_i`` it uses (also RoPE's).
 
     Examples:
-        >>> from attention_site.figures.heatmap import frequencies_figure
+        >>> from attention_math.plot.heatmap import frequencies_figure
         >>> frequencies_figure(8, 8).startswith("<svg")
         True
     """
     pe = positional.sinusoidal(n_positions, d_model)  # (n, d_model)
     theta = positional.rope_frequencies(d_model)  # (d_model/2,)
     with style():
+        import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
+
         fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.4), width_ratios=(1.4, 1))
         im = a.imshow(pe, cmap="RdBu", aspect="auto", vmin=-1, vmax=1)
         a.set(title="sinusoidal encoding PE[j, ·]", xlabel="dimension", ylabel="position j")
@@ -269,13 +279,15 @@ def alibi_figure(n_heads: int = 8, length: int = 24) -> str:
     content scores are equal (a causal row).
 
     Examples:
-        >>> from attention_site.figures.heatmap import alibi_figure
+        >>> from attention_math.plot.heatmap import alibi_figure
         >>> alibi_figure(4, 6).startswith("<svg")
         True
     """
     bias = positional.alibi_bias(n_heads, length)  # (h, L, L)
     causal = np.tri(length, dtype=bool)  # (L, L)
     with style():
+        import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
+
         fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.4))
         shown = np.where(causal, bias[0], np.nan)  # (L, L): the blocked half left blank
         im = a.imshow(shown, cmap="viridis", aspect="auto")
@@ -300,11 +312,13 @@ def reach_figure(length: int = 16, window: int = 3, layers: tuple[int, ...] = (1
     matrix powers, computed exactly).
 
     Examples:
-        >>> from attention_site.figures.heatmap import reach_figure
+        >>> from attention_math.plot.heatmap import reach_figure
         >>> reach_figure(6, 2, (1, 2)).startswith("<svg")
         True
     """
     with style():
+        import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
+
         fig, axes = plt.subplots(1, len(layers), figsize=(3.1 * len(layers), 3.2))
         for ax, n in zip(np.atleast_1d(axes), layers, strict=True):
             r = np.array(sliding_window.reach(length, window, n), dtype=float)  # (L, L)

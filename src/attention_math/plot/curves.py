@@ -11,19 +11,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.figure import Figure
 from numpy.typing import NDArray
 
 from attention_math import positional
 from attention_math.derivations import decoding
 from attention_math.derivations.kernels import regression_data
 from attention_math.kernels import nadaraya_watson
+from attention_math.plot.style import fluid, style, svg
 from attention_math.toy.model import ToyModel
-from attention_site.figures.style import fluid, style, svg
+
+if TYPE_CHECKING:  # matplotlib is imported when a figure is drawn
+    from matplotlib.figure import Figure
 
 __all__ = [
     "SCALINGS",
@@ -50,7 +51,7 @@ def softmax_pair(mark: float) -> str:
     """The softmax of two scores ``(a, 0)`` against ``a``: both weights, ``mark`` marked.
 
     Examples:
-        >>> from attention_site.figures.curves import softmax_pair
+        >>> from attention_math.plot.curves import softmax_pair
         >>> "<svg" in softmax_pair(0.5)
         True
     """
@@ -60,6 +61,8 @@ def softmax_pair(mark: float) -> str:
     p = numeric.softmax(np.stack([a, np.zeros_like(a)], axis=-1))  # 241 × 2
     at = numeric.softmax(np.array([mark, 0.0]))  # 2
     with style():
+        import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
+
         fig, ax = plt.subplots(figsize=(5.6, 3.9))
         ax.plot(a, p[:, 0], color="#4c72b0", label="weight of score $a$: sigmoid$(a)$")
         ax.plot(a, p[:, 1], color="#dd8452", ls="--", label="weight of score 0: $1 -$ sigmoid$(a)$")
@@ -83,12 +86,14 @@ def score_spread(widths: tuple[int, ...] = (4, 256), n: int = 20_000, seed: int 
     unscaled (left) and divided by ``√d_k`` (right).
 
     Examples:
-        >>> from attention_site.figures.curves import score_spread
+        >>> from attention_math.plot.curves import score_spread
         >>> "<svg" in score_spread((4, 16), n=200)
         True
     """
     rng = np.random.default_rng(seed)
     with style():
+        import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
+
         fig, (raw, scaled) = plt.subplots(1, 2, figsize=(8.0, 3.2), sharey=True)
         for d_k, color in zip(widths, ("#4c72b0", "#dd8452", "#55a868"), strict=False):
             # float32 as a model's activations; half the time of float64 to draw
@@ -116,11 +121,11 @@ def crossover_axes(widths: tuple[int, ...] = (64, 128)) -> tuple[Figure, dict[in
     [`linear_flops`][attention_math.derivations.linear.linear_flops] evaluated at each ``L``;
     ``L*`` is [`crossover_length`][attention_math.derivations.linear.crossover_length] at
     ``d``, and the two counts must agree there exactly (SymPy), or ``AssertionError``.
-    The figure is open: [`cost_crossover`][attention_site.figures.curves.cost_crossover] turns it
+    The figure is open: [`cost_crossover`][attention_math.plot.curves.cost_crossover] turns it
     into SVG.
 
     Examples:
-        >>> from attention_site.figures.curves import crossover_axes
+        >>> from attention_math.plot.curves import crossover_axes
         >>> fig, marked = crossover_axes((64,))
         >>> round(marked[64], 2)
         64.49
@@ -140,6 +145,8 @@ def crossover_axes(widths: tuple[int, ...] = (64, 128)) -> tuple[Figure, dict[in
     lengths = np.geomspace(8, 8192, 200)  # 200 lengths
     marked: dict[int, float] = {}
     with style():
+        import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
+
         fig, ax = plt.subplots(figsize=(6.4, 4.2))
         for width, colour in zip(widths, ("#4c72b0", "#dd8452", "#55a868"), strict=False):
             at = {d: width}
@@ -169,10 +176,10 @@ def crossover_axes(widths: tuple[int, ...] = (64, 128)) -> tuple[Figure, dict[in
 
 
 def cost_crossover(widths: tuple[int, ...] = (64, 128)) -> str:
-    """[`crossover_axes`][attention_site.figures.curves.crossover_axes] as SVG text.
+    """[`crossover_axes`][attention_math.plot.curves.crossover_axes] as SVG text.
 
     Examples:
-        >>> from attention_site.figures.curves import cost_crossover
+        >>> from attention_math.plot.curves import cost_crossover
         >>> "64.2" in cost_crossover((64,))
         True
     """
@@ -199,7 +206,7 @@ def saturation_figure(
     Examples:
         >>> import numpy as np
         >>> from attention_math.derivations.scaling import saturation, saturation_limits
-        >>> from attention_site.figures.curves import saturation_figure
+        >>> from attention_math.plot.curves import saturation_figure
         >>> curves = saturation([1, 4], np.random.default_rng(0), n_samples=5)
         >>> text = saturation_figure([1, 4], curves)
         >>> text.startswith("<svg") and "Softmax gradient norm" in text
@@ -209,6 +216,8 @@ def saturation_figure(
         True
     """
     with style():
+        import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
+
         fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
         for ax, what, label in (
             (axes[0], "max", "mean largest weight"),
@@ -255,12 +264,14 @@ def smoother_figure(bandwidths: tuple[float, ...] = (0.1, 0.5, 3.0)) -> str:
     bandwidths, as SVG.
 
     Examples:
-        >>> from attention_site.figures.curves import smoother_figure
+        >>> from attention_math.plot.curves import smoother_figure
         >>> "<svg" in smoother_figure((0.5,))
         True
     """
     x, y, grid, truth = regression_data()
     with style():
+        import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
+
         fig, ax = plt.subplots(figsize=(6.4, 3.4))
         ax.plot(x, y, "o", ms=3, color="#808080", label="observations (keys, values)")
         ax.plot(grid, truth, "--", lw=1, color="#808080", label="true function")
@@ -281,7 +292,7 @@ def smoother_weights_figure(bandwidth: float = 0.5, n_queries: int = 4) -> str:
     ``nadaraya_watson(queries, x, I)``, so each row is one query's row of attention weights.
 
     Examples:
-        >>> from attention_site.figures.curves import smoother_weights_figure
+        >>> from attention_math.plot.curves import smoother_weights_figure
         >>> "<svg" in smoother_weights_figure(0.5, 2)
         True
     """
@@ -291,6 +302,8 @@ def smoother_weights_figure(bandwidth: float = 0.5, n_queries: int = 4) -> str:
     queries = np.linspace(grid[0], grid[-1], n_queries + 2)[1:-1]  # (n_queries,): inside
     weights = nadaraya_watson(queries, xs, np.eye(len(xs)), bandwidth=bandwidth)  # (nq, n)
     with style():
+        import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
+
         fig, ax = plt.subplots(figsize=(6.4, 3.2))
         for q, w in zip(queries, weights, strict=True):
             (line,) = ax.plot(xs, w, "o-", ms=3, lw=1.4, label=f"query x = {q:.2f}")
@@ -308,7 +321,7 @@ def rope_figure(d: int = 64, seed: int = 0) -> str:
     on it, since three curves drawn on top of each other look like one.
 
     Examples:
-        >>> from attention_site.figures.curves import rope_figure
+        >>> from attention_math.plot.curves import rope_figure
         >>> rope_figure(8).startswith("<svg")
         True
     """
@@ -317,6 +330,8 @@ def rope_figure(d: int = 64, seed: int = 0) -> str:
     k = q + 0.5 * rng.standard_normal((1, d))  # (1, d): a key similar to the query
     offsets = np.arange(-40, 41)
     with style():
+        import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
+
         fig, ax = plt.subplots(figsize=(7, 3.4))
         styles = (("-", 5), ("--", 2.5), (":", 1.5))  # wide to thin: each shows under the next
         for i, (line, width) in zip((0, 100, 1000), styles, strict=True):
@@ -368,7 +383,7 @@ def rope_scaling_figure(d: int = 128, base: float = 500000.0, train_len: int = 8
     same at four times that length, with the turns of training as the reference.
 
     Examples:
-        >>> from attention_site.figures.curves import rope_scaling_figure
+        >>> from attention_math.plot.curves import rope_scaling_figure
         >>> rope_scaling_figure(16, 10000.0, 64).startswith("<svg")
         True
     """
@@ -377,6 +392,8 @@ def rope_scaling_figure(d: int = 128, base: float = 500000.0, train_len: int = 8
     styles = ["-", "--", "-.", ":", (0, (5, 1, 1, 1))]
     theta = positional.rope_frequencies(d, base=base)  # (d/2,)
     with style():
+        import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
+
         fig, (a, b) = plt.subplots(1, 2, figsize=(9.5, 3.6), sharey=True)
         for (name, sc), ls in zip(SCALINGS.items(), styles, strict=True):
             for ax, n in ((a, train_len), (b, test_len)):
@@ -409,12 +426,14 @@ def decay_figure(d: int = 128, base: float = 10000.0, max_distance: int = 2000) 
     """RoFormer's relative upper bound ``(2/d) Σ_j |S_j(r)|`` against the distance ``r``.
 
     Examples:
-        >>> from attention_site.figures.curves import decay_figure
+        >>> from attention_math.plot.curves import decay_figure
         >>> decay_figure(8, 100.0, 50).startswith("<svg")
         True
     """
     r = np.arange(max_distance + 1)
     with style():
+        import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
+
         fig, ax = plt.subplots(figsize=(7, 3.0))
         ax.plot(r, positional.rope_decay_bound(r, d=d, base=base), lw=1)
         ax.set(
@@ -430,7 +449,7 @@ def t5_figure(num_buckets: int = 32, max_distance: int = 128, span: int = 300) -
     """T5's bucket against the offset ``key − query``, bidirectional.
 
     Examples:
-        >>> from attention_site.figures.curves import t5_figure
+        >>> from attention_math.plot.curves import t5_figure
         >>> t5_figure(8, 20, 30).startswith("<svg")
         True
     """
@@ -439,6 +458,8 @@ def t5_figure(num_buckets: int = 32, max_distance: int = 128, span: int = 300) -
         rel, bidirectional=True, num_buckets=num_buckets, max_distance=max_distance
     )
     with style():
+        import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
+
         fig, ax = plt.subplots(figsize=(7, 3.0))
         ax.step(rel, bucket, where="mid", lw=1)
         for x in (-max_distance, max_distance):
@@ -458,13 +479,15 @@ def cache_figure(max_tokens: int = 8192, bytes_per_entry: int = 2) -> str:
     model's line ends at the context it was trained for.
 
     Examples:
-        >>> from attention_site.figures.curves import cache_figure
+        >>> from attention_math.plot.curves import cache_figure
         >>> cache_figure(1024).startswith("<svg")
         True
     """
     s = decoding.symbols()
     tokens = np.arange(0, max_tokens + 1, max_tokens // 64)  # (T,)
     with style():
+        import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
+
         fig, ax = plt.subplots(figsize=(7, 3.4))
         for model in decoding.MODELS:
             per_token = decoding.cache_bytes().subs(
@@ -497,7 +520,7 @@ def loss_curve(model: ToyModel, window: int = 50) -> str:
         >>> import numpy as np
         >>> from attention_math.toy import Config, Hyper
         >>> from attention_math.toy.train import train
-        >>> from attention_site.figures.curves import loss_curve
+        >>> from attention_math.plot.curves import loss_curve
         >>> m = train(Config(vocab=8, d_model=8, n_ctx=12), Hyper(steps=60, batch=2, length=12))
         >>> loss_curve(m, window=10).startswith("<svg")
         True
@@ -505,6 +528,8 @@ def loss_curve(model: ToyModel, window: int = 50) -> str:
     h = model.history
     kernel = np.ones(window) / window
     with style():
+        import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
+
         fig, ax = plt.subplots(figsize=(7, 3.4))
         for key, label, colour in (
             ("loss_other", "fresh random tokens", "#d08770"),
@@ -539,11 +564,13 @@ def series(
         ValueError: a line whose length differs from ``x``.
 
     Examples:
-        >>> from attention_site.figures.curves import series
+        >>> from attention_math.plot.curves import series
         >>> "<svg" in series([1, 2], [("a", [1, 2])], title="t", xlabel="x", ylabel="y")
         True
     """
     with style():
+        import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
+
         fig, ax = plt.subplots(figsize=(6.4, 3.8))
         for i, (label, ys) in enumerate(lines):
             if len(ys) != len(x):
