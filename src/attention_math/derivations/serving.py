@@ -232,7 +232,7 @@ def check_against_serving(
     num = serving.decode_cost(model, context, batch=batch, n_bytes=n_bytes_)
     point = {
         W: serving.weights_read_per_token(model),
-        t: context,
+        t: serving.attended_positions(model, context),  # capped at a sliding window
         b: batch,
         n_bytes: n_bytes_,
         n_layers: model.n_layers,
