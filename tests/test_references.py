@@ -53,6 +53,7 @@ REQUIRED = {
     "glorot2010": "proceedings.mlr.press/v9/glorot10a",
     "henry2020": "2010.04245",
     "shah2024": "2407.08608",
+    "sun2024": "2402.17762",
     "pytorch2024safesoftmax": "github.com/pytorch/pytorch/pull/133882",
     "meta2024llama31": "github.com/meta-llama/llama-models",
 }
@@ -183,6 +184,7 @@ CITED_WHERE_USED = {
     "glorot2010": ("why/scaling.md",),
     "henry2020": ("positions/modern-block.md", "attention-as.md"),
     "shah2024": ("long/io.md",),
+    "sun2024": ("positions/sinks.md",),
     "pytorch2024safesoftmax": ("why/masks.md",),
     "meta2024llama31": ("positions/long-context.md",),
 }
