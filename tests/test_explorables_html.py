@@ -142,3 +142,19 @@ def test_the_browser_tests_refuse_a_script_no_hook_keeps_to_its_users(monkeypatc
     monkeypatch.setattr(scripts, "extra_scripts", lambda: [*shipped, "javascripts/new.js"])
     with pytest.raises(LookupError, match=r"javascripts/new\.js"):
         scripts.script_users()
+
+
+def test_the_kv_heads_readout_counts_in_words_at_the_ends() -> None:
+    from attention_site.pages.explorables import _readout_html
+
+    ex = explore.kv_heads("Llama 2 70B")
+
+    def words(h_kv: int) -> str:
+        return html.unescape(re.sub(r"<[^>]+>", "", _readout_html("kv-heads", ex.frame(h_kv=h_kv))))
+
+    mha, mqa, gqa = words(64), words(1), words(8)
+    assert "1 times" not in mha and "1 query heads" not in mha
+    assert "one query head per kv head: multi-head attention" in mha
+    assert "h_kv = 1 kv head (64 query heads share each)" in mqa
+    assert "h_kv = 8 kv heads (8 query heads share each), the model's own choice" in gqa
+    assert "8 times smaller" in gqa
