@@ -149,8 +149,12 @@ def test_a_figure_keeps_its_text_whole_through_the_markdown_with_the_abbreviatio
     figure = roofline([("P = softmax(S)", 1.25), ("fused", 234.0)], title="roofline")
     abbr = (ROOT / "includes" / "abbreviations.md").read_text("utf-8")
     md = markdown.Markdown(extensions=["abbr", "md_in_html", "attention_site.svg_block"])
-    html = md.convert(f"A figure:\n\n{figure}\n\nAfter it, the softmax.\n\n{abbr}")
-    assert "P = softmax(S)</text>" in html
+    indented = figure.replace("\n", "\n    ")  # as in a code block's result tab
+    html = md.convert(
+        f"A figure:\n\n{figure}\n\n- in a list:\n\n    {indented}\n\n"
+        f"After it, the softmax.\n\n{abbr}"
+    )
+    assert html.count("P = softmax(S)</text>") == 2
     assert not re.search(r"<text[^>]*>[^<]*<(?:abbr|a|span|code|em|strong)\b", html)
     assert '<abbr title="' in html.rsplit("</svg>", 1)[1]  # the prose still gets its hover
 
