@@ -5,18 +5,18 @@ the inline processors: the site's abbreviations (``includes/abbreviations.md``) 
 "softmax" of a legend in ``<abbr>``, which SVG ``<text>`` does not draw ("P = (S)"), and
 emphasis or links could do the same. Declaring ``svg`` block-level is not enough: a figure in
 the result tab of a code block is indented, where Markdown looks for no raw HTML. So each
-``<svg>…</svg>`` is stashed whole before the blocks are parsed, wherever it stands (fenced code
-is stashed before, and stays code), and comes back unchanged at the end. Registered in
-``mkdocs.yml`` (``markdown_extensions``); markdown-exec's inner renderer registers the same
-extensions.
+``<svg …>…</svg>`` is stashed whole before the blocks are parsed, wherever it stands (fenced
+code is stashed before, and stays code), and comes back unchanged at the end, in the paragraph
+Markdown made for it, as before. Registered in ``mkdocs.yml`` (``markdown_extensions``);
+markdown-exec's inner renderer registers the same extensions.
 
 Examples:
     >>> import markdown
     >>> md = markdown.Markdown(extensions=["abbr", "attention_site.svg_block"])
     >>> md.convert('<svg viewBox="0 0 1 1"><text>P = softmax(S)</text></svg>\\n\\n*[softmax]: s')
-    '<svg viewBox="0 0 1 1"><text>P = softmax(S)</text></svg>'
+    '<p><svg viewBox="0 0 1 1"><text>P = softmax(S)</text></svg></p>'
     >>> md.convert('- a figure:\\n\\n    <svg x="0"><text>softmax</text></svg>\\n\\n*[softmax]: s')
-    '<ul>\\n<li>\\n<p>a figure:</p>\\n<svg x="0"><text>softmax</text></svg>\\n</li>\\n</ul>'
+    '<ul>\\n<li>\\n<p>a figure:</p>\\n<p><svg x="0"><text>softmax</text></svg></p>\\n</li>\\n</ul>'
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ SVG = re.compile(r"(?<![`\w])<svg\s[^>]*>.*?</svg>", re.S)
 
 
 class _StashSvg(Preprocessor):  # type: ignore[misc]  # Markdown has no type stubs
-    """Each ``<svg>…</svg>`` becomes a placeholder of the raw-HTML stash."""
+    """Each figure's ``<svg …>…</svg>`` becomes a placeholder of the raw-HTML stash."""
 
     def run(self, lines: list[str]) -> list[str]:
         text = "\n".join(lines)
@@ -45,13 +45,10 @@ class _StashSvg(Preprocessor):  # type: ignore[misc]  # Markdown has no type stu
 
 
 class SvgBlockExtension(Extension):  # type: ignore[misc]  # Markdown has no type stubs
-    """Stashes every ``<svg>`` before the block parser and makes ``svg`` block-level (so the
-    restored figure is not wrapped in ``<p>``)."""
+    """Stashes every figure's ``<svg>`` before the block parser."""
 
     def extendMarkdown(self, md: Markdown) -> None:
         """Register the preprocessor on ``md``: after fenced code (25), before raw HTML (20)."""
-        if "svg" not in md.block_level_elements:
-            md.block_level_elements.append("svg")
         md.preprocessors.register(_StashSvg(md), "attention_svg_stash", 22)
 
 
