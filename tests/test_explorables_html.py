@@ -158,3 +158,15 @@ def test_the_kv_heads_readout_counts_in_words_at_the_ends() -> None:
     assert "h_kv = 1 kv head (64 query heads share each)" in mqa
     assert "h_kv = 8 kv heads (8 query heads share each), the model's own choice" in gqa
     assert "8 times smaller" in gqa
+
+
+def test_the_mask_readout_writes_the_offset_into_the_rule() -> None:
+    from attention_site.pages.explorables import _readout_html
+
+    ex = explore.mask()
+    for frame in ex.frames.values():
+        text = html.unescape(re.sub(r"<[^>]+>", "", _readout_html("mask", frame)))
+        o = frame["offset"]
+        rule = "j ≤ i" if o == 0 else f"j ≤ i + {o}" if o > 0 else f"j ≤ i − {-o}"
+        assert f"when {rule};" in text and "(0)" not in text
+        assert ("1 row sees" in text) == (frame["empty-rows"] == 1)

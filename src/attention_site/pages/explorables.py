@@ -69,9 +69,9 @@ QUANTITIES: dict[str, dict[str, Callable[[Any], str]]] = {
         "alignment": str,
         "L_q": _int,
         "L_k": _int,
-        "offset": _int,
-        "visible": _int,
-        "empty-rows": _int,
+        "rule": str,
+        "visible-pairs": str,
+        "empty-rows-text": str,
     },
     "window": {
         "w": _int,
@@ -123,6 +123,22 @@ QUANTITIES: dict[str, dict[str, Callable[[Any], str]]] = {
 """For each explorable, the quantities its readout shows and how each is written."""
 
 DERIVED: dict[str, Callable[[Frame], Any]] = {
+    # the diagonal's offset written into the rule: "j ≤ i", "j ≤ i + 2", "j ≤ i − 1"
+    "rule": lambda f: (
+        "j ≤ i"
+        if f["offset"] == 0
+        else f"j ≤ i + {f['offset']}"
+        if f["offset"] > 0
+        else f"j ≤ i − {-f['offset']}"
+    ),
+    "visible-pairs": lambda f: (
+        f"{f['visible']} (query, key) pair is"
+        if f["visible"] == 1
+        else f"{f['visible']} (query, key) pairs are"
+    ),
+    "empty-rows-text": lambda f: (
+        "1 row sees" if f["empty-rows"] == 1 else f"{f['empty-rows']} rows see"
+    ),
     "published-note": lambda f: ", the model's own choice" if f["published"] else "",
     "kv-noun": lambda f: " kv head" if f["h_kv"] == 1 else " kv heads",
     # one query head per kv head is multi-head attention itself: no "1 times smaller"
@@ -206,9 +222,9 @@ READOUTS: dict[str, Readout] = {
         ("", "alignment", ", "),
         ("L_q = ", "L_q", ", "),
         ("L_k = ", "L_k", ": "),
-        ("query i sees key j when j ≤ i + (", "offset", "); "),
-        ("", "visible", " (query, key) pairs are visible, "),
-        ("", "empty-rows", " rows see no key."),
+        ("query i sees key j when ", "rule", "; "),
+        ("", "visible-pairs", " visible, "),
+        ("", "empty-rows-text", " no key."),
     ),
     "window": (
         ("Window w = ", "w", ", "),
