@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from html import unescape
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -14,6 +15,8 @@ from attention_math.backward import attention_backward
 from attention_math.multihead import AttentionParams, multi_head_attention
 from attention_math.plot import curves, panels
 from attention_math.running import RUNNING
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _cells(svg: str) -> list[str]:
@@ -138,6 +141,24 @@ def test_the_crossover_figure_names_each_crossover_in_its_text_alternative() -> 
     assert _crossover_label(64) in label and _crossover_label(128) in label, label
 
 
+def test_a_figure_keeps_its_text_whole_through_the_markdown_with_the_abbreviations() -> None:
+    import markdown
+
+    from attention_math.plot.roofline import roofline
+
+    figure = roofline([("P = softmax(S)", 1.25), ("fused", 234.0)], title="roofline")
+    abbr = (ROOT / "includes" / "abbreviations.md").read_text("utf-8")
+    md = markdown.Markdown(extensions=["abbr", "md_in_html", "attention_site.svg_block"])
+    indented = figure.replace("\n", "\n    ")  # as in a code block's result tab
+    html = md.convert(
+        f"A figure:\n\n{figure}\n\n- in a list:\n\n    {indented}\n\n"
+        f"After it, the softmax.\n\n{abbr}"
+    )
+    assert html.count("P = softmax(S)</text>") == 2
+    assert not re.search(r"<text[^>]*>[^<]*<(?:abbr|a|span|code|em|strong)\b", html)
+    assert '<abbr title="' in html.rsplit("</svg>", 1)[1]  # the prose still gets its hover
+
+
 def _crossover_label(width: int) -> str:
     from attention_math.derivations.linear import crossover_length, d
 
@@ -154,6 +175,7 @@ def _crossover_label(width: int) -> str:
         ("gradients/index.html", "dS = P ∘\n(dP - rowsum(dP ∘ P))\nL_q × Lₖ = 2×2"),
         ("long/linear-attention/index.html", _crossover_label(64)),
         ("long/linear-attention/index.html", _crossover_label(128)),
+        ("long/io/index.html", "P = softmax(S)"),
     ],
 )
 def test_each_figure_is_on_its_page_with_its_text_alternative(

@@ -554,3 +554,12 @@ def test_a_forgotten_mask_is_named(exercise_id: str) -> None:
 def test_a_column_softmax_in_an_output_exercise_speaks_of_the_weights() -> None:
     (slip,) = [m for m in get("forward-output").mistakes if m.diagnosis == "softmax_axis"]
     assert slip.detail.startswith("Your weights")
+
+
+def test_the_alibi_explanation_reaches_the_answer_it_checks():
+    """The explanation's last step is the answer (7/31), not the far keys' sum (7/16)."""
+    ex = catalogue()["modern-alibi-far"]
+    w = [sp.Rational(1, 2**dist) for dist in range(5)]  # 2^{-Δ}, Δ = 0 … 4
+    assert ex.answer == sum(w[2:]) / sum(w) == sp.Rational(7, 31)
+    assert f"= {ex.answer}$" in ex.explanation
+    assert not check(ex.id, str(sum(w[2:]))).correct  # the far keys' sum alone is refused

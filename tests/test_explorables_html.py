@@ -78,3 +78,31 @@ def test_unknown_name_is_refused() -> None:
         explorable_html("gravity")
     with pytest.raises(ValueError, match="shows no quantity 'weights'"):
         quantity_text("temperature", explore.temperature().frames[(0,)], "weights")
+
+
+def test_the_kv_heads_readout_counts_in_words_at_the_ends() -> None:
+    from attention_site.pages.explorables import _readout_html
+
+    ex = explore.kv_heads("Llama 2 70B")
+
+    def words(h_kv: int) -> str:
+        return html.unescape(re.sub(r"<[^>]+>", "", _readout_html("kv-heads", ex.frame(h_kv=h_kv))))
+
+    mha, mqa, gqa = words(64), words(1), words(8)
+    assert "1 times" not in mha and "1 query heads" not in mha
+    assert "one query head per kv head: multi-head attention" in mha
+    assert "h_kv = 1 kv head (64 query heads share each)" in mqa
+    assert "h_kv = 8 kv heads (8 query heads share each), the model's own choice" in gqa
+    assert "8 times smaller" in gqa
+
+
+def test_the_mask_readout_writes_the_offset_into_the_rule() -> None:
+    from attention_site.pages.explorables import _readout_html
+
+    ex = explore.mask()
+    for frame in ex.frames.values():
+        text = html.unescape(re.sub(r"<[^>]+>", "", _readout_html("mask", frame)))
+        o = frame["offset"]
+        rule = "j ≤ i" if o == 0 else f"j ≤ i + {o}" if o > 0 else f"j ≤ i − {-o}"
+        assert f"when {rule};" in text and "(0)" not in text
+        assert ("1 row sees" in text) == (frame["empty-rows"] == 1)

@@ -67,6 +67,60 @@ def test_memory_bound_steps_and_compute_bound_fused_kernel():
     }
 
 
+def test_each_kind_of_work_is_priced_at_its_own_unit():
+    from attention_math import hardware
+
+    gpu = hardware.A100_SXM_80GB
+    assert hardware.exp_per_s(gpu) == 16 * 108 * 1.41e9
+    point = {io.L: 4096, io.d: 64, io.n_bytes: 2, io.M: 98304}
+    work = {s: [float(x.subs(point)) for x in w] for s, w in io.step_work().items()}
+    # the totals of step_work are the FLOPs of intensity_steps
+    for s, (f, b) in io.intensity_steps().items():
+        assert sum(work[s][:3]) == float(f.subs(point)) and work[s][3] == float(b.subs(point))
+    mm, ew, ex, n = work["fused (Algorithm 1)"]
+    in_turn = hardware.kernel_time(mm, n, elementwise_flops=ew, n_exp=ex)
+    overlapped = hardware.kernel_time(mm, n, elementwise_flops=ew, n_exp=ex, overlap=True)
+    tensor_only = hardware.roofline_time(mm + ew + ex, n)
+    assert in_turn == mm / gpu.peak_flops + ew / gpu.fp32_flops + ex / hardware.exp_per_s(gpu)
+    assert overlapped == mm / gpu.peak_flops  # the products are the slowest unit at d = 64
+    assert in_turn > 1.7 * tensor_only  # the softmax is not free: the exps alone take half
+    assert hardware.kernel_bound(mm, n, elementwise_flops=ew, n_exp=ex) == "tensor cores"
+    # a kernel of exponentials only is bound by the special-function units
+    assert hardware.kernel_bound(0, 1, n_exp=1e9) == "special-function units"
+
+
+def test_recomputing_p_is_about_as_fast_as_reading_it_when_the_exp_is_counted():
+    from attention_math import hardware
+
+    gpu = hardware.A100_SXM_80GB
+    read = 2 / gpu.hbm_bytes_per_s
+    product = 2 * 64 / gpu.peak_flops
+    exp = 1 / hardware.exp_per_s(gpu)
+    fma = 2 / gpu.fp32_flops
+    assert io_model.recompute_against_read(64) == pytest.approx(read / (product + fma + exp))
+    assert 1 < io_model.recompute_against_read(64) < 1.2  # not the 2.39 of the product alone
+    assert io_model.recompute_against_read(64, overlap=True) == pytest.approx(
+        read / max(product, exp, fma)
+    )
+    # wider heads: the product dominates and recomputing loses
+    assert io_model.recompute_against_read(256) < 1
+
+
+def test_a_gpu_without_the_rates_is_refused_for_elementwise_work():
+    import dataclasses
+
+    from attention_math import hardware
+
+    bare = dataclasses.replace(
+        hardware.A100_SXM_80GB, fp32_flops=None, sfu_per_clock_per_sm=None, boost_clock_hz=None
+    )
+    assert hardware.kernel_time(1e9, 1e9, bare) == hardware.roofline_time(1e9, 1e9, bare)
+    with pytest.raises(ValueError, match="special-function"):
+        hardware.kernel_time(1e9, 1e9, bare, n_exp=1)
+    with pytest.raises(ValueError, match="FP32"):
+        hardware.kernel_time(1e9, 1e9, bare, elementwise_flops=1)
+
+
 def test_backward_counts():
     assert io.backward_ratio() == sp.Rational(5, 2)
     assert (

@@ -47,6 +47,15 @@ REQUIRED = {
     "shazeer2020": "2002.05202",
     "srivastava2014": "jmlr.org/papers/v15/srivastava14a",
     "touvron2023": "2302.13971",
+    # issue 53's sources
+    "ba2016": "1607.06450",
+    "lecun1998": "10.1007/3-540-49430-8_2",
+    "glorot2010": "proceedings.mlr.press/v9/glorot10a",
+    "henry2020": "2010.04245",
+    "shah2024": "2407.08608",
+    "sun2024": "2402.17762",
+    "pytorch2024safesoftmax": "github.com/pytorch/pytorch/pull/133882",
+    "meta2024llama31": "github.com/meta-llama/llama-models",
 }
 
 
@@ -170,6 +179,14 @@ CITED_WHERE_USED = {
     "blanchard2021": ("why/softmax.md", "long/online-softmax.md"),
     "haviv2022": ("why/equivariance.md",),
     "dehghani2023": ("why/scaling.md", "attention-as.md"),
+    "ba2016": ("attention-as.md", "why/scaling.md"),
+    "lecun1998": ("why/scaling.md",),
+    "glorot2010": ("why/scaling.md",),
+    "henry2020": ("positions/modern-block.md", "attention-as.md"),
+    "shah2024": ("long/io.md",),
+    "sun2024": ("positions/sinks.md",),
+    "pytorch2024safesoftmax": ("why/masks.md",),
+    "meta2024llama31": ("positions/long-context.md",),
 }
 
 

@@ -28,7 +28,7 @@ PUBLISHED = {
 def test_sizes_agree_with_the_decoding_table_and_the_published_totals():
     assert [m.name for m in serving.MODEL_SIZES] == [m.name for m in MODELS]
     for size, shape in zip(serving.MODEL_SIZES, MODELS, strict=True):
-        for f in ("n_layers", "n_heads", "n_kv_heads", "d_head"):
+        for f in ("n_layers", "n_heads", "n_kv_heads", "d_head", "window"):
             assert getattr(size, f) == getattr(shape, f)
         assert serving.total_params(size) == PUBLISHED[size.name]
 
@@ -66,6 +66,24 @@ def test_gqa_keeps_attention_flops_and_divides_cache_bytes(model, context):
     attn = lambda c, m: c.flops - 2 * serving.weights_read_per_token(m)  # noqa: E731
     assert attn(a, model) == attn(b, mha)
     assert b.kv_bytes * model.n_kv_heads == a.kv_bytes * model.n_heads
+
+
+def test_a_sliding_window_caps_the_positions_a_decode_step_reads():
+    mistral = next(m for m in serving.MODEL_SIZES if m.window is not None)
+    full = dataclasses.replace(mistral, window=None)
+    w = mistral.window
+    assert w is not None
+    at_window, past = serving.decode_cost(mistral, w), serving.decode_cost(mistral, 2 * w)
+    assert past == at_window  # the rolling cache holds the window, no more
+    assert past.kv_bytes == serving.kv_bytes_per_token(mistral) * w
+    assert serving.decode_cost(full, 2 * w).kv_bytes == 2 * past.kv_bytes
+    assert serving.decode_cost(mistral, w - 1) == serving.decode_cost(full, w - 1)
+    # prefill: position t attends to min(t, w) keys; the cache keeps the last w positions
+    p = serving.prefill_cost(mistral, w + 3)
+    keys = sum(min(t, w) for t in range(1, w + 4))
+    attn = 4 * mistral.n_layers * mistral.n_heads * mistral.d_head * keys
+    assert p.flops == (w + 3) * 2 * serving.weights_read_per_token(mistral) + attn
+    assert p.kv_bytes == serving.kv_bytes_per_token(mistral) * w
 
 
 def test_decode_is_memory_bound_and_long_prefill_compute_bound():

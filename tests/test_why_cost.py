@@ -54,3 +54,19 @@ def test_projections_are_linear_in_L():
     for name in ("query projection", "key projection", "value projection", "output projection"):
         e = _step(name).flops.subs({L_q: L, L_k: L})
         assert sp.degree(e, L) == 1
+
+
+def test_the_crossover_is_twice_the_width_for_attention_six_times_with_the_feed_forward():
+    alone, layer = cost.crossover(), cost.crossover(with_feed_forward=True)
+    for dm, hh in ((512, 8), (4096, 32), (768, 12)):
+        at = {d_model: dm, h: hh}
+        # the quadratic and the linear FLOPs are equal at L*, by direct substitution
+        f = sp.expand(cost.total_flops().subs({L_q: L, L_k: L, d_k: dm / hh, d_v: dm / hh}))
+        f = f.subs(at)
+        quad, lin = f.coeff(L, 2), f.coeff(L, 1)
+        assert sp.simplify(quad * alone.subs(at) - lin) == 0
+        ff = cost.feed_forward_flops().subs({L_q: L, d_model: dm, cost.d_ff: 4 * dm})
+        assert sp.simplify(quad * layer.subs(at) - (lin + ff.coeff(L, 1))) == 0
+        assert layer.subs(at) > 2.9 * alone.subs(at)  # the MLP's linear FLOPs triple L*
+    assert sp.limit(alone / d_model, d_model, sp.oo) == 2
+    assert sp.limit(layer / d_model, d_model, sp.oo) == 6

@@ -4,13 +4,32 @@ The roofline model ([Williams, Waterman and Patterson, 2009](https://doi.org/10.
 bounds the time of a kernel that does ``F`` FLOPs and moves ``B`` bytes to and from memory by
 ``max(F / peak, B / bandwidth)``: below the *ridge* intensity ``peak / bandwidth`` (FLOPs per
 byte) the memory is the limit, above it the arithmetic units are.
+
+Not all of a kernel's arithmetic runs on the tensor cores that ``peak_flops`` counts. The
+softmax's exponentials run on the special-function units (SFUs), far slower, and its other
+elementwise work (the maximum, subtraction, sum, division) on the FP32 cores;
+[`kernel_time`][attention_math.hardware.kernel_time] prices each at its own rate. On an A100 an
+exponential costs as long as about 128 FLOPs of matrix product: a head of width 64 spends as
+much time on the exponential of a score as on the product that made it, which is why
+FlashAttention-2 cut the non-matmul work and FlashAttention-3
+([Shah et al., 2024](https://arxiv.org/abs/2407.08608)) overlaps the exponentials with the
+products.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["A100_SXM_80GB", "GPU", "bound", "ridge", "roofline_time"]
+__all__ = [
+    "A100_SXM_80GB",
+    "GPU",
+    "bound",
+    "exp_per_s",
+    "kernel_bound",
+    "kernel_time",
+    "ridge",
+    "roofline_time",
+]
 
 
 @dataclass(frozen=True)
@@ -19,7 +38,11 @@ class GPU:
 
     ``hbm_bytes_per_s`` is the memory bandwidth, ``peak_flops`` the dense FP16/BF16 tensor-core
     peak (no sparsity), ``sram_bytes_per_sm`` the on-chip memory (L1 and shared) of one
-    streaming multiprocessor, ``n_sm`` their number.
+    streaming multiprocessor, ``n_sm`` their number. ``fp32_flops`` is the peak of the FP32
+    (CUDA) cores, where elementwise work runs (a fused multiply-add counted as 2 FLOPs);
+    ``sfu_per_clock_per_sm`` the special-function results (``exp2``, ``log2``, reciprocal, …)
+    one SM gives per clock, and ``boost_clock_hz`` the clock: together the exponentials per
+    second, `exp_per_s`. ``None`` where not given.
     """
 
     name: str
@@ -28,6 +51,9 @@ class GPU:
     sram_bytes_per_sm: int
     n_sm: int
     source: str
+    fp32_flops: float | None = None
+    sfu_per_clock_per_sm: int | None = None
+    boost_clock_hz: float | None = None
 
 
 A100_SXM_80GB = GPU(
@@ -40,10 +66,17 @@ A100_SXM_80GB = GPU(
         "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/"
         "nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf"
     ),
+    fp32_flops=19.5e12,  # data sheet: FP32 19.5 TFLOPS
+    # CUDA C++ Programming Guide, throughput of arithmetic instructions, compute capability
+    # 8.0: 16 results per clock per SM for exp2f, __log2f, reciprocal, __sinf, …
+    sfu_per_clock_per_sm=16,
+    boost_clock_hz=1.41e9,  # Ampere whitepaper: A100 boost clock 1410 MHz
 )
-"""The A100 SXM 80GB from NVIDIA's data sheet (bandwidth and FP16 tensor peak) and the
-Ampere architecture whitepaper (SMs and on-chip memory); FlashAttention's paper quotes the
-same 108 SMs with 192 KB each."""
+"""The A100 SXM 80GB from NVIDIA's data sheet (bandwidth, FP16 tensor and FP32 peaks), the
+Ampere architecture whitepaper (SMs, on-chip memory, clock) and the
+[CUDA C++ Programming Guide](https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#arithmetic-instructions)
+(special-function throughput); FlashAttention's paper quotes the same 108 SMs with 192 KB
+each."""
 
 
 def ridge(gpu: GPU = A100_SXM_80GB) -> float:
@@ -91,3 +124,99 @@ def bound(flops: float, n_bytes: float, gpu: GPU = A100_SXM_80GB) -> str:
     """
     _check(flops, n_bytes)
     return "memory" if n_bytes / gpu.hbm_bytes_per_s > flops / gpu.peak_flops else "compute"
+
+
+def exp_per_s(gpu: GPU = A100_SXM_80GB) -> float:
+    """Exponentials per second on the special-function units: per SM per clock, times SMs,
+    times the clock.
+
+    Raises:
+        ValueError: the GPU's special-function figures are not given.
+
+    Examples:
+        >>> from attention_math.hardware import exp_per_s
+        >>> round(exp_per_s() / 1e12, 2)  # A100: 16 × 108 SMs × 1.41 GHz, ~1/128 of the matmul peak
+        2.44
+    """
+    if gpu.sfu_per_clock_per_sm is None or gpu.boost_clock_hz is None:
+        raise ValueError(f"{gpu.name}: no special-function throughput given")
+    return gpu.sfu_per_clock_per_sm * gpu.n_sm * gpu.boost_clock_hz
+
+
+def _unit_times(
+    matmul_flops: float, n_bytes: float, gpu: GPU, elementwise_flops: float, n_exp: float
+) -> dict[str, float]:
+    _check(matmul_flops, n_bytes)
+    _check(elementwise_flops, n_exp)
+    times = {"tensor cores": matmul_flops / gpu.peak_flops}
+    if elementwise_flops:
+        if gpu.fp32_flops is None:
+            raise ValueError(f"{gpu.name}: no FP32 peak given for the elementwise FLOPs")
+        times["FP32 cores"] = elementwise_flops / gpu.fp32_flops
+    if n_exp:
+        times["special-function units"] = n_exp / exp_per_s(gpu)
+    times["memory"] = n_bytes / gpu.hbm_bytes_per_s
+    return times
+
+
+def kernel_time(
+    matmul_flops: float,
+    n_bytes: float,
+    gpu: GPU = A100_SXM_80GB,
+    *,
+    elementwise_flops: float = 0,
+    n_exp: float = 0,
+    overlap: bool = False,
+) -> float:
+    """A lower bound on a kernel's time in seconds with each kind of work at its own unit's
+    peak: matrix products on the tensor cores, elementwise FLOPs on the FP32 cores,
+    exponentials on the special-function units, bytes at the memory bandwidth.
+
+    With ``overlap=False`` the arithmetic units take turns (their times add) while the memory
+    traffic overlaps them: ``max(Σ compute times, bytes / bandwidth)``. With ``overlap=True``
+    every unit runs at once, the best a schedule can do: the largest of the four times.
+    Without elementwise work and exponentials both are `roofline_time`.
+
+    Raises:
+        ValueError: a negative or non-numeric count, or a rate the GPU does not give.
+
+    Examples:
+        >>> from attention_math.hardware import kernel_time, roofline_time
+        >>> kernel_time(312e12, 0) == roofline_time(312e12, 0)
+        True
+        >>> round(kernel_time(312e12, 0, n_exp=2.4e12), 2)  # one second of products, then exps
+        1.99
+        >>> round(kernel_time(312e12, 0, n_exp=2.4e12, overlap=True), 2)  # at the same time
+        1.0
+    """
+    times = _unit_times(matmul_flops, n_bytes, gpu, elementwise_flops, n_exp)
+    if overlap:
+        return max(times.values())
+    return max(sum(t for unit, t in times.items() if unit != "memory"), times["memory"])
+
+
+def kernel_bound(
+    matmul_flops: float,
+    n_bytes: float,
+    gpu: GPU = A100_SXM_80GB,
+    *,
+    elementwise_flops: float = 0,
+    n_exp: float = 0,
+) -> str:
+    """``"memory"`` when the bytes take longer than the arithmetic (the units taking turns, as
+    in `kernel_time`), else the unit whose work takes longest: ``"tensor cores"``,
+    ``"FP32 cores"`` or ``"special-function units"``.
+
+    Raises:
+        ValueError: as `kernel_time`.
+
+    Examples:
+        >>> from attention_math.hardware import kernel_bound
+        >>> kernel_bound(2e9, 2e9), kernel_bound(2e12, 2e9), kernel_bound(1e9, 1e6, n_exp=1e9)
+        ('memory', 'tensor cores', 'special-function units')
+    """
+    times = _unit_times(matmul_flops, n_bytes, gpu, elementwise_flops, n_exp)
+    memory = times.pop("memory")
+    if memory > sum(times.values()):
+        return "memory"
+    return max(times, key=lambda unit: times[unit])

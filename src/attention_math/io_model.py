@@ -24,6 +24,8 @@ from attention_math._lazy import np
 if TYPE_CHECKING:  # NumPy's types only: the module imports without NumPy (the reader's browser)
     from numpy.typing import ArrayLike, NDArray
 
+    from attention_math.hardware import GPU
+
 
 __all__ = [
     "IOCount",
@@ -32,6 +34,7 @@ __all__ = [
     "flash_accesses",
     "flash_blocks",
     "flash_forward_counted",
+    "recompute_against_read",
     "standard_accesses",
     "standard_forward_counted",
 ]
@@ -239,3 +242,30 @@ def backward_bytes(L: int, n_heads: int, *, recompute: bool, n_bytes: int = 2) -
     L, h = _positive("L", L), _positive("n_heads", n_heads)
     nb = _positive("n_bytes", n_bytes)
     return 4 * h * L if recompute else h * L * L * nb
+
+
+def recompute_against_read(
+    d: int, gpu: GPU | None = None, *, n_bytes: int = 2, overlap: bool = False
+) -> float:
+    """How many times faster the backward gets a weight ``P_ij`` by recomputing it than by
+    reading it back from HBM: the time to read ``n_bytes`` over the time to recompute
+    ``P_ij = exp(α s_ij − lse_i)``, one score of ``S = QKᵀ`` (``2d`` FLOPs on the tensor cores),
+    one fused multiply-add (2 FLOPs on the FP32 cores) and one exponential (on the
+    special-function units), priced by `hardware.kernel_time`: the units taking turns, or
+    all at once with ``overlap=True``.
+
+    Raises:
+        ValueError: ``d`` or ``n_bytes`` is not a positive integer, or the GPU lacks a rate.
+
+    Examples:
+        >>> from attention_math.io_model import recompute_against_read
+        >>> round(recompute_against_read(64), 2), round(recompute_against_read(64, overlap=True), 2)
+        (1.06, 2.39)
+    """
+    from attention_math import hardware
+
+    g = hardware.A100_SXM_80GB if gpu is None else gpu
+    d, nb = _positive("d", d), _positive("n_bytes", n_bytes)
+    read = hardware.kernel_time(0, nb, g)
+    redo = hardware.kernel_time(2 * d, 0, g, elementwise_flops=2, n_exp=1, overlap=overlap)
+    return read / redo

@@ -20,7 +20,8 @@ Counting conventions: every weight read costs 2 FLOPs per token (a multiplicatio
 addition for a matrix entry; the few norm weights, biases and looked-up embedding rows, under a
 tenth of a percent of the weights, are counted alike) and ``n_bytes`` bytes; attention to ``t``
 cached positions costs ``4 · h · d_head · t`` FLOPs per layer (scores and weighted sum) and
-reads ``2 · h_kv · d_head · t`` cached entries per layer. Activations and the softmax's
+reads ``2 · h_kv · d_head · t`` cached entries per layer, where ``t`` is capped at the window
+for a model with sliding-window attention. Activations and the softmax's
 elementwise work are left out.
 """
 
@@ -41,6 +42,7 @@ __all__ = [
     "MODEL_SIZES",
     "DecodeCost",
     "ModelSize",
+    "attended_positions",
     "decode_cost",
     "kv_bytes_per_token",
     "paged_attention",
@@ -59,7 +61,9 @@ class ModelSize:
 
     ``gated`` is a SwiGLU feed-forward (three ``d_model × d_ff`` matrices, as in Llama) rather
     than two with a GELU (as in GPT-2); ``biases`` and ``learned_positions`` are GPT-2's;
-    ``tied`` means the output head reuses the input embedding.
+    ``tied`` means the output head reuses the input embedding. ``window`` is the span of
+    sliding-window attention (Mistral's ``sliding_window``): a decode step attends to, and reads
+    from its rolling cache, at most that many positions; ``None`` for full attention.
     """
 
     name: str
@@ -74,6 +78,7 @@ class ModelSize:
     biases: bool
     tied: bool
     learned_positions: int = 0  # rows of a learned position table (GPT-2), else 0
+    window: int | None = None  # sliding-window attention span, if any
 
 
 MODEL_SIZES: tuple[ModelSize, ...] = (
@@ -81,11 +86,14 @@ MODEL_SIZES: tuple[ModelSize, ...] = (
     ModelSize("GPT-2 XL", 48, 25, 25, 64, 1600, 6400, 50257, False, True, True, 1024),
     ModelSize("Llama 2 7B", 32, 32, 32, 128, 4096, 11008, 32000, True, False, False),
     ModelSize("Llama 2 70B", 80, 64, 8, 128, 8192, 28672, 32000, True, False, False),
-    ModelSize("Mistral 7B v0.1", 32, 32, 8, 128, 4096, 14336, 32000, True, False, False),
+    ModelSize(
+        "Mistral 7B v0.1", 32, 32, 8, 128, 4096, 14336, 32000, True, False, False, window=4096
+    ),
 )
 """The models of [`derivations.decoding.MODELS`][attention_math.derivations.decoding.MODELS]
 with the rest of their ``config.json`` (``n_embd``/``hidden_size``, ``n_inner`` or
-``4·n_embd``/``intermediate_size``, ``vocab_size``, ``tie_word_embeddings``)."""
+``4·n_embd``/``intermediate_size``, ``vocab_size``, ``tie_word_embeddings``,
+``sliding_window``)."""
 
 
 def _layer_matrices(m: ModelSize) -> int:
@@ -178,10 +186,29 @@ def _matrix_flops(m: ModelSize) -> int:
     return 2 * weights_read_per_token(m)
 
 
+def attended_positions(m: ModelSize, context: int) -> int:
+    """The cached positions one decode step at ``context`` attends to and reads: all of them,
+    or at most the window's for a model with sliding-window attention (its rolling cache never
+    holds more).
+
+    Raises:
+        ValueError: ``context`` is not a positive integer.
+
+    Examples:
+        >>> from attention_math.serving import MODEL_SIZES, attended_positions
+        >>> mistral = MODEL_SIZES[4]
+        >>> mistral.window, attended_positions(mistral, 8192), attended_positions(mistral, 100)
+        (4096, 4096, 100)
+    """
+    t = _positive("context", context)
+    return t if m.window is None else min(t, m.window)
+
+
 def decode_cost(m: ModelSize, context: int, *, batch: int = 1, n_bytes: int = 2) -> DecodeCost:
     """One decode step of ``batch`` sequences, each attending to ``context`` cached positions
-    (the new token's included): the weights are read once for the whole batch, each sequence
-    reads its own cache.
+    (the new token's included; at most ``m.window`` of them with sliding-window attention,
+    `attended_positions`): the weights are read once for the whole batch, each sequence reads
+    its own cache.
 
     Raises:
         ValueError: ``context``, ``batch`` or ``n_bytes`` is not a positive integer.
@@ -194,7 +221,7 @@ def decode_cost(m: ModelSize, context: int, *, batch: int = 1, n_bytes: int = 2)
         >>> round(decode_cost(MODEL_SIZES[2], context=4096, batch=64).intensity, 1)
         6.5
     """
-    t, b = _positive("context", context), _positive("batch", batch)
+    t, b = attended_positions(m, context), _positive("batch", batch)
     nb = _positive("n_bytes", n_bytes)
     attn = 4 * m.n_layers * m.n_heads * m.d_head * t  # scores and weighted sum, every layer
     return DecodeCost(
@@ -208,7 +235,8 @@ def prefill_cost(m: ModelSize, n_tokens: int, *, n_bytes: int = 2) -> DecodeCost
     """The prompt's ``n_tokens`` at once (causal): weights read once, the cache written once.
 
     Attention FLOPs count each query against the keys it may see (``t`` keys for position
-    ``t``); the scores are not written out (a fused kernel).
+    ``t``, at most ``m.window`` with sliding-window attention); the scores are not written out
+    (a fused kernel). A rolling cache keeps the last ``window`` positions only.
 
     Raises:
         ValueError: ``n_tokens`` or ``n_bytes`` is not a positive integer.
@@ -219,11 +247,13 @@ def prefill_cost(m: ModelSize, n_tokens: int, *, n_bytes: int = 2) -> DecodeCost
         507
     """
     p, nb = _positive("n_tokens", n_tokens), _positive("n_bytes", n_bytes)
-    attn = 4 * m.n_layers * m.n_heads * m.d_head * (p * (p + 1) // 2)
+    w = p if m.window is None else min(p, m.window)
+    keys = w * (w + 1) // 2 + (p - w) * w  # Σ_t min(t, w) over the positions t = 1 … p
+    attn = 4 * m.n_layers * m.n_heads * m.d_head * keys
     return DecodeCost(
         flops=p * _matrix_flops(m) + attn,
         weight_bytes=weights_read_per_token(m) * nb,
-        kv_bytes=kv_bytes_per_token(m, nb) * p,
+        kv_bytes=kv_bytes_per_token(m, nb) * w,
     )
 
 

@@ -853,7 +853,8 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"$W_a, U_a, w_a$",
         ("W_a", "U_a", "w_a"),
         r"the weights of Bahdanau's additive score $w_a^\top \tanh(W_a q + U_a k)$, a "
-        "network with one hidden layer (the paper's names)",
+        r"network with one hidden layer (the paper's $W_a$, $U_a$ and $v_a$; $v_a$ is renamed "
+        r"$w_a$ here, since $v$ is a value)",
         "hidden width × query width, hidden width × key width; hidden width",
         "forward/scores.md",
         _F,

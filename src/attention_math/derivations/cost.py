@@ -14,9 +14,19 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-__all__ = ["STEPS", "Step", "leading_in_L", "symbols", "total_flops", "total_memory"]
+__all__ = [
+    "STEPS",
+    "Step",
+    "crossover",
+    "feed_forward_flops",
+    "leading_in_L",
+    "symbols",
+    "total_flops",
+    "total_memory",
+]
 
 L_q, L_k, d_k, d_v, h, d_model, L = sp.symbols("L_q L_k d_k d_v h d_model L", positive=True)
+d_ff = sp.Symbol("d_ff", positive=True)
 
 
 def symbols() -> dict[str, sp.Symbol]:
@@ -25,9 +35,9 @@ def symbols() -> dict[str, sp.Symbol]:
     Examples:
         >>> from attention_math.derivations.cost import symbols
         >>> sorted(symbols())
-        ['L', 'L_k', 'L_q', 'd_k', 'd_model', 'd_v', 'h']
+        ['L', 'L_k', 'L_q', 'd_ff', 'd_k', 'd_model', 'd_v', 'h']
     """
-    return {str(s): s for s in (L_q, L_k, d_k, d_v, h, d_model, L)}
+    return {str(s): s for s in (L_q, L_k, d_k, d_v, h, d_model, L, d_ff)}
 
 
 @dataclass(frozen=True)
@@ -96,3 +106,41 @@ def leading_in_L(expr: sp.Expr) -> tuple[int, sp.Expr]:
     e = sp.expand(expr.subs({L_q: L, L_k: L}))
     poly = sp.Poly(e, L)
     return poly.degree(), sp.factor(poly.LC())
+
+
+def feed_forward_flops() -> sp.Expr:
+    """FLOPs of the block's feed-forward network on ``L_q`` tokens: two matrix products,
+    ``d_model × d_ff`` and ``d_ff × d_model`` (the activation's FLOPs, ``L_q d_ff``, left out).
+
+    Examples:
+        >>> from attention_math.derivations.cost import feed_forward_flops
+        >>> feed_forward_flops()
+        4*L_q*d_ff*d_model
+    """
+    return sp.expand(2 * L_q * d_model * d_ff + 2 * L_q * d_ff * d_model)
+
+
+def crossover(*, with_feed_forward: bool = False) -> sp.Expr:
+    """The length ``L*`` of self-attention (``L_q = L_k = L``, ``d_k = d_v = d_model / h``) at
+    which the FLOPs that grow like ``L²`` equal those that grow like ``L``: of the attention
+    layer alone, or with the feed-forward network of the same block (``d_ff = 4 d_model``, as
+    in Vaswani et al.'s base model, 2048 = 4 · 512), whose FLOPs are all linear in ``L``.
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_math.derivations.cost import crossover, d_model
+        >>> crossover()
+        8*d_model**2/(4*d_model + 7*h)
+        >>> sp.limit(crossover() / d_model, d_model, sp.oo)  # about twice the width
+        2
+        >>> sp.limit(crossover(with_feed_forward=True) / d_model, d_model, sp.oo)
+        6
+    """
+    sizes = {L_q: L, L_k: L, d_k: d_model / h, d_v: d_model / h}
+    f = sp.expand(total_flops().subs(sizes))
+    if with_feed_forward:
+        f = sp.expand(f + feed_forward_flops().subs({**sizes, d_ff: 4 * d_model}))
+    quad, lin = f.coeff(L, 2), f.coeff(L, 1)
+    if sp.expand(f - quad * L**2 - lin * L) != 0:
+        raise AssertionError(f"FLOPs not of the form a L² + b L: {f}")
+    return sp.factor(lin / quad)

@@ -20,6 +20,7 @@ __all__ = [
     "flash_order",
     "intensity_steps",
     "standard",
+    "step_work",
     "symbols",
 ]
 
@@ -76,9 +77,29 @@ def flash_order() -> tuple[sp.Expr, sp.Expr]:
     return sp.expand(const), sp.simplify(ratio)
 
 
+def step_work() -> dict[str, tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr]]:
+    """``step → (matrix-product FLOPs, elementwise FLOPs, exponentials, bytes)`` for the
+    standard implementation's three steps and for the fused kernel. The softmax does 5
+    operations per score: an exponential (on the special-function units) and 4 elementwise
+    FLOPs on the FP32 cores (max, subtract, sum, divide); the products run on the tensor cores.
+
+    Examples:
+        >>> from attention_math.derivations.io import step_work
+        >>> step_work()["P = softmax(S)"]
+        (0, 4*L**2, L**2, 2*L**2*n_bytes)
+    """
+    zero = sp.Integer(0)
+    return {
+        "S = QKᵀ": (2 * L**2 * d, zero, zero, n_bytes * (2 * L * d + L**2)),
+        "P = softmax(S)": (zero, 4 * L**2, L**2, n_bytes * 2 * L**2),
+        "O = PV": (2 * L**2 * d, zero, zero, n_bytes * (L**2 + 2 * L * d)),
+        "fused (Algorithm 1)": (4 * L**2 * d, 4 * L**2, L**2, n_bytes * flash()),
+    }
+
+
 def intensity_steps() -> dict[str, tuple[sp.Expr, sp.Expr]]:
-    """``step → (FLOPs, bytes)`` for the standard implementation's three steps and for the
-    fused kernel; the softmax counts 5 FLOPs per score (max, subtract, exp, sum, divide).
+    """``step → (FLOPs, bytes)`` of `step_work`, every operation counted as one FLOP
+    (5 per score for the softmax: max, subtract, exp, sum, divide).
 
     Examples:
         >>> from attention_math.derivations.io import intensity_steps, L, d
@@ -87,12 +108,7 @@ def intensity_steps() -> dict[str, tuple[sp.Expr, sp.Expr]]:
         >>> sp.limit(flops / nbytes, L, sp.oo)  # FLOPs per byte at long L: d in 16-bit numbers
         2*d/n_bytes
     """
-    return {
-        "S = QKᵀ": (2 * L**2 * d, n_bytes * (2 * L * d + L**2)),
-        "P = softmax(S)": (5 * L**2, n_bytes * 2 * L**2),
-        "O = PV": (2 * L**2 * d, n_bytes * (L**2 + 2 * L * d)),
-        "fused (Algorithm 1)": (4 * L**2 * d + 5 * L**2, n_bytes * flash()),
-    }
+    return {step: (sp.expand(mm + ew + ex), nb) for step, (mm, ew, ex, nb) in step_work().items()}
 
 
 def backward_ratio() -> sp.Expr:

@@ -24,6 +24,8 @@ from attention_math.derivations.online_softmax import finish, logsumexp, merge, 
 from attention_math.symbolic import is_zero
 
 __all__ = [
+    "FLASH_DECODING_SCORES",
+    "FLASH_DECODING_V",
     "attention_intensity",
     "block_waste_mean",
     "check_against_serving",
@@ -172,6 +174,13 @@ def merge_is_online_softmax(n: int = 4, cuts: Sequence[int] = (2,)) -> bool:
     return bool(is_zero(merged - plain) and is_zero(finish(online) - plain) and same_lse)
 
 
+FLASH_DECODING_SCORES: tuple[sp.Expr, ...] = tuple(sp.log(j) for j in (1, 2, 3, 4, 5, 6))
+"""The exact case's scores ``log 1 … log 6``: ``e^s = 1 … 6``, so the weights are rational."""
+
+FLASH_DECODING_V = sp.ImmutableMatrix([[1, 0], [2, 1], [3, 5], [4, 4], [5, 2], [9, 6]])  # (6, 2)
+"""The exact case's values, one row per key."""
+
+
 def flash_decoding_numeric(n_splits: int = 3) -> tuple[sp.Matrix, np.ndarray, CrossCheck]:
     """A small exact case (one query, six keys with logarithmic scores, integer values) through
     `serving.split_kv_attention`, cross-checked against the exact softmax (raises if they
@@ -183,8 +192,8 @@ def flash_decoding_numeric(n_splits: int = 3) -> tuple[sp.Matrix, np.ndarray, Cr
         >>> exact, check.passed
         (Matrix([[109/21, 79/21]]), True)
     """
-    scores = [sp.log(j) for j in (1, 2, 3, 4, 5, 6)]  # e^s = 1 … 6: rational weights
-    v = sp.Matrix([[1, 0], [2, 1], [3, 5], [4, 4], [5, 2], [9, 6]])  # (6, 2)
+    scores = list(FLASH_DECODING_SCORES)  # e^s = 1 … 6: rational weights
+    v = sp.Matrix(FLASH_DECODING_V)  # (6, 2)
     e = [sp.exp(x) for x in scores]
     exact = (sp.Matrix([e]) * v / sp.Add(*e)).applyfunc(sp.simplify)  # (1, 2)
     # q · k_j = s_j with one dimension: q = 1, k_j = s_j, scale 1
@@ -232,7 +241,7 @@ def check_against_serving(
     num = serving.decode_cost(model, context, batch=batch, n_bytes=n_bytes_)
     point = {
         W: serving.weights_read_per_token(model),
-        t: context,
+        t: serving.attended_positions(model, context),  # capped at a sliding window
         b: batch,
         n_bytes: n_bytes_,
         n_layers: model.n_layers,

@@ -69,9 +69,9 @@ QUANTITIES: dict[str, dict[str, Callable[[Any], str]]] = {
         "alignment": str,
         "L_q": _int,
         "L_k": _int,
-        "offset": _int,
-        "visible": _int,
-        "empty-rows": _int,
+        "rule": str,
+        "visible-pairs": str,
+        "empty-rows-text": str,
     },
     "window": {
         "w": _int,
@@ -84,13 +84,14 @@ QUANTITIES: dict[str, dict[str, Callable[[Any], str]]] = {
         "model": str,
         "h": _int,
         "h_kv": _int,
-        "group": _int,
+        "sharing": str,
+        "kv-noun": str,
         "published-note": str,
         "bytes-per-token": _int,
         "kib-per-token": _d(4),
         "context": _int,
         "gib-at-context": _d(4),
-        "factor": _int,
+        "comparison": str,
         "saving-percent": _d(4),
     },
     "rope": {
@@ -122,7 +123,35 @@ QUANTITIES: dict[str, dict[str, Callable[[Any], str]]] = {
 """For each explorable, the quantities its readout shows and how each is written."""
 
 DERIVED: dict[str, Callable[[Frame], Any]] = {
-    "published-note": lambda f: " (the model's own choice)" if f["published"] else "",
+    # the diagonal's offset written into the rule: "j ≤ i", "j ≤ i + 2", "j ≤ i − 1"
+    "rule": lambda f: (
+        "j ≤ i"
+        if f["offset"] == 0
+        else f"j ≤ i + {f['offset']}"
+        if f["offset"] > 0
+        else f"j ≤ i − {-f['offset']}"
+    ),
+    "visible-pairs": lambda f: (
+        f"{f['visible']} (query, key) pair is"
+        if f["visible"] == 1
+        else f"{f['visible']} (query, key) pairs are"
+    ),
+    "empty-rows-text": lambda f: (
+        "1 row sees" if f["empty-rows"] == 1 else f"{f['empty-rows']} rows see"
+    ),
+    "published-note": lambda f: ", the model's own choice" if f["published"] else "",
+    "kv-noun": lambda f: " kv head" if f["h_kv"] == 1 else " kv heads",
+    # one query head per kv head is multi-head attention itself: no "1 times smaller"
+    "sharing": lambda f: (
+        "one query head per kv head: multi-head attention"
+        if f["group"] == 1
+        else f"{f['group']} query heads share each"
+    ),
+    "comparison": lambda f: (
+        "as large as multi-head attention's, since it is multi-head attention"
+        if f["factor"] == 1
+        else f"{f['factor']} times smaller than multi-head attention's"
+    ),
     "saving-percent": lambda f: 100 * f["saving"],
     "kib-per-token": lambda f: f["bytes-per-token"] / 2**10,
     "gib-at-context": lambda f: f["context-bytes"] / 2**30,
@@ -193,9 +222,9 @@ READOUTS: dict[str, Readout] = {
         ("", "alignment", ", "),
         ("L_q = ", "L_q", ", "),
         ("L_k = ", "L_k", ": "),
-        ("query i sees key j when j ≤ i + (", "offset", "); "),
-        ("", "visible", " (query, key) pairs are visible, "),
-        ("", "empty-rows", " rows see no key."),
+        ("query i sees key j when ", "rule", "; "),
+        ("", "visible-pairs", " visible, "),
+        ("", "empty-rows-text", " no key."),
     ),
     "window": (
         ("Window w = ", "w", ", "),
@@ -208,13 +237,14 @@ READOUTS: dict[str, Readout] = {
         ("", "model", ", "),
         ("h = ", "h", " query heads, "),
         ("h_kv = ", "h_kv", ""),
-        ("", "published-note", " kv heads "),
-        ("(", "group", " query heads share each): "),
+        ("", "kv-noun", " "),
+        ("(", "sharing", ")"),
+        ("", "published-note", ": "),
         ("the cache holds ", "bytes-per-token", " bytes per token "),
         ("(", "kib-per-token", " KiB), "),
         ("", "gib-at-context", " GiB "),
         ("at its context of ", "context", " tokens; "),
-        ("", "factor", " times smaller than multi-head attention, "),
+        ("", "comparison", ", "),
         ("a saving of ", "saving-percent", " % of the cache, with the same h query heads."),
     ),
     "rope": (

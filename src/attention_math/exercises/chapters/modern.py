@@ -399,7 +399,10 @@ def exercises() -> list[Exercise]:
         )
     )
     beta = L2  # the head's slope
-    far = sp.nsimplify(
+    alibi_w = [sp.nsimplify(sp.exp(-beta * dist)) for dist in range(5)]  # 1, 1/2, …, 1/16
+    alibi_total, alibi_beyond = sp.Add(*alibi_w), sp.Add(*alibi_w[2:])  # 31/16, 7/16
+    far = sp.nsimplify(sp.simplify(alibi_beyond / alibi_total))
+    assert far == sp.nsimplify(
         sp.simplify(
             sum(sp.exp(-beta * dist) for dist in (2, 3, 4))
             / sum(sp.exp(-beta * dist) for dist in range(5))
@@ -423,10 +426,13 @@ def exercises() -> list[Exercise]:
             numeric=lambda: numeric.softmax(-np.log(2) * np.arange(4.0, -1.0, -1.0))[:3].sum(),
             kind="scalar",
             explanation=(
-                "The weights are proportional to $2^{-\\Delta}$: $1, 1/2, 1/4, 1/8, 1/16$, "
-                "summing to $31/16$. The keys at distance $2$ or more hold "
-                "$1/4 + 1/8 + 1/16 = 7/16$ of it. The longer sequence adds keys that get little "
-                "weight; RoPE, in contrast, has no such preference built in."
+                "The weights are proportional to $2^{-\\Delta}$: "
+                f"${', '.join(str(w) for w in alibi_w)}$, summing to ${alibi_total}$. The keys "
+                f"at distance $2$ or more hold ${' + '.join(str(w) for w in alibi_w[2:])} = "
+                f"{alibi_beyond}$ of that total: a weight of "
+                f"${alibi_beyond} \\big/ ({alibi_total}) = {far}$. The longer sequence "
+                "adds keys that get little weight; RoPE, in contrast, has no such preference "
+                "built in."
             ),
             solution=_solve_modern_alibi_far,
         )
