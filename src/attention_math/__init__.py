@@ -24,14 +24,22 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers and editors see; at run time, __getattr__ below
     from attention_math import crosscheck as crosscheck
+    from attention_math import display as display
     from attention_math import numeric as numeric
+    from attention_math import plot as plot
     from attention_math import reference as reference
     from attention_math import symbolic as symbolic
     from attention_math.backward import attention_backward as attention_backward
+    from attention_math.block import BlockConfig as BlockConfig
+    from attention_math.block import BlockParams as BlockParams
     from attention_math.block import transformer_block as transformer_block
     from attention_math.decoding import KVCache as KVCache
     from attention_math.decoding import incremental_attention as incremental_attention
+    from attention_math.display import show as show
+    from attention_math.multihead import AttentionParams as AttentionParams
+    from attention_math.multihead import from_key_padding_mask as from_key_padding_mask
     from attention_math.multihead import multi_head_attention as multi_head_attention
+    from attention_math.multihead import multi_head_weights as multi_head_weights
     from attention_math.numeric import attention as attention
     from attention_math.numeric import causal_mask as causal_mask
     from attention_math.numeric import log_softmax as log_softmax
@@ -55,13 +63,22 @@ _HOME: dict[str, str] = {
     "attention_backward": "backward",
     # heads, the block, positions, decoding
     "multi_head_attention": "multihead",
+    "multi_head_weights": "multihead",
+    "AttentionParams": "multihead",
+    "from_key_padding_mask": "multihead",
     "transformer_block": "block",
+    "BlockConfig": "block",
+    "BlockParams": "block",
     "rope": "positional",
     "sinusoidal": "positional",
     "alibi_bias": "positional",
     "KVCache": "decoding",
     "incremental_attention": "decoding",
+    # results shown as maths and tables, here and in Jupyter
+    "show": "display",
     # modules
+    "display": "",
+    "plot": "",
     "crosscheck": "",
     "numeric": "",
     "reference": "",
