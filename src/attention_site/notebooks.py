@@ -1,11 +1,13 @@
-"""MkDocs hook: every page that runs code can be downloaded as a Jupyter notebook.
+"""Every page that runs code can be downloaded as a Jupyter notebook.
 
 A page's executed blocks (```` ```python exec="on" ````) become code cells, in order; the
 prose between them becomes Markdown cells, with admonitions and tabs turned into bold
 headings (Jupyter does not know them) and links to other pages made absolute. The notebook
-(``<page>.ipynb``, beside the page's HTML, built with ``nbformat``) runs top to bottom in
-Jupyter with ``attention_math`` installed; ``tests/test_notebooks.py`` executes every one.
-The page gets a "Download notebook" link under its title (the home page, at its end).
+(``<page>.ipynb``, built with ``nbformat``) runs top to bottom in Jupyter with
+``attention_math`` installed; ``tests/test_notebooks.py`` executes every one.
+``attention_site.prepare`` writes it into ``docs/``, in the folder of the page's HTML
+(`notebook_path`); the Markdown extension ``attention_site.notebook_link`` gives the page a
+"Download notebook" link under its title (the home page, at its end).
 """
 
 from __future__ import annotations
@@ -32,8 +34,6 @@ LINK_CLASS = "notebook-link"
 # code reading the repository's committed data (benchmark results), or the site's own
 # machinery (attention_site, which the wheel does not hold), not only the library
 REPOSITORY_FILES = re.compile(r"""Path\(["'](benchmarks|docs|src)/|\battention_site\b""")
-
-_built: dict[str, Any] = {}  # dest path in the site -> notebook
 
 
 def _executed(info: str) -> bool:
@@ -164,40 +164,36 @@ def notebook(markdown: str, src_uri: str, site_url: str, title: str) -> Any:
     return nb
 
 
-def _name(page: Any) -> str:
-    stem = Path(page.file.src_uri).with_suffix("").as_posix().replace("/", "-")
+def notebook_name(src_uri: str) -> str:
+    """The notebook's file name: the page's path with dashes (``forward-softmax.ipynb``), and
+    the folder's name for an index page (``why.ipynb``; the home page's is ``index.ipynb``).
+
+    Examples:
+        >>> notebook_name("forward/softmax.md"), notebook_name("why/index.md")
+        ('forward-softmax.ipynb', 'why.ipynb')
+        >>> notebook_name("index.md")
+        'index.ipynb'
+    """
+    stem = Path(src_uri).with_suffix("").as_posix().replace("/", "-")
     return (stem.removesuffix("-index") or "index") + ".ipynb"
 
 
-def on_pre_build(config: Any) -> None:
-    _built.clear()
+def notebook_path(src_uri: str) -> str:
+    """Where the notebook goes under ``docs/``: in the folder of the page's HTML (directory
+    URLs: ``forward/softmax.md`` is ``forward/softmax/index.html``), so that the page links it
+    by its bare name.
+
+    Examples:
+        >>> notebook_path("forward/softmax.md"), notebook_path("why/index.md")
+        ('forward/softmax/forward-softmax.ipynb', 'why/why.ipynb')
+        >>> notebook_path("index.md")
+        'index.ipynb'
+    """
+    page = src_uri.removesuffix(".md")
+    folder = page.removesuffix("index").rstrip("/") if page.endswith("index") else page
+    return posixpath.join(folder, notebook_name(src_uri))
 
 
 def runs_code(markdown: str) -> bool:
     """Whether a page's source has a block that the build executes."""
     return any(_executed(m["info"]) for m in map(FENCE.match, markdown.splitlines()) if m)
-
-
-def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
-    source = page.file.content_string
-    if not runs_code(source):
-        return html
-    name = _name(page)
-    dest = posixpath.join(posixpath.dirname(page.file.dest_uri), name)
-    site_url = config.get("site_url") or "/"
-    _built[dest] = notebook(source, page.file.src_uri, site_url, page.title or name)
-    link = (
-        f'<p class="{LINK_CLASS}"><a href="{name}" download>Download notebook</a>'
-        " (this page's code as cells, to run in Jupyter)</p>"
-    )
-    if getattr(page, "is_homepage", False):  # the home page opens with its idea, not a download
-        return html + link
-    head = re.search(r"</h1>", html)
-    return html[: head.end()] + link + html[head.end() :] if head else link + html
-
-
-def on_post_build(config: Any) -> None:
-    for dest, nb in _built.items():
-        path = Path(config["site_dir"]) / dest
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _write_notebook(nb, str(path))
