@@ -48,6 +48,7 @@ _CODE = re.compile(
     r"<(pre|code|script|style|textarea|mjx-container|math)\b.*?</\1>", re.S | re.IGNORECASE
 )
 _TEX = re.compile(r"\\\(|\\\[|\$\$")
+_TAG = re.compile(r"<[^>]*>")  # a tag, its attributes (a formula's data-tex) with it
 _REF = re.compile(r'<(?:a|link|script|img|source|iframe)\b[^>]*?\s(?:href|src)="([^"]*)"', re.S)
 
 
@@ -82,10 +83,10 @@ def raw_tex(html: str) -> int:
     Examples:
         >>> raw_tex('<p>So \\\\(x^2\\\\) holds.</p><pre><code>$$ kept $$</code></pre>')
         1
-        >>> raw_tex('<p><mjx-container>x</mjx-container></p>')
+        >>> raw_tex('<p><mjx-container>x</mjx-container></p><div data-tex="a \\\\[1ex]">')
         0
     """
-    return len(_TEX.findall(_CODE.sub("", html)))
+    return len(_TEX.findall(_TAG.sub(" ", _CODE.sub("", html))))
 
 
 def broken_links(site: Path, page: str, html: str, base: str = "/") -> list[str]:
