@@ -2,7 +2,7 @@
 
 The API (its subpackages' modules included: the exercises, the toy model) and the
 derivations are one page per module (a single page of them all took seconds to lay out on a
-phone), written at build time by ``hooks/gen_reference.py`` from
+phone), written before the build by ``attention_site.prepare`` from
 `attention_site.pages.reference`: a module added to a package gets its page, and no page is
 written by hand.
 """
