@@ -49,7 +49,7 @@ def loader(version: str) -> str:
     )
 
 
-class _LoaderPostprocessor(Postprocessor):
+class _LoaderPostprocessor(Postprocessor):  # type: ignore[misc]  # Python-Markdown is untyped
     def __init__(self, md: Markdown, state: Path) -> None:
         super().__init__(md)
         self.state = state
@@ -73,7 +73,7 @@ class _LoaderPostprocessor(Postprocessor):
         return SCRIPT.sub("", text) + loader(state["version"])
 
 
-class LiveLoaderExtension(Extension):
+class LiveLoaderExtension(Extension):  # type: ignore[misc]  # Python-Markdown is untyped
     """Adds the answer boxes' loader to each page that holds one."""
 
     def __init__(self, **kwargs: Any) -> None:

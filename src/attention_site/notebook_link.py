@@ -68,7 +68,7 @@ def link_markdown(link: str, name: str) -> list[str]:
     ]
 
 
-class _LinkPreprocessor(Preprocessor):
+class _LinkPreprocessor(Preprocessor):  # type: ignore[misc]  # Python-Markdown is untyped
     def __init__(self, md: Markdown, index: Path) -> None:
         super().__init__(md)
         self.index = index
@@ -96,7 +96,7 @@ class _LinkPreprocessor(Preprocessor):
         return [*lines[:at], "", *link, "", *lines[at:]]
 
 
-class NotebookLinkExtension(Extension):
+class NotebookLinkExtension(Extension):  # type: ignore[misc]  # Python-Markdown is untyped
     """Adds the "Download notebook" link to each page whose notebook prepare wrote."""
 
     def __init__(self, **kwargs: Any) -> None:

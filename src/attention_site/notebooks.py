@@ -20,6 +20,16 @@ from typing import Any
 import nbformat
 from nbformat import v4 as _v4
 
+__all__ = [
+    "LINK_CLASS",
+    "cells",
+    "notebook",
+    "notebook_name",
+    "notebook_path",
+    "page_address",
+    "runs_code",
+]
+
 # nbformat's functions carry no type annotations
 v4: Any = _v4
 _write_notebook: Any = nbformat.write
