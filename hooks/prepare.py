@@ -1,9 +1,14 @@
-"""MkDocs hook: run ``attention_site.prepare`` before each build, so that ``mkdocs serve`` (and
-a bare ``mkdocs build``) find the API pages, notebooks, in-browser runtime and toy weights in
-``docs/`` as the build command (``python -m attention_site.build``) leaves them. Each step is
-keyed by its inputs: a rebuild after an edit redoes only what the edit touched.
+"""MkDocs hook: ``attention_site.prepare`` for ``mkdocs serve`` (and a bare ``mkdocs build``), so
+that they find the API pages, notebooks, in-browser runtime and toy weights as the build
+command (``python -m attention_site.build``) leaves them. Zensical runs no hooks; the build
+command runs prepare before either generator.
 
-Zensical runs no hooks; the build command runs prepare before either generator.
+The first build of the process runs prepare, which writes into ``docs/`` what changed. Later
+builds of ``mkdocs serve`` (after an edit) must not write into ``docs/``, which serve watches:
+each write would start a second build of the whole site. So they take what changed from
+``attention_site.prepare.changed``, in memory, and put it in place of the file in ``docs/``
+with MkDocs' public ``Files`` API; ``python -m attention_site.prepare`` (or the next serve)
+writes it to ``docs/``.
 """
 
 from __future__ import annotations
@@ -11,12 +16,33 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from attention_site.prepare import prepare
+from mkdocs.structure.files import File, Files, InclusionLevel
+
+from attention_site.prepare import changed, prepare
 
 log = logging.getLogger("mkdocs.hooks.prepare")
 
+_state: dict[str, Any] = {"builds": 0, "changed": {}}
+
 
 def on_pre_build(config: Any) -> None:
-    done = prepare()
-    if done.ran:
-        log.info("%s", done)
+    _state["builds"] += 1
+    if _state["builds"] == 1:
+        done = prepare()
+        if done.ran:
+            log.info("%s", done)
+        _state["changed"] = {}
+    else:
+        _state["changed"] = changed()
+
+
+def on_files(files: Files, config: Any) -> Files:
+    for path, data in _state["changed"].items():
+        uri = path.removeprefix("docs/")
+        old = files.get_file_from_path(uri)
+        inclusion = InclusionLevel.UNDEFINED
+        if old is not None:  # the file prepare wrote before, now stale
+            inclusion = old.inclusion  # (a SUMMARY.md stays excluded: exclude_docs)
+            files.remove(old)
+        files.append(File.generated(config, uri, content=data, inclusion=inclusion))
+    return files

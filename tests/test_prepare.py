@@ -97,6 +97,27 @@ def test_an_unchanged_file_is_not_rewritten(root: Path) -> None:
     assert nb.stat().st_mtime_ns == before
 
 
+def test_under_serve_what_changed_is_handed_over_not_written_into_docs(root: Path) -> None:
+    """``mkdocs serve`` watches docs/: after its first build, the files an edit changes are
+    handed to the build in memory (hooks/prepare.py), and only .prepare/ is written."""
+    steps = ["reference", "notebooks"]
+    prep.prepare(root, steps)
+    assert prep.changed(root, steps) == {}  # nothing changed since
+    page = root / "docs" / "forward" / "softmax.md"
+    page.write_text(CODE_PAGE.replace("print(1)", "print(2)"), encoding="utf-8")
+    on_disk = (root / "docs" / "forward" / "softmax" / "forward-softmax.ipynb").read_bytes()
+    handed = prep.changed(root, steps)
+    new = handed["docs/forward/softmax/forward-softmax.ipynb"]
+    assert b"print(2)" in new and b"print(2)" not in on_disk
+    assert on_disk == (root / "docs" / "forward" / "softmax" / "forward-softmax.ipynb").read_bytes()
+    index = json.loads((root / ".prepare" / "notebooks.json").read_text(encoding="utf-8"))
+    assert fingerprint(page.read_text(encoding="utf-8")) in index  # the link finds the page
+    assert all(path.startswith("docs/") for path in handed)
+    # the next prepare writes docs/
+    assert list(prep.prepare(root, steps).ran) == ["notebooks"]
+    assert prep.changed(root, steps) == {}
+
+
 def _html(source: str, index: Path) -> str:
     md = markdown.Markdown(extensions=[NotebookLinkExtension(index=str(index)), "attr_list"])
     return md.convert(source)

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from attention_math._cache import write_atomic
 
-__all__ = ["STEPS", "Prepared", "main", "prepare", "site_url"]
+__all__ = ["STEPS", "Prepared", "changed", "main", "prepare", "site_url"]
 
 ROOT = Path(__file__).resolve().parents[2]
 STATE = ".prepare"  # under the root: keys, the notebooks' index, the runtime's downloads
@@ -260,6 +260,41 @@ def prepare(root: Path = ROOT, steps: Iterable[str] | None = None) -> Prepared:
     if live.is_file() and (why := json.loads(live.read_text(encoding="utf-8")).get("reason")):
         done.notes.append(why)
     return done
+
+
+_MEMO: dict[str, tuple[str, Outputs]] = {}  # root:step -> (key, outputs), in a serving process
+
+
+def changed(root: Path = ROOT, steps: Iterable[str] | None = None) -> Outputs:
+    """For a build inside ``mkdocs serve`` after the first: the ``docs/`` files of each step
+    whose inputs changed since prepare last wrote them, in memory, for the build to use in
+    place of those in ``docs/`` (``hooks/prepare.py`` hands them over in ``on_files``).
+
+    Written into ``docs/``, they would make ``mkdocs serve``, which watches it, build the whole
+    site a second time after each edit. The steps' other files (``.prepare/``, which no one
+    watches) are written; ``keys.json`` is not, so the next `prepare` writes ``docs/``.
+    Each step's outputs are kept in memory by key, so an edit of one page remakes the
+    notebooks once.
+    """
+    keys_file = root / STATE / "keys.json"
+    keys: dict[str, dict[str, object]] = (
+        json.loads(keys_file.read_text(encoding="utf-8")) if keys_file.is_file() else {}
+    )
+    out: Outputs = {}
+    for name in steps or STEPS:
+        key_of, make = STEPS[name]
+        key = key_of(root)
+        last = keys.get(name, {})
+        before = [str(p) for p in last.get("files", [])]  # type: ignore[attr-defined]
+        if last.get("key") == key and all((root / p).is_file() for p in before):
+            continue
+        memo = f"{root}:{name}"
+        if memo not in _MEMO or _MEMO[memo][0] != key:
+            _MEMO[memo] = (key, make(root))
+        outputs = _MEMO[memo][1]
+        _write(root, {p: data for p, data in outputs.items() if not p.startswith("docs/")})
+        out.update({p: data for p, data in outputs.items() if p.startswith("docs/")})
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
