@@ -149,8 +149,16 @@ class Comparison:
             if where:
                 out.setdefault("raw TeX", []).extend(f"{p} ({name})" for p in where)
         for name, where in self.links.items():
-            if where:
-                out.setdefault("links", []).extend(f"{p} ({name})" for p in where)
+            by_page: dict[str, list[str]] = {}
+            for line in where:
+                page, _, target = line.partition(" -> ")
+                by_page.setdefault(page, []).append(target)
+            for page, targets in by_page.items():
+                shown = ", ".join(dict.fromkeys(targets[:3]))
+                more = f" (and {len(targets) - 3} more)" if len(targets) > 3 else ""
+                out.setdefault("links", []).append(
+                    f"{page} ({name}): {len(targets)} lead nowhere: {shown}{more}"
+                )
         return out
 
     def report(self) -> tuple[str, str]:
