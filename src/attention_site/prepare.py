@@ -299,8 +299,10 @@ def changed(root: Path = ROOT, steps: Iterable[str] | None = None) -> Outputs:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m attention_site.prepare", description=__doc__)
-    parser.add_argument("steps", nargs="*", choices=[*STEPS, []], help="only these steps")
+    parser.add_argument("steps", nargs="*", help=f"only these of {', '.join(STEPS)}")
     args = parser.parse_args(argv)
+    if unknown := [s for s in args.steps if s not in STEPS]:
+        parser.error(f"no step {', '.join(unknown)}: the steps are {', '.join(STEPS)}")
     print(prepare(ROOT, args.steps or None))
     return 0
 
