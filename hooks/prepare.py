@@ -5,39 +5,30 @@ command runs prepare before either generator.
 
 The first build of the process runs prepare, which writes into ``docs/`` what changed. Later
 builds of ``mkdocs serve`` (after an edit) must not write into ``docs/``, which serve watches:
-each write would start a second build of the whole site. So they take what changed from
-``attention_site.prepare.changed``, in memory, and put it in place of the file in ``docs/``
-with MkDocs' public ``Files`` API; ``python -m attention_site.prepare`` (or the next serve)
-writes it to ``docs/``.
+each write would start a second build of the whole site. So they take what changed in
+memory (``attention_site.prepare.for_build``) and put it in place of the file in ``docs/``
+with MkDocs' public ``Files`` API; the next ``python -m attention_site.prepare`` (or serve)
+writes it to ``docs/``. (MkDocs loads this module afresh for each rebuild: it keeps nothing.)
 """
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from mkdocs.structure.files import File, Files, InclusionLevel
 
-from attention_site.prepare import changed, prepare
+from attention_site.prepare import for_build
 
-log = logging.getLogger("mkdocs.hooks.prepare")
-
-_state: dict[str, Any] = {"builds": 0, "changed": {}}
+_changed: dict[str, bytes] = {}
 
 
 def on_pre_build(config: Any) -> None:
-    _state["builds"] += 1
-    if _state["builds"] == 1:
-        done = prepare()
-        if done.ran:
-            log.info("%s", done)
-        _state["changed"] = {}
-    else:
-        _state["changed"] = changed()
+    _changed.clear()
+    _changed.update(for_build())
 
 
 def on_files(files: Files, config: Any) -> Files:
-    for path, data in _state["changed"].items():
+    for path, data in _changed.items():
         uri = path.removeprefix("docs/")
         old = files.get_file_from_path(uri)
         inclusion = InclusionLevel.UNDEFINED

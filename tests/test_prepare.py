@@ -118,6 +118,18 @@ def test_under_serve_what_changed_is_handed_over_not_written_into_docs(root: Pat
     assert prep.changed(root, steps) == {}
 
 
+def test_a_process_first_build_prepares_and_its_rebuilds_take_changes_in_memory(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What hooks/prepare.py asks for: the count lives in attention_site.prepare, since
+    MkDocs loads the hook afresh for each rebuild of ``mkdocs serve``."""
+    monkeypatch.setitem(prep._BUILDS, "count", 0)
+    assert prep.for_build(root, ["notebooks"]) == {}  # the first build: written to docs/
+    assert (root / "docs" / "index.ipynb").is_file()
+    (root / "docs" / "index.md").write_text(CODE_PAGE.replace("Softmax", "Home!"), "utf-8")
+    assert list(prep.for_build(root, ["notebooks"])) == ["docs/index.ipynb"]
+
+
 def _html(source: str, index: Path) -> str:
     md = markdown.Markdown(extensions=[NotebookLinkExtension(index=str(index)), "attr_list"])
     return md.convert(source)

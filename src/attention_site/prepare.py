@@ -35,7 +35,7 @@ from pathlib import Path
 
 from attention_math._cache import write_atomic
 
-__all__ = ["STEPS", "Prepared", "changed", "main", "prepare", "site_url"]
+__all__ = ["STEPS", "Prepared", "changed", "for_build", "main", "prepare", "site_url"]
 
 ROOT = Path(__file__).resolve().parents[2]
 STATE = ".prepare"  # under the root: keys, the notebooks' index, the runtime's downloads
@@ -218,12 +218,16 @@ STEPS: dict[str, tuple[Callable[[Path], str], Callable[[Path], Outputs]]] = {
 # --- running them ----------------------------------------------------------------------------
 
 
+def _differs(path: Path, data: bytes) -> bool:
+    return not (path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data)
+
+
 def _write(root: Path, outputs: Outputs) -> int:
     """Write each file whose bytes differ from what is there; how many were written."""
     written = 0
     for rel, data in outputs.items():
         path = root / rel
-        if path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data:
+        if not _differs(path, data):
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, data)
@@ -266,8 +270,8 @@ _MEMO: dict[str, tuple[str, Outputs]] = {}  # root:step -> (key, outputs), in a 
 
 
 def changed(root: Path = ROOT, steps: Iterable[str] | None = None) -> Outputs:
-    """For a build inside ``mkdocs serve`` after the first: the ``docs/`` files of each step
-    whose inputs changed since prepare last wrote them, in memory, for the build to use in
+    """For a build inside ``mkdocs serve`` after the first: the ``docs/`` files, in memory,
+    that differ from those there, of each step whose inputs changed since prepare last ran, for the build to use in
     place of those in ``docs/`` (``hooks/prepare.py`` hands them over in ``on_files``).
 
     Written into ``docs/``, they would make ``mkdocs serve``, which watches it, build the whole
@@ -293,8 +297,33 @@ def changed(root: Path = ROOT, steps: Iterable[str] | None = None) -> Outputs:
             _MEMO[memo] = (key, make(root))
         outputs = _MEMO[memo][1]
         _write(root, {p: data for p, data in outputs.items() if not p.startswith("docs/")})
-        out.update({p: data for p, data in outputs.items() if p.startswith("docs/")})
+        out.update(
+            {
+                p: data
+                for p, data in outputs.items()
+                if p.startswith("docs/") and _differs(root / p, data)
+            }
+        )
     return out
+
+
+_BUILDS = {"count": 0}  # the builds of this process that asked `for_build`
+
+
+def for_build(root: Path = ROOT, steps: Iterable[str] | None = None) -> Outputs:
+    """What a build started by MkDocs itself (``hooks/prepare.py``) uses: the process's first
+    build runs `prepare` (``mkdocs serve`` watches ``docs/`` only once it has built) and needs
+    nothing in memory; each later one, a rebuild of ``mkdocs serve``, takes `changed`.
+
+    Counted here, not in the hook: MkDocs loads the hook's module afresh for each rebuild.
+    """
+    _BUILDS["count"] += 1
+    if _BUILDS["count"] == 1:
+        done = prepare(root, steps)
+        if done.ran:
+            print(done, flush=True)
+        return {}
+    return changed(root, steps)
 
 
 def main(argv: list[str] | None = None) -> int:
