@@ -271,8 +271,8 @@ _MEMO: dict[str, tuple[str, Outputs]] = {}  # root:step -> (key, outputs), in a 
 
 def changed(root: Path = ROOT, steps: Iterable[str] | None = None) -> Outputs:
     """For a build inside ``mkdocs serve`` after the first: the ``docs/`` files, in memory,
-    that differ from those there, of each step whose inputs changed since prepare last ran, for the build to use in
-    place of those in ``docs/`` (``hooks/prepare.py`` hands them over in ``on_files``).
+    that differ from those there, of each step whose inputs changed since prepare last ran,
+    for the build to use in their place (``hooks/prepare.py`` hands them over in ``on_files``).
 
     Written into ``docs/``, they would make ``mkdocs serve``, which watches it, build the whole
     site a second time after each edit. The steps' other files (``.prepare/``, which no one
