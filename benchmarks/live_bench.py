@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import json
 import os
 import platform
@@ -48,7 +49,6 @@ from urllib.parse import urlsplit
 from _common import result_path  # benchmarks/, the script's directory
 from loop_time import strict_build
 
-from attention_site.checks.hooks import load_hook
 from attention_site.checks.server import SUBPATH, SiteServer
 
 CHROMIUM = os.environ.get("ATTENTION_MATH_CHROMIUM", "/usr/bin/chromium")
@@ -164,28 +164,32 @@ def without_boxes(site: Path) -> None:
     (site / CSS.replace(".css", "-bare.css")).write_text("".join(kept), encoding="utf-8")
 
 
-def _hook() -> Any:
-    return load_hook("live")
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
 def with_sources(site: Path, dest: Path) -> Path:
     """A copy of ``site`` whose runtime serves its modules as sources (the standard library
     and the wheels as fetched and built, uncompiled), with a manifest to match."""
-    live = _hook()
+    from attention_site import live_runtime as live
+    from attention_site.prepare import ROOT, STATE
+
+    cache = ROOT / STATE / "live"  # where prepare keeps the runtime's downloads
     shutil.copytree(site, dest)
     lock = json.loads(live.LOCK.read_text(encoding="utf-8"))
     manifest_path = dest / "assets/live/manifest.json"
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    core = live.pyodide_core(lock)
+    core = live.pyodide_core(lock, cache)
     stdlib = core / "python_stdlib.zip"
     shutil.copyfile(stdlib, dest / "assets/live" / manifest["stdlib"]["path"])
-    manifest["stdlib"]["sha"] = live._digest(stdlib)
-    sources = {path.name: path for _, _, path in live.pypi_wheels(lock["wheels"])}
-    sources |= {live.project_wheel().name: live.project_wheel()}
+    manifest["stdlib"]["sha"] = _digest(stdlib)
+    sources = {path.name: path for _, _, path in live.pypi_wheels(lock["wheels"], cache)}
+    project = live.project_wheel(cache)
+    sources |= {project.name: project}
     for wheel in manifest["wheels"]:
         src = sources[wheel["path"].rsplit("/", 1)[1]]
         shutil.copyfile(src, dest / "assets/live" / wheel["path"])
-        wheel["sha"] = live._digest(src)
+        wheel["sha"] = _digest(src)
     manifest["bytecode"] = False
     manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8")
     return dest

@@ -5,8 +5,8 @@ warm, as it is on a contributor's second clone):
 
 - ``setup_s``: ``uv sync --locked --group test`` and the PyTorch oracle install;
 - ``cold_build_s``: the clone's first ``mkdocs build --strict`` (no execution cache, no site;
-  the in-browser runtime's cache, shared by every clone as uv's is, is warm after the
-  machine's first build: ``hooks/live.py``);
+  the in-browser runtime is fetched into the clone's ``.prepare/`` by its first
+  ``attention_site.prepare``);
 - ``test_command_first_s``: the README's test command, browser and oracle tests included,
   with no kept browser visits (the machine's are removed first): every page is visited, as
   under CI or on a machine's first run; with pytest's 40 slowest steps

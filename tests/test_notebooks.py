@@ -1,4 +1,4 @@
-"""Every page with code downloads as a notebook that runs top to bottom (hooks/notebooks.py).
+"""Every page with code downloads as a notebook that runs top to bottom (attention_site.notebooks).
 
 The conversion is tested on small sources; the code a notebook holds imports only what a
 learner has after ``pip install attention-math[notebook]``; on the built site, every page that
@@ -25,19 +25,16 @@ import subprocess
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from attention_site.checks.hooks import load_hook
+from attention_site import notebooks
 from attention_site.checks.server import SiteServer
 from tests.conftest import require_or_skip
 
 ROOT = Path(__file__).resolve().parents[1]
 
-
-notebooks = load_hook("notebooks")
 
 PAGE = """# Title
 
@@ -158,7 +155,7 @@ def site_notebooks(built_site: Path) -> dict[Path, Path]:
     found = {}
     for page in sorted(built_site.rglob("*.html")):
         html = page.read_text(encoding="utf-8")
-        m = re.search(r'<p class="notebook-link"><a href="([^"]+\.ipynb)" download>', html)
+        m = re.search(r'<p class="notebook-link"><a download="[^"]+" href="([^"]+\.ipynb)">', html)
         if m:
             found[page] = page.parent / m[1]
     return found
@@ -337,19 +334,3 @@ def test_the_runner_reports_each_notebook_in_order_a_crash_included(tmp_path: Pa
         "fails: cell 2: ZeroDivisionError: division by zero",
         "",
     ]
-
-
-def test_home_page_ends_with_the_notebook_link_other_pages_open_with_it():
-    notebooks = load_hook("notebooks")
-    source = '# T\n\n```python exec="on"\nprint(1)\n```\n'
-
-    def page(home: bool) -> SimpleNamespace:
-        file = SimpleNamespace(content_string=source, src_uri="index.md", dest_uri="index.html")
-        return SimpleNamespace(file=file, is_homepage=home, title="T", url="")
-
-    html = "<h1>T</h1><p>first</p>"
-    config = {"site_url": "http://x/"}
-    home = notebooks.on_page_content(html, page(True), config, None)
-    other = notebooks.on_page_content(html, page(False), config, None)
-    assert home.startswith("<h1>T</h1><p>first</p>") and "Download notebook" in home
-    assert other.index("Download notebook") < other.index("<p>first</p>")

@@ -2,7 +2,7 @@
 
 The API (its subpackages' modules included: the exercises, the toy model) and the
 derivations are one page per module (a single page of them all took seconds to lay out on a
-phone), written at build time by ``hooks/gen_reference.py`` from
+phone), written before the build by ``attention_site.prepare`` from
 `attention_site.pages.reference`: a module added to a package gets its page, and no page is
 written by hand.
 """
@@ -77,7 +77,7 @@ def test_a_subpackage_is_the_index_of_its_modules_folder() -> None:
 
 
 def test_every_navigation_link_names_a_generated_page() -> None:
-    """What ``gen-files`` (the build) and the Zensical check write is one list: each
+    """What ``attention_site.prepare`` writes is one list: each
     section's ``SUMMARY.md`` links its index page (in ``docs/``) and exactly the module pages
     generated for it."""
     files = generated_files()
@@ -93,9 +93,10 @@ def test_every_navigation_link_names_a_generated_page() -> None:
 def test_no_page_in_docs_renders_a_module_itself() -> None:
     """Every module's page is generated: a page in ``docs/`` links to it, and never renders a
     module with mkdocstrings' ``::: module`` (the site's own machinery least of all)."""
+    generated = {ROOT / "docs" / path for path in generated_files()}  # written by prepare
     found = [
         f"{page.relative_to(ROOT)}: {line}"
-        for page in sorted((ROOT / "docs").rglob("*.md"))
+        for page in sorted(set((ROOT / "docs").rglob("*.md")) - generated)
         for line in page.read_text(encoding="utf-8").splitlines()
         if re.match(r"::: [\w.]+\s*$", line)
     ]
@@ -107,7 +108,9 @@ def test_no_reference_page_is_written_by_hand() -> None:
     reference = next(e["Reference"] for e in nav if isinstance(e, dict) and "Reference" in e)
     for section in SECTIONS:
         folder = ROOT / "docs" / section.folder
-        assert sorted(p.name for p in folder.iterdir()) == ["index.md"], folder
+        generated = {ROOT / "docs" / path for path in generated_files()}  # written by prepare
+        by_hand = {p for p in folder.rglob("*") if p.is_file()} - generated
+        assert sorted(p.name for p in by_hand if p.suffix != ".ipynb") == ["index.md"], folder
         assert {section.title: section.folder + "/"} in reference  # literate-nav's SUMMARY.md
 
 

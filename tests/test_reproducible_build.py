@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import datetime as dt
 import filecmp
-import json
 import os
 import re
 import shutil
@@ -67,22 +66,21 @@ class SecondBuild:
         self.proc.communicate()
 
 
-def _warm_live_cache() -> None:
-    """Gather the in-browser runtime into its cache once, before two builds run at once:
-    then both only read it (a cold cache written by two builds at a time could race)."""
-    live = load_hook("live", "live_hook_warm")
-    try:
-        lock = json.loads(live.LOCK.read_text(encoding="utf-8"))
-        core = live.pyodide_core(lock)
-        wheels = [path for _, _, path in live.pypi_wheels(lock["wheels"])]
-        live.served_archives(core, lock, [*wheels, live.project_wheel()])  # and the bytecode
-    except Exception:  # each build meets the same error and reports it
-        pass
+def _prepare_once(site_url: str) -> None:
+    """Run prepare once, for the builds' address, before two builds run at once: then both
+    find its outputs up to date and only read them (two builds writing the same files at a
+    time could race)."""
+    from unittest import mock
+
+    from attention_site.prepare import prepare
+
+    with mock.patch.dict(os.environ, {"SITE_URL": site_url}):
+        prepare()
 
 
 def start_second_build(tmp_path_factory: pytest.TempPathFactory, site_url: str) -> SecondBuild:
     """The second build, started now (``built_site`` starts it beside the shared build)."""
-    _warm_live_cache()
+    _prepare_once(site_url)
     second = tmp_path_factory.mktemp("reproducible") / "second"
     # a hash seed the shared build did not use (it ran with the environment's, or a random one)
     seed = os.environ.get("PYTHONHASHSEED", "")

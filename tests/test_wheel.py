@@ -1,10 +1,11 @@
 """The wheel a learner installs, and the page's Python runtime loads, holds the library only.
 
-hatchling builds it from ``src/`` as ``hooks/live.py`` does for the answer boxes; every file in
-it belongs to ``attention_math`` (or its ``.dist-info``), and no module in it imports the site's
-tools (read with ``ast``, imports inside functions included). The one exception: the figures a
-learner redraws (``attention_math/plot/``) import matplotlib, the ``notebook`` extra, inside
-the functions that draw, never at a module's top, so the library imports without it.
+hatchling builds it from ``src/`` as ``attention_site.live_runtime`` does for the answer
+boxes; every file in it belongs to ``attention_math`` (or its ``.dist-info``), and no module in
+it imports the site's tools (read with ``ast``, imports inside functions included). The one
+exception: the figures a learner redraws (``attention_math/plot/``) import matplotlib, the
+``notebook`` extra, inside the functions that draw, never at a module's top, so the library
+imports without it.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Files from a package registry, fetched once into a cache and kept only if their hash is the
 pinned one.
 
-The build takes Pyodide's core from the npm registry and the wheels of SymPy and mpmath from
-PyPI (``hooks/live.py``); the browser tests take axe-core from the npm registry (``axe``).
+Prepare takes Pyodide's core from the npm registry and the wheels of SymPy and mpmath from
+PyPI (``attention_site.live_runtime``); the browser tests take axe-core from the npm registry
+(``axe``).
 Each pin names a URL and the hash the registry publishes for it (``npm view NAME@VERSION
 dist.integrity``, or ``uv.lock``'s ``hash``), so a download that differs is refused, not used.
 Nothing fetched is committed.

@@ -3,7 +3,7 @@ and the weights file from which the page's script redraws them (``docs/javascrip
 draws the same markup when the reader changes the tokens, so the first paint and every redraw
 look alike).
 
-No matplotlib here: the build's hook ``hooks/toy_weights.py`` writes the weights file from this
+No matplotlib here: ``attention_site.prepare`` writes the weights file from this
 module, and a restarted ``mkdocs serve`` that runs no figure then never imports matplotlib.
 """
 
@@ -23,7 +23,7 @@ from attention_math.toy.model import ToyModel
 __all__ = ["WEIGHTS_PATH", "head_svg", "heads_widget", "viridis", "weights_file", "weights_url"]
 
 WEIGHTS_PATH = "assets/toy/weights.json"
-"""Where the site keeps the trained weights (written by ``hooks/toy_weights.py``)."""
+"""Where the site keeps the trained weights (written by ``attention_site.prepare``)."""
 
 
 def weights_file(model: ToyModel) -> bytes:

@@ -139,7 +139,7 @@ def statement(exercise_id: str) -> str:
     form = "exact" if ex.tolerance is None else f"every entry within {tolerance_tex(ex.tolerance)}"
     names = f"; symbols: {', '.join(f'`{s}`' for s in ex.symbols)}" if ex.symbols else ""
     parts.append(f"*Answer:* {shape_words(ex.shape)}, {form}{names}. Id: `{ex.id}`.")
-    parts.append(answer_box(ex.id))  # checked in the reader's browser (hooks/live.py)
+    parts.append(answer_box(ex.id))  # checked in the reader's browser (attention_site.live_runtime)
     return "\n\n".join(p.strip("\n") for p in parts)
 
 

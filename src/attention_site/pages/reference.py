@@ -1,6 +1,6 @@
 """The API reference, generated from the packages: one page per public module, and its nav.
 
-``hooks/gen_reference.py`` (run by the ``gen-files`` plugin) writes, for each section, a
+``python -m attention_site.prepare`` writes into ``docs/``, for each section, a
 page per module that holds only mkdocstrings' ``::: module`` and a ``SUMMARY.md`` that
 ``literate-nav`` reads as the section's navigation. Adding a module to a package adds its
 page: nothing is listed by hand, and no page in ``docs/`` renders a module itself (a lesson
@@ -183,10 +183,9 @@ def nav_file(section: Section) -> str:
 
 
 def generated_files() -> dict[str, str]:
-    """Every file the reference adds to ``docs/`` at build time, by its path there: each
-    section's module pages and its ``SUMMARY.md``. ``hooks/gen_reference.py`` hands them to
-    ``gen-files``; ``benchmarks/zensical_check.py`` writes them into the copy it builds
-    (Zensical runs no MkDocs plugin), so both see the same files.
+    """Every file the reference adds to ``docs/`` before the build, by its path there: each
+    section's module pages and its ``SUMMARY.md``, written by ``attention_site.prepare`` for
+    either generator (both read them with literate-nav).
 
     Examples:
         >>> from attention_site.pages.reference import generated_files

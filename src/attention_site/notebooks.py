@@ -1,4 +1,4 @@
-"""MkDocs hook: every page that runs code can be downloaded as a Jupyter notebook.
+"""Every page that runs code can be downloaded as a Jupyter notebook.
 
 A page's executed blocks (```` ```python exec="on" ````) become code cells, in order; the
 prose between them becomes Markdown cells, with admonitions and tabs turned into bold
@@ -7,12 +7,13 @@ headings (Jupyter does not know them) and links to other pages made absolute. A 
 repository's files) is left out: the notebook holds what a learner runs, and runs top to bottom
 in Jupyter after ``pip install attention-math[notebook]``, its first code cell making the
 pages' ``print`` show maths and figures (``attention_math.display.show``).
-``tests/test_notebooks.py`` executes every one, from the wheel alone. The page gets a
+``tests/test_notebooks.py`` executes every one, from the wheel alone.
+``attention_site.prepare`` writes it into ``docs/``, in the folder of the page's HTML
+(`notebook_path`); the Markdown extension ``attention_site.notebook_link`` gives the page a
 "Download notebook" link under its title (the home page, at its end).
 
-Entry points, plain functions of a page's Markdown (no MkDocs object): ``cells`` (the cells),
-``notebook`` (the whole notebook), ``runs_code`` (whether a page has one); the MkDocs events
-below only call them.
+Entry points, plain functions of a page's Markdown: ``cells`` (the cells), ``notebook`` (the
+whole notebook), ``runs_code`` (whether a page has one).
 """
 
 from __future__ import annotations
@@ -25,9 +26,18 @@ from typing import Any
 import nbformat
 from nbformat import v4 as _v4
 
+__all__ = [
+    "LINK_CLASS",
+    "cells",
+    "notebook",
+    "notebook_name",
+    "notebook_path",
+    "page_address",
+    "runs_code",
+]
+
 # nbformat's functions carry no type annotations
 v4: Any = _v4
-_write_notebook: Any = nbformat.write
 
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,}|~{3,})\s*(?P<info>.*)$")
 CONTAINER = re.compile(
@@ -45,8 +55,6 @@ RICH_PRINT = (
     "from attention_math.display import show\n\n"
     "print = show  # in Jupyter, print shows the maths, tables and figures the page prints"
 )
-
-_built: dict[str, Any] = {}  # dest path in the site -> notebook
 
 
 def _executed(info: str) -> bool:
@@ -188,13 +196,34 @@ def notebook(markdown: str, src_uri: str, site_url: str, title: str) -> Any:
     return nb
 
 
-def _name(page: Any) -> str:
-    stem = Path(page.file.src_uri).with_suffix("").as_posix().replace("/", "-")
+def notebook_name(src_uri: str) -> str:
+    """The notebook's file name: the page's path with dashes (``forward-softmax.ipynb``), and
+    the folder's name for an index page (``why.ipynb``; the home page's is ``index.ipynb``).
+
+    Examples:
+        >>> notebook_name("forward/softmax.md"), notebook_name("why/index.md")
+        ('forward-softmax.ipynb', 'why.ipynb')
+        >>> notebook_name("index.md")
+        'index.ipynb'
+    """
+    stem = Path(src_uri).with_suffix("").as_posix().replace("/", "-")
     return (stem.removesuffix("-index") or "index") + ".ipynb"
 
 
-def on_pre_build(config: Any) -> None:
-    _built.clear()
+def notebook_path(src_uri: str) -> str:
+    """Where the notebook goes under ``docs/``: in the folder of the page's HTML (directory
+    URLs: ``forward/softmax.md`` is ``forward/softmax/index.html``), so that the page links it
+    by its bare name.
+
+    Examples:
+        >>> notebook_path("forward/softmax.md"), notebook_path("why/index.md")
+        ('forward/softmax/forward-softmax.ipynb', 'why/why.ipynb')
+        >>> notebook_path("index.md")
+        'index.ipynb'
+    """
+    page = src_uri.removesuffix(".md")
+    folder = page.removesuffix("index").rstrip("/") if page.endswith("index") else page
+    return posixpath.join(folder, notebook_name(src_uri))
 
 
 def runs_code(markdown: str) -> bool:
@@ -208,28 +237,3 @@ def runs_code(markdown: str) -> bool:
         False
     """
     return any(c.cell_type == "code" for c in cells(markdown))
-
-
-def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
-    source = page.file.content_string
-    if not runs_code(source):
-        return html
-    name = _name(page)
-    dest = posixpath.join(posixpath.dirname(page.file.dest_uri), name)
-    site_url = config.get("site_url") or "/"
-    _built[dest] = notebook(source, page.file.src_uri, site_url, page.title or name)
-    link = (
-        f'<p class="{LINK_CLASS}"><a href="{name}" download>Download notebook</a>'
-        " (this page's code as cells, to run in Jupyter)</p>"
-    )
-    if getattr(page, "is_homepage", False):  # the home page opens with its idea, not a download
-        return html + link
-    head = re.search(r"</h1>", html)
-    return html[: head.end()] + link + html[head.end() :] if head else link + html
-
-
-def on_post_build(config: Any) -> None:
-    for dest, nb in _built.items():
-        path = Path(config["site_dir"]) / dest
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _write_notebook(nb, str(path))

@@ -1,0 +1,114 @@
+"""The "Download notebook" link under a page's title: a Python-Markdown extension.
+
+Python-Markdown gives an extension the page's text, never its path, and neither MkDocs nor
+Zensical passes one on. So ``attention_site.prepare``, which writes each page's notebook,
+also writes an index (``.prepare/notebooks.json``) from a `fingerprint` of each page's
+source to its notebook's file name; this extension's preprocessor, the first to see the
+page, takes the same fingerprint of the text it is given and adds the link under the first
+``# `` title (the home page, at its end). A page that runs code but is not in the index was
+edited after prepare ran: the build stops and says to run it. Registered in ``mkdocs.yml``
+under ``markdown_extensions`` (``attention_site.notebook_link``), so both generators run it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from markdown import Extension, Markdown
+from markdown.preprocessors import Preprocessor
+
+from attention_site.notebooks import LINK_CLASS, runs_code
+
+__all__ = ["INDEX", "NotebookLinkExtension", "fingerprint", "link_markdown", "makeExtension"]
+
+ROOT = Path(__file__).resolve().parents[2]
+INDEX = ROOT / ".prepare" / "notebooks.json"
+"""Fingerprint of a page's source -> ``{"name": the notebook's file name, "link": its path
+relative to the page's source, "home": whether the page is the home page}``."""
+
+FRONT_MATTER = re.compile(r"\A-{3}[ \t]*\n.*?\n(?:-{3}|\.{3})[ \t]*(\n|\Z)", re.S)
+TITLE = re.compile(r"^#\s+\S")
+
+
+def fingerprint(markdown: str) -> str:
+    """What names a page's source whichever generator hands it over: its non-blank lines,
+    right-stripped, without a byte-order mark, carriage returns or YAML front matter (which
+    generators take off before Markdown sees the page).
+
+    Examples:
+        >>> fingerprint("# T\\n\\ntext  \\n") == fingerprint("---\\na: 1\\n---\\n# T\\r\\ntext")
+        True
+        >>> fingerprint("# T\\n\\ntext\\n") == fingerprint("# T\\n\\nother\\n")
+        False
+    """
+    text = FRONT_MATTER.sub("", markdown.lstrip("\ufeff").replace("\r\n", "\n"), count=1)
+    kept = [line.rstrip() for line in text.split("\n") if line.strip()]
+    return hashlib.sha256("\n".join(kept).encode()).hexdigest()[:20]
+
+
+def link_markdown(link: str, name: str) -> list[str]:
+    """The link as Markdown lines: a paragraph of class ``notebook-link`` (attr_list), its
+    target relative to the page's source, as every link of the site, so that each generator
+    turns it into the address relative to the page as it turns any other (MkDocs leaves raw
+    HTML's links alone, Zensical rewrites them as if relative to the source).
+
+    Examples:
+        >>> first, attrs = link_markdown("softmax/forward-softmax.ipynb", "forward-softmax.ipynb")
+        >>> first[:61], attrs
+        ('[Download notebook](softmax/forward-softmax.ipynb){ download=', '{: .notebook-link }')
+    """
+    return [
+        f'[Download notebook]({link}){{ download="{name}" }}'
+        " (this page's code as cells, to run in Jupyter)",
+        f"{{: .{LINK_CLASS} }}",
+    ]
+
+
+class _LinkPreprocessor(Preprocessor):  # type: ignore[misc]  # Python-Markdown is untyped
+    def __init__(self, md: Markdown, index: Path) -> None:
+        super().__init__(md)
+        self.index = index
+
+    def run(self, lines: list[str]) -> list[str]:
+        text = "\n".join(lines)
+        known: dict[str, Any] = (
+            json.loads(self.index.read_text(encoding="utf-8")) if self.index.is_file() else {}
+        )
+        entry = known.get(fingerprint(text))
+        titles = [i for i, line in enumerate(lines) if TITLE.match(line)]
+        if entry is None:
+            # a fragment that markdown-exec renders has no title: only a page must be known
+            if titles and runs_code(text):
+                raise RuntimeError(
+                    f"a page that runs code ({lines[titles[0]].strip()!r}) has no notebook "
+                    "in .prepare/notebooks.json: run `python -m attention_site.prepare` "
+                    "(the build command and `mkdocs serve` run it first)"
+                )
+            return lines
+        link = link_markdown(entry["link"], entry["name"])
+        if entry["home"] or not titles:  # the home page opens with its idea, not a download
+            return [*lines, "", *link, ""]
+        at = titles[0] + 1
+        return [*lines[:at], "", *link, "", *lines[at:]]
+
+
+class NotebookLinkExtension(Extension):  # type: ignore[misc]  # Python-Markdown is untyped
+    """Adds the "Download notebook" link to each page whose notebook prepare wrote."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        self.config = {"index": [str(INDEX), "the index prepare writes"]}
+        super().__init__(**kwargs)
+
+    def extendMarkdown(self, md: Markdown) -> None:
+        # before every other preprocessor (snippets at 32, whitespace at 30, HTML at 20):
+        # the fingerprint is of the page as written
+        index = Path(self.getConfig("index"))
+        md.preprocessors.register(_LinkPreprocessor(md, index), "notebook_link", 200)
+
+
+def makeExtension(**kwargs: Any) -> NotebookLinkExtension:
+    return NotebookLinkExtension(**kwargs)
