@@ -11,7 +11,13 @@ from hypothesis import strategies as st
 from attention_math import numeric
 from attention_math.derivations import multihead as mh
 from attention_math.multihead import multi_head_attention
-from attention_math.numeric import attention, causal_mask, padding_mask, softmax
+from attention_math.numeric import (
+    attention,
+    attention_weights,
+    causal_mask,
+    padding_mask,
+    softmax,
+)
 
 
 def _weights(rng, d_model, h, d_k, d_v, d_out):
@@ -258,13 +264,11 @@ def test_multihead_biases_and_widths_by_hand():
     )
     q, k, v = x_q @ w_q + b["b_q"], x_k @ w_k + b["b_k"], x_v @ w_v + b["b_v"]
     heads = [
-        attention(
-            q[..., 2 * i : 2 * i + 2],
-            k[..., 2 * i : 2 * i + 2],
-            v[..., 3 * i : 3 * i + 3],
-            return_weights=True,
+        (attention(*part), attention_weights(*part))
+        for part in (
+            (q[..., 2 * i : 2 * i + 2], k[..., 2 * i : 2 * i + 2], v[..., 3 * i : 3 * i + 3])
+            for i in range(2)
         )
-        for i in range(2)
     ]
     want = np.concatenate([h[0] for h in heads], axis=-1) @ w_o + b["b_o"]
     np.testing.assert_allclose(out, want, rtol=1e-12)

@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from attention_math._checks import CausalAlignment, as_float, check_count, check_weight
-from attention_math.numeric import attention
+from attention_math.numeric import attention, attention_weights
 
 __all__ = ["circuits", "grouped_query_attention", "multi_head_attention"]
 
@@ -220,19 +220,12 @@ def _multi_head(
     note(("V split into heads", v.shape))
     if trace is not None:
         note(("scores Q⁽ⁱ⁾K⁽ⁱ⁾ᵀ per head", (*q.shape[:-1], k.shape[-2])))
-    w: Floats | None = None
-    if return_weights:  # (..., h, L_q, d_v), (..., h, L_q, L_k)
-        heads, w = attention(
-            q,
-            k,
-            v,
-            mask=m,
-            is_causal=is_causal,
-            causal_alignment=causal_alignment,
-            return_weights=True,
+    heads = attention(q, k, v, mask=m, is_causal=is_causal, causal_alignment=causal_alignment)
+    w: Floats | None = None  # (..., h, L_q, L_k) if asked for
+    if return_weights:
+        w = attention_weights(
+            q, k, v, mask=m, is_causal=is_causal, causal_alignment=causal_alignment
         )
-    else:
-        heads = attention(q, k, v, mask=m, is_causal=is_causal, causal_alignment=causal_alignment)
     note(("heads softmax(·) V⁽ⁱ⁾", heads.shape))
     concat = _merge_heads(heads)  # (..., L_q, h·d_v)
     note(("Concat(head_1, …, head_h)", concat.shape))

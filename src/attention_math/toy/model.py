@@ -30,7 +30,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from attention_math import positional
 from attention_math.multihead import circuits
-from attention_math.numeric import attention
+from attention_math.numeric import attention_weights
 
 __all__ = ["Config", "ToyModel", "forward", "init_params", "weight_names"]
 
@@ -175,7 +175,8 @@ def forward(
         q = split_heads(x @ params[f"w_q.{layer}"], h)  # (..., h, L, d_head)
         k = split_heads(x @ params[f"w_k.{layer}"], h)  # (..., h, L, d_head)
         v = split_heads(x @ params[f"w_v.{layer}"], h)  # (..., h, L, d_head)
-        heads, att = attention(q, k, v, is_causal=True, return_weights=True)  # (..., h, L, ·)
+        att = attention_weights(q, k, v, is_causal=True)  # (..., h, L, L)
+        heads = att @ v  # (..., h, L, d_head)
         z = merge_heads(heads)  # (..., L, h·d_head)
         x = x + z @ params[f"w_o.{layer}"]  # (..., L, d_model): the layer adds to the stream
         saved.update({f"q.{layer}": q, f"k.{layer}": k, f"v.{layer}": v})
