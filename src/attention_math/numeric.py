@@ -75,6 +75,16 @@ def softmax(x: ArrayLike, axis: int = -1) -> NDArray[np.floating]:
         Traceback (most recent call last):
         ...
         ValueError: softmax input has no entries along axis -1 (shape (0,)): nothing to normalise
+
+    See Also:
+        - [`log_softmax`][attention_math.numeric.log_softmax]: its log, without the underflow.
+        - [`symbolic.softmax`][attention_math.symbolic.softmax]: exact, in SymPy.
+        - [`attention_weights`][attention_math.numeric.attention_weights]: the softmax of the
+          scores.
+
+    References:
+        - [Milakov and Gimelshein, 2018](https://arxiv.org/abs/1805.02867): the shift by the
+          maximum, and how to compute it in one pass (the online softmax).
     """
     out, dtype = _softmax_input("softmax", x, axis)
     return _softmax_inplace(out, axis).astype(dtype, copy=False)
@@ -181,6 +191,15 @@ def causal_mask(
         >>> causal_mask(2, 3, causal_alignment="bottom-right").astype(int)
         array([[1, 1, 0],
                [1, 1, 1]])
+
+    See Also:
+        - [`attention`][attention_math.numeric.attention] with ``is_causal=True``: the same
+          mask, never built.
+        - [`sliding_window_mask`][attention_math.numeric.sliding_window_mask]: a causal band.
+
+    References:
+        - [Vaswani et al., 2017](https://arxiv.org/abs/1706.03762), §3.2.3: the decoder's
+          masking of the positions a query may not see.
     """
     n_q = check_count("n_q", n_q, minimum=0)
     n_k = n_q if n_k is None else check_count("n_k", n_k, minimum=0)
