@@ -72,8 +72,12 @@ path ``attention(block_size=None)`` takes, and of ``tiled_backward``. Chosen fro
 of ``benchmarks/attention_bench.py``: the shapes near it differ by a few per cent."""
 
 TILED_FROM_SCORES = 1024 * 1024
-"""``attention(block_size=None)`` tiles a head of at least this many scores ``L_q · L_k``:
-from there the tiled path was the faster of the two in ``benchmarks/default_path_bench.py``."""
+"""``attention(block_size=None)`` tiles a head of at least this many scores ``L_q · L_k``.
+
+On one thread the tiled path takes less CPU time than the one score buffer from L = 512 up,
+in float32 and float64 alike; but below this size it runs on one thread while the buffer's
+matrix products use every core, so it is here, where its query blocks start running on
+several threads (``_THREADS_MIN_SCORES``), that it becomes the faster of the two."""
 
 SCORES_BUDGET_BYTES = 256 * 2**20
 """``attention(block_size=None)`` also tiles when all the scores together (every head of the
