@@ -75,12 +75,12 @@ def runner(impl: str, causal: bool):
                 return sdpa(*t, is_causal=causal)[0, 0].numpy()
 
         return run
-    from attention_math import default_path, numeric, tiled
+    from attention_math import numeric, tiled
 
     if impl == "default":  # what a user gets with default arguments
         return lambda q, k, v: numeric.attention(q, k, v, is_causal=causal)
     if impl == "untiled":
-        default_path.SCORES_BUDGET_BYTES = float("inf")  # force the one-L×L-buffer path
+        tiled.TILED_FROM_SCORES = tiled.SCORES_BUDGET_BYTES = 2**62  # force one L×L buffer
         return lambda q, k, v: numeric.attention(q, k, v, is_causal=causal)
     return lambda q, k, v: numeric.attention(
         q, k, v, is_causal=causal, block_size=tiled.DEFAULT_BLOCK
@@ -270,6 +270,21 @@ def _numpy_simd() -> list[str]:
     return [*simd["baseline"], *simd["found"]]
 
 
+def _l2_bytes() -> int | None:
+    """The per-core L2 cache in bytes from Linux's sysfs (``None`` where it cannot be read):
+    a fact about the machine for the record, which no code path reads."""
+    root = Path("/sys/devices/system/cpu/cpu0/cache")
+    try:
+        for index in sorted(root.glob("index*")):
+            if (index / "level").read_text().strip() == "2":
+                text = (index / "size").read_text().strip().upper()
+                unit = {"K": 2**10, "M": 2**20}.get(text[-1:], 1)
+                return int(text.rstrip("KM")) * unit
+    except (OSError, ValueError):
+        return None
+    return None
+
+
 def machine() -> dict:
     info = {"python": platform.python_version(), "numpy": np.__version__, "cores": os.cpu_count()}
     try:
@@ -277,7 +292,7 @@ def machine() -> dict:
             info["cpu"] = next(ln.split(":", 1)[1].strip() for ln in f if "model name" in ln)
     except (OSError, StopIteration):
         info["cpu"] = platform.processor() or "unknown"
-    from attention_math import default_path, tiled
+    from attention_math import tiled
 
     info["tiled_workers"] = tiled.default_workers()
     info["default_block"] = list(tiled.DEFAULT_BLOCK)
@@ -291,7 +306,7 @@ def machine() -> dict:
         info["blas_threads"] = blas[0].get("num_threads") if blas else None
     except ImportError:
         info["blas_kernel"] = None
-    info["l2_cache_bytes"] = default_path.cache_bytes(2)
+    info["l2_cache_bytes"] = _l2_bytes()
     # NumPy's elementwise kernels, and so some results (its power, say), differ with these
     info["numpy_simd"] = _numpy_simd()
     try:

@@ -1,31 +1,22 @@
-"""Benchmark: ``numeric.attention`` with default arguments against PyTorch's fused kernel.
+"""Benchmark: ``attention`` with default arguments beside PyTorch's fused kernel, in one run.
 
-Not a test. From the repository root, on any machine:
+Not a test. From the repository root, on a machine as quiet as you can get:
 
-    uv run --group test python benchmarks/default_path_bench.py            # L = 2048 … 8192
-    uv run --group test python benchmarks/default_path_bench.py --rounds 1 --lengths 2048
+    uv run --group test python benchmarks/default_path_bench.py              # 5 rounds
+    uv run --group test python benchmarks/default_path_bench.py --rounds 3 --lengths 2048
 
-What a user gets without choosing anything: ``attention(q, k, v, is_causal=...)``, whose
-path (untiled or tiled) and tile come from this machine (``default_path.tiles_pay`` and
-``default_path.default_block``), against ``scaled_dot_product_attention`` on ``(1, 1, L, 64)``
-tensors. The two alternate in fresh processes, round after round (the machine may be shared:
-a load change then hits both alike), and each ratio is that of the two medians over the
-rounds. In each
-process a call is timed ``REPEATS`` times after a first call (whose peak memory is measured),
-and the median is kept; the median of the first ``EARLY`` of those is kept too. Before the
-timed calls each process waits ``attention_bench.SPIN_PAUSE_S``: OpenBLAS's threads spin for
-about 0.1 s after a multi-threaded product (the warm-up's) and slow whatever runs next.
+What a user gets without choosing anything: ``attention(q, k, v, is_causal=...)`` on float32
+``(L, 64)`` inputs, whose path (tiled or one score buffer) is the fixed rule
+``tiled.takes_tiles``, against ``scaled_dot_product_attention`` on ``(1, 1, L, 64)`` float32
+tensors (4-D, so that PyTorch runs its fused kernel). The two alternate in fresh processes,
+round after round, so that a change in the machine's load hits both alike; each process
+times a call several times after a first one and keeps the median (``attention_bench``'s
+``one_case``), and each ratio is that of the two medians over the rounds. Issue 52's bar:
+at most 2.0 × PyTorch's time at L = 2048 and 1.5 × at L = 8192, causal and not.
 
-The one-off calibration of ``tiles_pay`` runs first, in a process of its own, into a
-temporary calibration directory (``ATTENTION_MATH_CACHE_DIR``) that every timed process then
-reads, as a user's later processes read theirs; its duration and the thresholds it chose are
-recorded. Results and the machine (CPU model, BLAS and its kernel, L2 size, load average) go
-to ``data/default_path_bench.json``, read by the Performance page.
-
-Last, ``default_path_profile.py`` runs in a process of its own for each dtype: one head on
-one thread, in CPU time, the default path and PyTorch side by side and the tile loop's steps
-(two GEMMs, the exponential) timed one by one: where the time goes, measured in a way a
-busy machine disturbs less than the wall-clock ratios.
+The ratios are printed, and written with the machine, ``uptime`` and the load average
+before, during and after to ``data/default_path_bench.json`` (the Performance
+page shows them). No test reads that file: a measurement is not a unit test.
 """
 
 from __future__ import annotations
@@ -37,146 +28,109 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
 from _common import result_path  # benchmarks/, the script's directory
 from attention_bench import in_child, machine
 
-from attention_math import default_path
+from attention_math import tiled
 
 RESULTS = result_path(__file__)
-DTYPES = ("float32", "float64")
-
-
+D = 64
+DTYPE = "float32"
 #: Timed calls per process after the first, at L ≤ 2048 and above (within ``SECONDS``).
 REPEATS = {2048: 20, None: 6}
 SECONDS = 4.0
-#: The first calls after the first, reported on their own.
-EARLY = 4
 
 
 def target(n: int) -> float:
-    """The issue's bound on the time ratio default / torch."""
-    return 1.25 if n >= 4096 else 1.5
+    """Issue 52's bound on the time ratio default / PyTorch at length ``n``."""
+    return 2.0 if n <= 2048 else 1.5
 
 
-CALIBRATE = """
-import json, time
-import numpy as np
-from attention_math import default_path, numeric
-t0 = time.perf_counter()
-run = numeric._untiled_reference
-found = {d: default_path.crossover(np.dtype(d), run) for d in ("float32", "float64")}
-print(json.dumps(dict(seconds=time.perf_counter() - t0, crossover=found)))
-"""
+def uptime() -> str:
+    """``uptime``'s line (the load averages of the shared machine), or the load alone."""
+    try:
+        return subprocess.run(["uptime"], capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "load average: " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def calibrate() -> dict:
-    """Run the default path's calibration once, in its own process, into the directory that
-    ``ATTENTION_MATH_CACHE_DIR`` names; its time and the per-head score counts it chose."""
-    out = subprocess.run([sys.executable, "-c", CALIBRATE], capture_output=True, text=True)
-    if out.returncode != 0:
-        raise SystemExit(f"calibration failed: {out.stderr.strip()}")
-    return json.loads(out.stdout)
-
-
-def profile(n: int, dtype: str) -> dict:
-    """``default_path_profile.py`` for one dtype, in a fresh process reading the calibration."""
-    script = Path(__file__).with_name("default_path_profile.py")
-    out = subprocess.run(
-        [sys.executable, str(script), str(n), dtype], capture_output=True, text=True
+def one_row(n: int, causal: bool, rounds: int) -> dict:
+    """Default and PyTorch at length ``n``, alternating in fresh processes ``rounds`` times."""
+    times: dict[str, list[float]] = {"default": [], "torch": []}
+    repeats = REPEATS[2048] if n <= 2048 else REPEATS[None]
+    loads = []
+    for _ in range(rounds):
+        for impl in times:  # alternated, round after round
+            case = dict(impl=impl, dtype=DTYPE, L=n, causal=causal)
+            case.update(repeats=repeats + 1, seconds=SECONDS)  # + the first call, not counted
+            r = in_child(case)
+            if "median_s" in r:
+                times[impl].append(r["median_s"])
+        loads.append(os.getloadavg()[0])
+    row: dict = dict(L=n, dtype=DTYPE, d=D, causal=causal, target=target(n))
+    row["tiled"] = tiled.takes_tiles((n, n), np.dtype(DTYPE))
+    row["block"] = list(tiled.DEFAULT_BLOCK) if row["tiled"] else None
+    if not (times["default"] and times["torch"]):
+        return row | {"skipped": "a case failed"}
+    a, b = statistics.median(times["default"]), statistics.median(times["torch"])
+    return row | dict(
+        default_s=a,
+        torch_s=b,
+        ratio=a / b,
+        met=a / b <= target(n),
+        rounds_default_s=times["default"],
+        rounds_torch_s=times["torch"],
+        load=statistics.median(loads),
     )
-    if out.returncode != 0:
-        return dict(L=n, dtype=dtype, skipped=f"failed: {out.stderr.strip().splitlines()[-1]}")
-    return json.loads(out.stdout)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--lengths", type=int, nargs="+", default=[2048, 4096, 8192])
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--profile-length", type=int, default=4096)
+    ap.add_argument("--lengths", type=int, nargs="+", default=[2048, 8192])
+    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--out", type=Path, default=RESULTS)
     args = ap.parse_args(argv)
     started = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-    load_before = os.getloadavg()
-    cache = tempfile.TemporaryDirectory(prefix="attention-math-bench-")
-    os.environ["ATTENTION_MATH_CACHE_DIR"] = cache.name  # inherited by every child
-    os.environ.pop("ATTENTION_MATH_CALIBRATE", None)
-    calibration = calibrate()
-    print(f"calibration: {calibration}", flush=True)
+    before, load_before = uptime(), os.getloadavg()
+    print(f"before: {before}", flush=True)
     rows = []
     for n in args.lengths:
-        for dtype in DTYPES:
-            for causal in (False, True):
-                t: dict[str, list[float]] = {"default": [], "torch": []}
-                early: dict[str, list[float]] = {"default": [], "torch": []}
-                mem = []
-                repeats = REPEATS[2048] if n <= 2048 else REPEATS[None]
-                for _ in range(args.rounds):
-                    for impl in t:  # alternated
-                        case = dict(impl=impl, dtype=dtype, L=n, causal=causal)
-                        case.update(repeats=repeats + 1, seconds=SECONDS)  # + the first call
-                        r = in_child(case)
-                        if "median_s" in r:
-                            t[impl].append(r["median_s"])
-                            # at the longest lengths the time budget may leave no call
-                            # after the first: then there is no early median to keep
-                            if r["times"][1 : 1 + EARLY]:
-                                early[impl].append(statistics.median(r["times"][1 : 1 + EARLY]))
-                            if impl == "default":
-                                mem.append(r["peak_extra_mib"])
-                if not (t["default"] and t["torch"]):
-                    rows.append(dict(L=n, dtype=dtype, causal=causal, skipped="a case failed"))
-                    continue
-                a, b = statistics.median(t["default"]), statistics.median(t["torch"])
-                row = dict(
-                    L=n,
-                    dtype=dtype,
-                    causal=causal,
-                    default_s=a,
-                    torch_s=b,
-                    ratio=a / b,
-                    target=target(n),
-                    met=a / b <= target(n),
-                    peak_extra_mib=max(mem),
-                    load=os.getloadavg()[0],
-                    early_ratio=statistics.median(early["default"])
-                    / statistics.median(early["torch"])
-                    if early["default"] and early["torch"]
-                    else None,
-                )
-                rows.append(row)
-                print(
-                    f"L={n:5d} {dtype} causal={causal!s:5} default {a:.4f} s torch {b:.4f} s "
-                    f"ratio {a / b:.2f} (target ≤ {target(n)}; first calls "
-                    f"{row['early_ratio'] or float('nan'):.2f}) peak+{max(mem):.1f} MiB "
-                    f"load {row['load']:.1f}",
-                    flush=True,
-                )
-    profiles = []
-    for dtype in DTYPES:
-        p = profile(args.profile_length, dtype)
-        profiles.append(p)
-        print(f"profile: {p}", flush=True)
-    info = machine()
-    info["default_block"] = {d: list(default_path.default_block(np.dtype(d))) for d in DTYPES}
+        for causal in (False, True):
+            row = one_row(n, causal, args.rounds)
+            rows.append(row)
+            if "skipped" in row:
+                print(f"L={n:5d} causal={causal!s:5} skipped: {row['skipped']}", flush=True)
+                continue
+            print(
+                f"L={n:5d} causal={causal!s:5} {'tiled' if row['tiled'] else 'untiled':7} "
+                f"default {row['default_s'] * 1e3:7.1f} ms  torch {row['torch_s'] * 1e3:7.1f} ms  "
+                f"ratio {row['ratio']:.2f} (≤ {row['target']}: "
+                f"{'met' if row['met'] else 'MISSED'})  load {row['load']:.2f}",
+                flush=True,
+            )
+    after = uptime()
+    print(f"after: {after}", flush=True)
     doc = {
         "started_utc": started,
+        "uptime_before": before,
+        "uptime_after": after,
         "load_before": load_before,
         "load_after": os.getloadavg(),
-        "machine": info,
+        "machine": machine(),
         "rounds": args.rounds,
-        "repeats": {"L <= 2048": REPEATS[2048], "L > 2048": REPEATS[None], "early": EARLY},
-        "calibration": calibration,
+        "repeats": {"L <= 2048": REPEATS[2048], "L > 2048": REPEATS[None]},
+        "rule": {
+            "tiled_from_scores": tiled.TILED_FROM_SCORES,
+            "scores_budget_bytes": tiled.SCORES_BUDGET_BYTES,
+            "default_block": list(tiled.DEFAULT_BLOCK),
+        },
         "results": rows,
-        "profile": profiles,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(doc, indent=1) + "\n")
-    cache.cleanup()
     print(f"wrote {args.out}")
     return 0
 

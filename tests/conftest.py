@@ -55,19 +55,6 @@ def torch():
     return require_or_skip("torch", TORCH_MISSING)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _calibration_in_tmp(tmp_path_factory):
-    """The default path's one-off timing (``default_path.tiles_pay``) is kept in a temporary
-    directory, so tests never write to the user's cache."""
-    old = os.environ.get("ATTENTION_MATH_CACHE_DIR")
-    os.environ["ATTENTION_MATH_CACHE_DIR"] = str(tmp_path_factory.mktemp("calibration"))
-    yield
-    if old is None:
-        del os.environ["ATTENTION_MATH_CACHE_DIR"]
-    else:
-        os.environ["ATTENTION_MATH_CACHE_DIR"] = old
-
-
 @pytest.fixture(scope="session")
 def site_server():
     """A localhost server for the built site under ``/attention-math/``, bound, not yet serving.
@@ -104,15 +91,7 @@ def built_site(request, tmp_path_factory, site_server):
 
     root = Path(__file__).resolve().parents[1]
     out = tmp_path_factory.mktemp("site")
-    # its own calibration dir: tests/test_default_path.py checks the build never timed a path
-    cache = out.parent / f"{out.name}-calibration"
-    cache.mkdir()
-    env = {
-        **os.environ,
-        "NO_MKDOCS_2_WARNING": "1",
-        "ATTENTION_MATH_CACHE_DIR": str(cache),
-        "SITE_URL": site_server.url,
-    }
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": site_server.url}
     if _wants_second_build(request.session):
         from tests.test_reproducible_build import start_second_build
 

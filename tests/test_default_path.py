@@ -1,189 +1,132 @@
-"""The default path of ``attention``: tile size from the cache, tiled or not from a one-off
-timing kept per machine in a cache file (or switched off), always tiled above the memory
-budget; results equal either way."""
+"""The default path of ``attention``: a fixed rule on the shapes and the dtype picks the tiled
+path, ``block_size=`` picks it by hand, both paths agree, and a call writes nothing."""
 
 from __future__ import annotations
 
-import json
-import time
+import math
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
 
-from attention_math import default_path, numeric, tiled
+from attention_math import reference, tiled
+from attention_math.numeric import attention, attention_weights, attention_with_lse
 
 
 @pytest.fixture
-def fresh(monkeypatch, tmp_path):
-    """A process that has not calibrated yet, with an empty calibration directory."""
-    monkeypatch.setattr(default_path, "_crossover", {})
-    monkeypatch.setenv(default_path.CACHE_DIR_ENV, str(tmp_path / "cache"))
-    monkeypatch.delenv(default_path.CALIBRATE_ENV, raising=False)
-    monkeypatch.setattr(default_path, "_BLAS_SPIN_SECONDS", 0.0)  # a wait, not a computation
-    return monkeypatch
+def spy(monkeypatch):
+    """The tiles each call of the tiled path used (``tiled_attention`` and its ``_with_lse``)."""
+    calls: list[object] = []
+    for name in ("tiled_attention", "tiled_attention_with_lse"):
+        real = getattr(tiled, name)
+
+        def wrapped(*args, _real=real, **kwargs):
+            calls.append(kwargs["block_size"])
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(tiled, name, wrapped)
+    return calls
 
 
-def _no_timing(*args):
-    raise AssertionError("timed a path that should have been read back")
+def test_the_rule_tiles_from_the_per_head_threshold():
+    n = math.isqrt(tiled.TILED_FROM_SCORES)
+    for dtype in (np.float32, np.float64):
+        assert not tiled.takes_tiles((n - 1, n), np.dtype(dtype))
+        assert tiled.takes_tiles((n, n), np.dtype(dtype))
+        assert tiled.takes_tiles((1, n * n), np.dtype(dtype))  # one query, many keys: per head
+        assert not tiled.takes_tiles((n, 0), np.dtype(dtype))  # no scores: nothing to tile
 
 
-@pytest.mark.parametrize(("l2", "dtype", "want"), [
-    (512 * 1024, np.float32, (256, 1024)),
-    (512 * 1024, np.float64, (256, 512)),
-    (1024 * 1024, np.float32, (256, 2048)),
-    (64 * 1024 * 1024, np.float32, (256, 4096)),  # capped
-    (16 * 1024, np.float64, (256, 256)),  # floored
-    (None, np.float32, tiled.DEFAULT_BLOCK),  # unreadable: the fallback
-])  # fmt: skip
-def test_default_block_from_l2(monkeypatch, l2, dtype, want):
-    monkeypatch.setattr(default_path, "cache_bytes", lambda level=2: l2)
-    assert default_path.default_block(np.dtype(dtype)) == want
+def test_the_budget_counts_every_head_and_the_dtype():
+    # 768 heads of 256 × 256 scores: 192 MiB in float32, 384 MiB in float64
+    per_head = 256
+    heads = 3 * tiled.SCORES_BUDGET_BYTES // (4 * 4 * per_head * per_head)
+    assert per_head * per_head < tiled.TILED_FROM_SCORES
+    shape = (heads, per_head, per_head)
+    assert not tiled.takes_tiles(shape, np.dtype(np.float32))
+    assert tiled.takes_tiles(shape, np.dtype(np.float64))
 
 
-def test_cache_bytes_reads_sysfs_or_none():
-    size = default_path.cache_bytes(2)
-    assert size is None or (isinstance(size, int) and size >= 16 * 1024)
-    assert default_path.cache_bytes(9) is None  # no such level
+@pytest.mark.parametrize("f", [attention, attention_with_lse])
+def test_attention_follows_the_rule(spy, monkeypatch, f):
+    monkeypatch.setattr(tiled, "TILED_FROM_SCORES", 30 * 30)
+    rng = np.random.default_rng(0)
+    q, k, v = rng.standard_normal((3, 30, 4))
+    f(q[:29], k, v)  # 29 × 30 scores: below the threshold
+    assert spy == []
+    f(q, k, v)
+    assert spy == [tiled.DEFAULT_BLOCK]
+    f(q, k, v, dropout_p=0.1, rng=0)  # dropout needs the weights whole: never tiled
+    attention_weights(q, k, v)  # the weights are formed whole: never tiled
+    assert spy == [tiled.DEFAULT_BLOCK]
 
 
-def test_small_problems_never_calibrate(fresh):
-    calls = []
-    assert not default_path.tiles_pay((512, 512), np.dtype(np.float32), lambda *a: calls.append(a))
-    assert calls == [] and default_path._crossover == {}
-
-
-def test_above_budget_always_tiles(fresh):
-    fresh.setattr(default_path, "SCORES_BUDGET_BYTES", 100)
-    assert default_path.tiles_pay((8, 8), np.dtype(np.float64), lambda *a: None)
-
-
-def test_calibration_picks_the_faster_and_is_kept(fresh):
-    fresh.setattr(default_path, "CALIBRATION_LENGTHS", (32, 64))
-    calls = []
-
-    def slow_untiled(q, k, v):
-        calls.append(q.shape)
-        time.sleep(0.01)  # far slower than tiles of a 32 × 64 problem (tens of µs)
-
-    assert default_path.tiles_pay((32, 32), np.dtype(np.float32), slow_untiled)
-    assert default_path._crossover["float32"] == 32 * 32
-    n = len(calls)
-    assert default_path.tiles_pay((40, 40), np.dtype(np.float32), slow_untiled)
-    assert len(calls) == n  # kept: no second timing
-    # below the floor
-    assert not default_path.tiles_pay((16, 16), np.dtype(np.float32), slow_untiled)
-
-
-def test_calibration_keeps_untiled_when_it_is_faster(fresh):
-    fresh.setattr(default_path, "CALIBRATION_LENGTHS", (32, 64))
-    real = tiled.tiled_attention
-
-    def slow_tiled(*args, **kwargs):
-        time.sleep(0.01)
-        return real(*args, **kwargs)
-
-    fresh.setattr(tiled, "tiled_attention", slow_tiled)
-    assert not default_path.tiles_pay((64, 64), np.dtype(np.float64), lambda *a: None)
-    assert default_path._crossover["float64"] == 128 * 128
+def test_block_size_chooses_tiles_by_hand(spy):
+    q = k = v = np.eye(3)
+    attention(q, k, v, block_size=2)
+    attention_with_lse(q, k, v, block_size=(1, 2))
+    assert spy == [(2, 2), (1, 2)]
 
 
 @pytest.mark.parametrize("causal", [False, True])
-def test_default_equals_untiled_across_the_threshold(fresh, causal):
-    fresh.setattr(default_path, "CALIBRATION_LENGTHS", (32, 64))
-    fresh.setattr(default_path, "_crossover", {"float64": 48 * 48})  # as if calibrated
-    rng = np.random.default_rng(0)
-    for n in (40, 48, 100):
-        q, k, v = rng.normal(size=(3, n, 8))
-        got = numeric.attention(q, k, v, is_causal=causal)
-        ref, _ = numeric.attention(q, k, v, is_causal=causal, return_weights=True)
-        assert np.allclose(got, ref, rtol=0, atol=32 * np.finfo(float).eps)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_default_agrees_with_the_reference_across_the_threshold(monkeypatch, causal, dtype):
+    monkeypatch.setattr(tiled, "TILED_FROM_SCORES", 48 * 48)
+    rng = np.random.default_rng(1)
+    eps = np.finfo(dtype).eps
+    for n in (40, 48, 100):  # untiled, tiled from the threshold, tiled
+        q, k, v = rng.normal(size=(3, 2, n, 8)).astype(dtype)  # two heads
+        got = attention(q, k, v, is_causal=causal)
+        want = reference.attention(q, k, v, is_causal=causal)
+        assert got.dtype == dtype
+        assert np.abs(got - want).max() <= 32 * eps * np.abs(v).max()
+        out, lse = attention_with_lse(q, k, v, is_causal=causal)
+        assert np.array_equal(out, got)
+        assert np.isfinite(lse).all()
 
 
-def test_calibration_is_saved_and_read_back_by_the_next_process(fresh, tmp_path):
-    fresh.setattr(default_path, "CALIBRATION_LENGTHS", (32, 64))
-    fresh.setattr(default_path, "_calibrate", lambda dtype, untiled: 48 * 48)
-    assert default_path.tiles_pay((50, 50), np.dtype(np.float32), _no_timing)
-    # only the calibration file, in the calibration directory: no temporary left over
-    assert sorted(p.name for p in tmp_path.rglob("*")) == ["cache", default_path.CALIBRATION_FILE]
-    doc = json.loads((tmp_path / "cache" / default_path.CALIBRATION_FILE).read_text())
-    assert doc == {default_path.machine_key(): {"float32": 48 * 48}}
-    fresh.setattr(default_path, "_crossover", {})  # a new process on the same machine
-    fresh.setattr(default_path, "_calibrate", _no_timing)
-    assert not default_path.tiles_pay((40, 40), np.dtype(np.float32), _no_timing)
-    assert default_path.tiles_pay((48, 48), np.dtype(np.float32), _no_timing)
+def test_the_same_input_gives_the_same_bits():
+    # nothing measured, nothing remembered: two calls at a size the rule tiles are equal
+    n = math.isqrt(tiled.TILED_FROM_SCORES)
+    rng = np.random.default_rng(2)
+    q, k, v = rng.standard_normal((3, n, 8)).astype(np.float32)
+    assert tiled.takes_tiles((n, n), np.dtype(np.float32))
+    assert np.array_equal(attention(q, k, v), attention(q, k, v))
 
 
-def test_another_machine_or_a_damaged_file_calibrates_again(fresh, tmp_path):
-    fresh.setattr(default_path, "CALIBRATION_LENGTHS", (32, 64))
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    for text in ("{not json", "[1, 2]", '{"another machine": {"float64": 1}}'):
-        (cache / default_path.CALIBRATION_FILE).write_text(text)
-        fresh.setattr(default_path, "_crossover", {})
-        fresh.setattr(default_path, "_calibrate", lambda dtype, untiled: 60 * 60)
-        assert not default_path.tiles_pay((50, 50), np.dtype(np.float64), _no_timing)
-        doc = json.loads((cache / default_path.CALIBRATION_FILE).read_text())
-        assert doc[default_path.machine_key()] == {"float64": 60 * 60}
-    assert doc["another machine"] == {"float64": 1}  # the other machine's entry is kept
+def test_attention_writes_nothing(tmp_path):
+    """A fresh process with its home, cache and working directories empty calls every path
+    (untiled, tiled by the rule, tiled by hand, the weights, the log-sum-exp): they stay empty."""
+    home, cache, work = (tmp_path / name for name in ("home", "cache", "work"))
+    for folder in (home, cache, work):
+        folder.mkdir()
+    code = textwrap.dedent(
+        """
+        import math
+        import numpy as np
+        from attention_math import tiled
+        from attention_math.numeric import attention, attention_weights, attention_with_lse
 
-
-def test_unwritable_or_empty_cache_dir_keeps_it_in_the_process(fresh, tmp_path):
-    fresh.setattr(default_path, "CALIBRATION_LENGTHS", (32, 64))
-    fresh.setattr(default_path, "_calibrate", lambda dtype, untiled: 48 * 48)
-    blocker = tmp_path / "a-file"
-    blocker.write_text("")
-    for where in (str(blocker / "cache"), ""):  # under a file: mkdir fails; "": nowhere
-        fresh.setattr(default_path, "_crossover", {})
-        fresh.setenv(default_path.CACHE_DIR_ENV, where)
-        assert default_path.tiles_pay((50, 50), np.dtype(np.float32), _no_timing)
-        assert default_path._crossover == {"float32": 48 * 48}
-    assert sorted(p.name for p in tmp_path.rglob("*")) == ["a-file"]
-
-
-def test_calibration_switched_off_depends_on_the_shape_only(fresh, tmp_path):
-    fresh.setenv(default_path.CALIBRATE_ENV, "0")
-    fresh.setattr(default_path, "_calibrate", _no_timing)
-    n = int(np.sqrt(default_path.UNCALIBRATED_CROSSOVER))
-    assert not default_path.tiles_pay((n - 1, n), np.dtype(np.float32), _no_timing)
-    assert default_path.tiles_pay((n, n), np.dtype(np.float32), _no_timing)
-    assert not (tmp_path / "cache").exists()
-
-
-def test_the_docs_build_never_times_a_path(built_site):
-    # the build's own calibration dir (tests/conftest.py) stays empty: no page calls the
-    # default path at a size where the choice would depend on a timing
-    assert list((built_site.parent / f"{built_site.name}-calibration").iterdir()) == []
-
-
-def test_committed_benchmark_covers_the_issue_cases():
-    """benchmarks/results/default_path_bench.json, shown on the Performance page: every length,
-    dtype and mask the targets name, with the machine, the load and the one-thread profile."""
-    from pathlib import Path
-
-    path = Path(__file__).parents[1] / "benchmarks/results/default_path_bench.json"
-    doc = json.loads(path.read_text())
-    assert {"cpu", "blas", "blas_kernel", "l2_cache_bytes"} <= doc["machine"].keys()
-    assert len(doc["load_before"]) == 3 and len(doc["load_after"]) == 3
-    timed = {(r["L"], r["dtype"], r["causal"]) for r in doc["results"] if "ratio" in r}
-    for n in (2048, 4096, 8192):
-        for dtype in ("float32", "float64"):
-            assert {(n, dtype, False), (n, dtype, True)} <= timed
-    for r in doc["results"]:
-        assert r["met"] == (r["ratio"] <= r["target"]) and np.isfinite(r["load"])
-        assert r["target"] == (1.25 if r["L"] >= 4096 else 1.5)
-    prof = {p["dtype"]: p for p in doc["profile"]}
-    assert prof.keys() == {"float32", "float64"}
-    for p in prof.values():
-        steps = p["gemm_scores_s"] + p["exp_s"] + p["gemm_values_s"] + p["rest_s"]
-        assert 0 < steps <= 1.5 * p["default_s"]  # the steps are (most of) the default path
-        assert p["ratio"] == pytest.approx(p["default_s"] / p["torch_s"])
-
-
-def test_the_docstrings_state_the_constants_they_describe():
-    """The API pages show the docstrings, not the private constants: their values are written
-    out in the text, and this keeps the two in step."""
-    assert f"{default_path.BLOCK_Q} query rows" in (default_path.default_block.__doc__ or "")
-    a, b = default_path.CALIBRATION_LENGTHS
-    warm, calls = default_path._CALIBRATION_WARMUP, default_path._CALIBRATION_CALLS
-    said = f"lengths {a} and {b} (d = 64, {warm} untimed calls of each, then the best of {calls};"
-    assert said in " ".join((default_path.tiles_pay.__doc__ or "").split())
+        n = math.isqrt(tiled.TILED_FROM_SCORES)
+        rng = np.random.default_rng(3)
+        for dtype in (np.float32, np.float64):
+            q, k, v = rng.standard_normal((3, n, 8)).astype(dtype)
+            assert tiled.takes_tiles((n, n), q.dtype)
+            attention(q, k, v)
+            attention(q, k, v, is_causal=True)
+            attention_with_lse(q, k, v)
+            attention(q[:64], k[:64], v[:64])
+            attention(q[:64], k[:64], v[:64], block_size=16)
+            attention_weights(q[:64], k[:64], v[:64])
+        print("ran")
+        """
+    )
+    env = {"HOME": str(home), "XDG_CACHE_HOME": str(cache), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=work, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ran"
+    assert [p for p in tmp_path.rglob("*") if p not in (home, cache, work)] == []

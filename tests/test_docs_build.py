@@ -70,7 +70,7 @@ def test_no_hand_typed_decimal_results_in_docs():
 def test_strict_build_shows_the_computed_identity_example(built_site):
     html = (built_site / "examples" / "identity-2x2" / "index.html").read_text(encoding="utf-8")
     q, k, v = numeric.compute_qkv(*(ex.numeric(n) for n in ("x", "w_q", "w_k", "w_v")))
-    out, w = numeric.attention(q, k, v, return_weights=True)
+    out, w = numeric.attention(q, k, v), numeric.attention_weights(q, k, v)
     for value in (*w.ravel(), *out.ravel()):
         shown = re.compile(rf"(?<![\d.]){re.escape(fmt(value, 6))}(?!\d)")  # whole, not a prefix
         assert shown.search(html), f"computed value {value!r} missing from the page"

@@ -107,7 +107,7 @@ def test_the_api_pages_show_no_sphinx_role_and_link_the_cross_references(built_s
         if name.startswith("reference/api/"):
             api.feed(html)
     anchors = {href.rpartition("#")[2] for href in api.hrefs}
-    assert {"attention_math.numeric.attention", "attention_math.default_path.tiles_pay"} <= anchors
+    assert {"attention_math.numeric.attention", "attention_math.tiled.takes_tiles"} <= anchors
 
 
 def _returns_items(docstring: str) -> list[object]:

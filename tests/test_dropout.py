@@ -7,7 +7,7 @@ import pytest
 import sympy as sp
 
 from attention_math.derivations.dropout import check_expectation, dropout_expectation
-from attention_math.numeric import attention
+from attention_math.numeric import attention, attention_weights
 
 
 def _qkv(seed=0, lq=3, lk=5, d=4):
@@ -17,8 +17,9 @@ def _qkv(seed=0, lq=3, lk=5, d=4):
 
 def test_kept_weights_are_the_undropped_ones_divided_by_one_minus_p():
     q, k, v = _qkv()
-    _, w = attention(q, k, v, return_weights=True)
-    out, wd = attention(q, k, v, return_weights=True, dropout_p=0.3, rng=7)
+    w = attention_weights(q, k, v)
+    wd = attention_weights(q, k, v, dropout_p=0.3, rng=7)
+    out = attention(q, k, v, dropout_p=0.3, rng=7)  # the same seed: the same draw
     keep = np.random.default_rng(7).random(w.shape) >= 0.3  # the documented draw
     np.testing.assert_array_equal(wd != 0, keep)
     np.testing.assert_allclose(wd[keep], w[keep] / 0.7, rtol=1e-15)
@@ -70,7 +71,8 @@ def test_same_mask_as_pytorch_gives_the_same_output(torch):
     # PyTorch draws its own mask; given the same mask (through an explicit additive dropout of
     # the weights), torch's formula equals ours
     q, k, v = _qkv(5)
-    out, wd = attention(q, k, v, return_weights=True, dropout_p=0.25, rng=11)
+    out = attention(q, k, v, dropout_p=0.25, rng=11)
+    wd = attention_weights(q, k, v, dropout_p=0.25, rng=11)  # the weights that made out
     keep = torch.from_numpy(wd != 0)
     p = torch.softmax(torch.from_numpy(q @ k.T / 2.0), dim=-1)  # d_k = 4: scale 1/2
     want = ((p * keep) / 0.75 @ torch.from_numpy(v)).numpy()

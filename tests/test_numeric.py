@@ -2,7 +2,7 @@
 
 Also the conventions a PyTorch, d2l or Hugging Face user expects of ``attention`` and the
 softmax, checked without PyTorch (``test_oracle_torch.py`` compares with it): causal masks
-aligned top-left or bottom-right, ``return_lse``, zero-length sequences, float16/bfloat16
+aligned top-left or bottom-right, the log-sum-exp, zero-length sequences, float16/bfloat16
 inputs, ``log_softmax`` and the sign of ``scale``.
 """
 
@@ -19,12 +19,21 @@ from hypothesis.extra import numpy as hnp
 from attention_math import numeric
 from attention_math.backward import attention_backward
 from attention_math.numeric import (
+    AttentionLSE,
     attention,
+    attention_weights,
+    attention_with_lse,
     causal_mask,
     compute_qkv,
     log_softmax,
     softmax,
 )
+
+
+def both(*args, **kwargs):
+    """The output and the weights of one call: two functions, one argument list."""
+    return attention(*args, **kwargs), attention_weights(*args, **kwargs)
+
 
 # ---------------------------------------------------------------- cases derived by hand
 
@@ -72,7 +81,7 @@ def test_identity_example_by_hand():
     # q = k = I, d_k = 2 → scores diag(1/√2); row softmax (σ, 1 − σ) with σ = 1/(1 + e^{-1/√2})
     sigma = 1 / (1 + math.exp(-1 / math.sqrt(2)))
     v = np.array([[1.0, 2.0], [3.0, 4.0]])
-    out, w = attention(np.eye(2), np.eye(2), v, return_weights=True)
+    out, w = both(np.eye(2), np.eye(2), v)
     np.testing.assert_allclose(w, [[sigma, 1 - sigma], [1 - sigma, sigma]], rtol=1e-15)
     np.testing.assert_allclose(
         out, [[3 - 2 * sigma, 4 - 2 * sigma], [1 + 2 * sigma, 2 + 2 * sigma]], rtol=1e-15
@@ -92,9 +101,7 @@ def test_compute_qkv_is_three_products():
 
 def test_scale_zero_gives_uniform_weights_and_mean_of_values():
     v = np.array([[1.0], [2.0], [6.0]])
-    out, w = attention(
-        np.ones((1, 2)), np.arange(6.0).reshape(3, 2), v, scale=0.0, return_weights=True
-    )
+    out, w = both(np.ones((1, 2)), np.arange(6.0).reshape(3, 2), v, scale=0.0)
     np.testing.assert_allclose(w, np.full((1, 3), 1 / 3), rtol=1e-15)
     np.testing.assert_allclose(out, [[3.0]], rtol=1e-15)
 
@@ -120,9 +127,7 @@ def test_additive_finite_mask_shifts_scores():
 
 def test_fully_masked_row_is_zero_not_nan():
     mask = np.array([[True, True], [False, False]])
-    out, w = attention(
-        np.eye(2), np.eye(2), np.array([[1.0, 2.0], [3.0, 4.0]]), mask, return_weights=True
-    )
+    out, w = both(np.eye(2), np.eye(2), np.array([[1.0, 2.0], [3.0, 4.0]]), mask)
     np.testing.assert_array_equal(w[1], [0.0, 0.0])
     np.testing.assert_array_equal(out[1], [0.0, 0.0])
     assert np.isfinite(out).all()
@@ -133,7 +138,7 @@ def test_cross_attention_shapes():
     q = rng.standard_normal((3, 4))
     k = rng.standard_normal((7, 4))
     v = rng.standard_normal((7, 5))
-    out, w = attention(q, k, v, return_weights=True)
+    out, w = both(q, k, v)
     assert out.shape == (3, 5)
     assert w.shape == (3, 7)
 
@@ -190,7 +195,7 @@ def test_annotated_transformer_mask_on_unsplit_inputs_raises():
 )
 def test_dtype_rules(dtype, expected):
     q = np.array([[1, 0], [0, 1]], dtype=dtype)
-    out, w = attention(q, q, q, return_weights=True)
+    out, w = both(q, q, q)
     assert out.dtype == expected
     assert w.dtype == expected
 
@@ -218,7 +223,7 @@ def test_property_rows_sum_to_one_and_weights_in_unit_interval(data):
     q = data.draw(_arrays((L_q, d)))
     k = data.draw(_arrays((L_k, d)))
     v = data.draw(_arrays((L_k, 2)))
-    out, w = attention(q, k, v, return_weights=True)
+    out, w = both(q, k, v)
     np.testing.assert_allclose(w.sum(axis=-1), 1.0, rtol=1e-12)
     assert ((w >= 0) & (w <= 1)).all()
     # each output is a convex combination of the value rows
@@ -432,12 +437,12 @@ def test_attention_rejects_unknown_alignment_even_when_not_causal():
 
 
 @pytest.mark.parametrize("block", [None, 2, (1, 3)])
-def test_return_lse_is_the_log_of_the_softmax_denominator(block):
+def test_lse_is_the_log_of_the_softmax_denominator(block):
     rng = np.random.default_rng(7)
     q, k, v = rng.standard_normal((3, 2, 5, 4))
     mask = rng.random((2, 5, 5)) < 0.7
     mask[1, 2] = False  # a fully masked row
-    out, lse = attention(q, k, v, mask, return_lse=True, block_size=block)
+    out, lse = attention_with_lse(q, k, v, mask, block_size=block)
     assert lse.shape == (2, 5)
     s = np.where(mask, q @ np.swapaxes(k, -1, -2) / 2.0, -np.inf)
     with np.errstate(divide="ignore"):
@@ -446,7 +451,7 @@ def test_return_lse_is_the_log_of_the_softmax_denominator(block):
     assert lse[1, 2] == -np.inf
     np.testing.assert_array_equal(out, attention(q, k, v, mask, block_size=block))
     # what FlashAttention does with it: the weights from the scores and lse alone
-    _, w = attention(q, k, v, mask, return_weights=True)
+    w = attention_weights(q, k, v, mask)
     with np.errstate(invalid="ignore"):
         p = np.exp(s - lse[..., None])
     np.testing.assert_allclose(np.nan_to_num(p), w, atol=1e-15)
@@ -455,40 +460,53 @@ def test_return_lse_is_the_log_of_the_softmax_denominator(block):
 def test_lse_survives_scores_that_overflow_exp():
     q = np.array([[30.0]])
     k = np.array([[30.0], [-30.0]])
-    _, lse = attention(q, k, np.ones((2, 1)), scale=1.0, return_lse=True)
+    _, lse = attention_with_lse(q, k, np.ones((2, 1)), scale=1.0)
     assert lse[0] == pytest.approx(900.0)  # exp(900) overflows float64; lse does not
-    _, lse32 = attention(
+    _, lse32 = attention_with_lse(
         q.astype(np.float32),
         k.astype(np.float32),
         np.ones((2, 1), np.float32),
         scale=1.0,
-        return_lse=True,
         block_size=1,
     )
     assert lse32.dtype == np.float32 and lse32[0] == pytest.approx(900.0)
 
 
-def test_weights_and_lse_together_in_that_order():
-    _out, w, lse = attention(np.eye(2), np.eye(2), np.eye(2), return_weights=True, return_lse=True)
-    assert w.shape == (2, 2) and lse.shape == (2,)
+def test_each_function_returns_one_shape():
+    q = k = v = np.eye(2)
+    assert isinstance(attention(q, k, v), np.ndarray)
+    assert attention_weights(q, k, v).shape == (2, 2)
+    result = attention_with_lse(q, k, v)
+    assert isinstance(result, AttentionLSE) and result.lse.shape == (2,)
+    np.testing.assert_array_equal(result.out, attention(q, k, v))
+    assert result == (result.out, result.lse)  # a tuple: unpacks as (out, lse)
+
+
+def test_lse_has_the_output_batch_shape_in_both_paths():
+    # v alone carries the batch: lse is (B, L_q), like out[..., 0], tiled or not
+    rng = np.random.default_rng(8)
+    q, k = rng.standard_normal((2, 5, 4))
+    v = rng.standard_normal((3, 5, 2))
+    for block in (None, 2):
+        out, lse = attention_with_lse(q, k, v, block_size=block)
+        assert out.shape == (3, 5, 2) and lse.shape == (3, 5)
 
 
 @pytest.mark.parametrize("block", [None, 2])
 def test_zero_length_sequences_give_the_empty_result(block):
     q, k, v = np.ones((2, 0, 4)), np.ones((2, 3, 4)), np.ones((2, 3, 5))
     assert attention(q, k, v, block_size=block).shape == (2, 0, 5)
-    out, lse = attention(
+    out, lse = attention_with_lse(
         np.ones((2, 3, 4)),
         np.ones((2, 0, 4)),
         np.ones((2, 0, 5)),
-        return_lse=True,
         block_size=block,
         is_causal=True,
     )
     assert out.shape == (2, 3, 5) and (out == 0).all()  # queries with no keys: zeros
     assert (lse == -np.inf).all()
     assert attention(np.ones((0, 2, 4)), k[:1], v[:1], block_size=block).shape == (0, 2, 5)
-    _, w = attention(np.ones((3, 4)), np.ones((0, 4)), np.ones((0, 5)), return_weights=True)
+    w = attention_weights(np.ones((3, 4)), np.ones((0, 4)), np.ones((0, 5)))
     assert w.shape == (3, 0)
 
 
@@ -513,7 +531,7 @@ def test_bfloat16_is_computed_in_float32_and_returned_as_bfloat16():
     bf16 = ml_dtypes.bfloat16
     rng = np.random.default_rng(3)
     q, k, v = (rng.standard_normal((2, 5, 4)).astype(bf16) for _ in range(3))
-    out, lse = attention(q, k, v, is_causal=True, return_lse=True)
+    out, lse = attention_with_lse(q, k, v, is_causal=True)
     assert out.dtype == bf16 and lse.dtype == bf16
     want = attention(*(a.astype(np.float32) for a in (q, k, v)), is_causal=True)
     np.testing.assert_array_equal(out, want.astype(bf16))  # float32 result, rounded once

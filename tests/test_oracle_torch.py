@@ -13,6 +13,7 @@ import pytest
 
 from attention_math.numeric import (
     attention,
+    attention_with_lse,
     causal_mask,
     log_softmax,
 )
@@ -135,7 +136,7 @@ def test_lse_matches_torch_flash_attention_cpu(torch):
         :2
     ]
     for block in (None, 2):
-        out, lse = attention(q, k, v, is_causal=True, return_lse=True, block_size=block)
+        out, lse = attention_with_lse(q, k, v, is_causal=True, block_size=block)
         np.testing.assert_allclose(out, t_out.numpy(), rtol=1e-12, atol=1e-13)
         np.testing.assert_allclose(lse, t_lse.numpy(), rtol=1e-12)
 

@@ -141,8 +141,8 @@ def test_the_inventory_names_the_library_only(built_site: Path) -> None:
 
 @pytest.mark.docs
 def test_a_function_with_overloads_shows_one_signature(built_site: Path) -> None:
-    """``tiled_attention``'s typing overloads (its ``return_lse``) are for the type checker:
-    its reference entry shows the one signature a reader calls, as every function's does."""
+    """A function's reference entry shows the one signature a reader calls, as every
+    function's does (``show_overloads: false``: a typing overload is for the type checker)."""
     page = (built_site / "reference/api/tiled/index.html").read_text(encoding="utf-8")
     assert 'id="attention_math.tiled.tiled_attention"' in page
     entry = page.split('id="attention_math.tiled.tiled_attention"', 1)[1]

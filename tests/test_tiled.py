@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attention_math import default_path, numeric, tiled
-from attention_math.numeric import attention, causal_mask
+from attention_math import numeric, tiled
+from attention_math.numeric import attention, attention_weights, attention_with_lse, causal_mask
 
 
 def _close(a, b, v, bound_eps=32):
@@ -95,7 +95,7 @@ def test_memory_stays_o_of_l_times_d():
         out = attention(q, k, v, block_size=(128, 512), is_causal=True)
         _, peak_tiled = tracemalloc.get_traced_memory()
         tracemalloc.reset_peak()
-        attention(q[:1024], k[:1024], v[:1024])  # untiled, a quarter of the size: 4 MiB
+        attention_weights(q[:1024], k[:1024], v[:1024])  # always whole, a quarter: 4 MiB
         _, peak_untiled = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -117,11 +117,12 @@ def test_automatic_tiling_above_the_budget(monkeypatch):
     q, k, v = rng.standard_normal((3, 20, 4))
     want = attention(q, k, v)
     assert calls == []
-    monkeypatch.setattr(default_path, "SCORES_BUDGET_BYTES", 20 * 20 * 8 - 1)
+    monkeypatch.setattr(tiled, "SCORES_BUDGET_BYTES", 20 * 20 * 8 - 1)
     got = attention(q, k, v)
-    assert calls == [default_path.default_block(np.dtype(np.float64))]  # the tile from the cache
+    assert calls == [tiled.DEFAULT_BLOCK]  # the one default tile
     assert _close(got, want, v)
-    attention(q, k, v, return_weights=True)  # the weights are asked for: no tiling
+    attention_weights(q, k, v)  # the weights are formed whole: no tiling
+    attention(q, k, v, dropout_p=0.5, rng=0)  # dropout needs the weights: no tiling
     assert len(calls) == 1
 
 
@@ -290,9 +291,8 @@ def test_plus_inf_score_under_a_minus_inf_additive_mask_raises_in_both_paths():
 
 @pytest.mark.parametrize("mask_kind", ["none", "bool", "additive", "causal"])
 def test_untiled_path_holds_one_score_buffer(mask_kind, monkeypatch):
-    # without the timing, 1024² scores per head stay untiled whatever this machine's load
-    monkeypatch.setenv(default_path.CALIBRATE_ENV, "0")
-    n, d = 1024, 8  # float32 scores: 4 MiB; the (n, d) inputs are a few KiB
+    n, d = 1000, 8  # float32 scores: 4 MiB, below the rule's threshold; the inputs a few KiB
+    assert not tiled.takes_tiles((n, n), np.dtype(np.float32))
     rng = np.random.default_rng(10)
     q, k, v = (rng.standard_normal((n, d)).astype(np.float32) for _ in range(3))
     mask = {
@@ -334,9 +334,9 @@ def test_bad_block_size_is_a_clear_error(bad, exc):
         tiled.tiled_attention(np.eye(2), np.eye(2), np.eye(2), block_size=bad)
 
 
-def test_tiles_cannot_return_the_weights():
-    with pytest.raises(ValueError, match="return_weights=True needs the L_q × L_k weights"):
-        attention(np.eye(2), np.eye(2), np.eye(2), block_size=1, return_weights=True)
+def test_tiles_cannot_drop_out_weights_they_never_form():
+    with pytest.raises(ValueError, match=r"dropout_p = 0\.5 needs the weights"):
+        attention(np.eye(2), np.eye(2), np.eye(2), block_size=1, dropout_p=0.5)
 
 
 def test_is_causal_must_be_a_bool():
@@ -351,7 +351,7 @@ def test_mask_errors_are_unchanged_when_tiled():
         attention(np.eye(2), np.eye(2), np.eye(2), mask=np.ones((2, 2), int), block_size=1)
 
 
-def test_numeric_hands_out_only_its_own_functions():
+def test_numeric_exports_callables_only():
     assert all(callable(getattr(numeric, name)) for name in numeric.__all__)
     # backward and multihead import numeric, so numeric does not hand out their functions
     for name in ("attention_backward", "multi_head_attention"):
@@ -412,9 +412,9 @@ def test_the_tile_state_keeps_every_branch_within_rounding_of_the_untiled_path(
     # numeric.attention without block_size at these sizes is the untiled path, which the
     # tile-state object did not touch: the tiled result must stay within its bound of it.
     args = {n: np.asarray(a).astype(dtype) if n in "qkv" else a for n, a in case.items()}
-    want, lse_want = attention(**args, return_lse=True)  # type: ignore[call-overload]
+    want, lse_want = attention_with_lse(**args)  # type: ignore[arg-type]
     for block in ((4, 8), (5, 3), 16):
-        got, lse = attention(**args, block_size=block, return_lse=True)  # type: ignore[call-overload]
+        got, lse = attention_with_lse(**args, block_size=block)  # type: ignore[arg-type]
         assert _close(got, want, args["v"])
         finite = np.isfinite(lse_want)
         assert np.array_equal(finite, np.isfinite(lse))  # −inf exactly where fully masked

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attention_math.backward import attention_backward
-from attention_math.numeric import attention
+from attention_math.numeric import attention_with_lse
 from attention_math.tiled import _Head
 from attention_math.tiled_backward import _forward
 
@@ -29,9 +29,9 @@ def test_lse_and_output_match_the_softmax():
     assert np.allclose(lse, np.log(np.exp(s).sum(axis=1)), rtol=1e-14)
     p = np.exp(s - lse[:, None])
     assert np.allclose(out, p @ v, rtol=1e-13)
-    # the public spelling, attention(return_lse=True), gives the same pair
-    public = attention(q, k, v, scale=0.5, block_size=(3, 2), return_lse=True)
-    assert np.allclose(public[0], out, rtol=1e-13) and np.allclose(public[1], lse, rtol=1e-14)
+    # the public spelling, attention_with_lse, gives the same pair
+    public = attention_with_lse(q, k, v, scale=0.5, block_size=(3, 2))
+    assert np.allclose(public.out, out, rtol=1e-13) and np.allclose(public.lse, lse, rtol=1e-14)
 
 
 @settings(max_examples=60, deadline=None)

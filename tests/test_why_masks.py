@@ -58,7 +58,7 @@ def test_padding_mask_blocks_padding_keys():
     assert m.shape == (2, 1, 3)
     rng = np.random.default_rng(1)
     q, k, v = (rng.standard_normal((2, 3, 2)) for _ in range(3))
-    _, w = numeric.attention(q, k, v, mask=m, return_weights=True)
+    w = numeric.attention_weights(q, k, v, mask=m)
     assert np.all(w[0, :, 2] == 0) and np.all(w[1] > 0)
     np.testing.assert_allclose(w.sum(-1), 1)
 

@@ -1,9 +1,9 @@
 """Where attention-math keeps what it may recompute: one directory per user and machine.
 
 ``$XDG_CACHE_HOME/attention-math`` (``~/.cache/attention-math`` without it, or with a
-relative path there, which the XDG specification says to ignore). The default path's
-calibration, the build's in-browser runtime and the tests' mypy cache live under it, each
-in a directory of its own and each with its own override. ``write_atomic`` is how its files
+relative path there, which the XDG specification says to ignore). The toy model's trained
+weights, the build's in-browser runtime and the tests' mypy cache live under it, each in a
+directory of its own. ``attention`` itself never writes here. ``write_atomic`` is how its files
 are written, so that a reader (another process, another thread) never sees half of one.
 """
 

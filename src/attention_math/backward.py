@@ -138,6 +138,17 @@ def attention_backward(
         >>> tiles = attention_backward(q, k, v, np.ones((2, 2)), mask=mask, block_size=1)
         >>> all(np.allclose(a, b) for a, b in zip(tiles, (dq, dk, dv)))
         True
+
+    See Also:
+        - [`attention`][attention_math.numeric.attention]: the forward pass.
+        - [`tiled_backward`][attention_math.tiled_backward.tiled_backward]: the tiled path.
+        - [`derivations.gradients`][attention_math.derivations.gradients]: each line derived
+          and verified exactly.
+
+    References:
+        - [Dao et al., 2022](https://arxiv.org/abs/2205.14135), FlashAttention: the backward
+          pass from the saved log-sum-exp.
+        - [Dao, 2023](https://arxiv.org/abs/2307.08691), FlashAttention-2: its loop order.
     """
     block = None if block_size is None else tiled.block_sizes(block_size)
     q, k, v, batch = check_qkv(q, k, v)

@@ -186,7 +186,8 @@ def reproduce(seed: int = 0, length: int = 3, d: int = 768) -> Reproduction:
     rng = np.random.default_rng(seed)
     q, k, v = (rng.random((length, d)) for _ in range(3))  # each (L, d), like np.random.rand
     mask = numeric.causal_mask(length)
-    output, weights = numeric.attention(q, k, v, mask=mask, return_weights=True)
+    output = numeric.attention(q, k, v, mask=mask)  # (L, d)
+    weights = numeric.attention_weights(q, k, v, mask=mask)  # (L, L)
     scaled = q @ k.T / np.sqrt(d)  # (L, L)
     e = np.exp(np.where(mask, scaled - scaled.max(), -np.inf))
     weights_whole = e / e.sum()  # what the notebook's softmax(scaled + M) computes

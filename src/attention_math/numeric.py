@@ -4,9 +4,11 @@ Every other part of the project (the exact SymPy derivation, the worked examples
 exercises, the site) is checked against the functions in this module, so they validate
 their input strictly and never return a silent NaN.
 
-This is the tuned path (one score buffer written in place, tiles for long sequences);
-[`attention_math.reference`][] is the same formula on one screen, written to be read, and the
-tests check [`attention`][attention_math.numeric.attention] against it.
+[`attention`][attention_math.numeric.attention] returns the output only; the weights and the
+log-sum-exp come from [`attention_weights`][attention_math.numeric.attention_weights] and
+[`attention_with_lse`][attention_math.numeric.attention_with_lse]. It writes its one score
+buffer in place and takes tiles for long sequences; [`attention_math.reference`][] is the same
+formula on one screen, written to be read, and the tests check it against that.
 
 Shapes follow the paper: ``q`` is ``(..., L_q, d_k)``, ``k`` is ``(..., L_k, d_k)``,
 ``v`` is ``(..., L_k, d_v)`` and the output is ``(..., L_q, d_v)``; leading ``...``
@@ -15,12 +17,13 @@ dimensions broadcast like NumPy's ``matmul``.
 
 from __future__ import annotations
 
-from typing import Any, Literal, overload
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from attention_math import default_path, tiled
+from attention_math import tiled
 from attention_math._checks import (
     OVERFLOW,
     CausalAlignment,
@@ -35,10 +38,12 @@ from attention_math._checks import (
     is_real_dtype,
     work_dtype,
 )
-from attention_math.tiled import _Head
 
 __all__ = [
+    "AttentionLSE",
     "attention",
+    "attention_weights",
+    "attention_with_lse",
     "causal_mask",
     "causal_offset",
     "compute_qkv",
@@ -70,6 +75,16 @@ def softmax(x: ArrayLike, axis: int = -1) -> NDArray[np.floating]:
         Traceback (most recent call last):
         ...
         ValueError: softmax input has no entries along axis -1 (shape (0,)): nothing to normalise
+
+    See Also:
+        - [`log_softmax`][attention_math.numeric.log_softmax]: its log, without the underflow.
+        - [`symbolic.softmax`][attention_math.symbolic.softmax]: exact, in SymPy.
+        - [`attention_weights`][attention_math.numeric.attention_weights]: the softmax of the
+          scores.
+
+    References:
+        - [Milakov and Gimelshein, 2018](https://arxiv.org/abs/1805.02867): the shift by the
+          maximum, and how to compute it in one pass (the online softmax).
     """
     out, dtype = _softmax_input("softmax", x, axis)
     return _softmax_inplace(out, axis).astype(dtype, copy=False)
@@ -132,8 +147,9 @@ def _softmax_input(
 
 
 def _softmax_inplace(s: NDArray[np.floating], axis: int = -1) -> NDArray[np.floating]:
-    """Row softmax of ``s`` written into ``s`` itself (no L×L temporaries)."""
-    m = np.max(s, axis=axis, keepdims=True)
+    """Row softmax of ``s`` written into ``s`` itself (no L×L temporaries); an empty row
+    (no keys) stays empty, and its output row ``s @ v`` is zeros, as PyTorch gives."""
+    m = np.max(s, axis=axis, keepdims=True, initial=-np.inf)
     if np.isnan(m).any() or np.isposinf(m).any():  # max propagates NaN: one cheap check per row
         raise ValueError(OVERFLOW.format(s.dtype.name))
     # A row that is all -inf has max -inf; shifting by 0 keeps exp(-inf) = 0 instead of NaN.
@@ -175,6 +191,15 @@ def causal_mask(
         >>> causal_mask(2, 3, causal_alignment="bottom-right").astype(int)
         array([[1, 1, 0],
                [1, 1, 1]])
+
+    See Also:
+        - [`attention`][attention_math.numeric.attention] with ``is_causal=True``: the same
+          mask, never built.
+        - [`sliding_window_mask`][attention_math.numeric.sliding_window_mask]: a causal band.
+
+    References:
+        - [Vaswani et al., 2017](https://arxiv.org/abs/1706.03762), §3.2.3: the decoder's
+          masking of the positions a query may not see.
     """
     n_q = check_count("n_q", n_q, minimum=0)
     n_k = n_q if n_k is None else check_count("n_k", n_k, minimum=0)
@@ -275,7 +300,20 @@ def compute_qkv(
     return q, k, v
 
 
-@overload
+class AttentionLSE(NamedTuple):
+    """The output of attention and the log-sum-exp of each row of its scores.
+
+    What [`attention_with_lse`][attention_math.numeric.attention_with_lse] returns; it unpacks
+    as ``out, lse = attention_with_lse(q, k, v)``.
+    """
+
+    out: NDArray[np.floating]
+    """The output ``(..., L_q, d_v)``, as from [`attention`][attention_math.numeric.attention]."""
+    lse: NDArray[np.floating]
+    """``log Σ_j exp(q_i·k_j · scale + mask_ij)`` of each query row, ``(..., L_q)``:
+    FlashAttention's ``softmax_lse``; ``-inf`` (the log of an empty sum) for a fully masked row."""
+
+
 def attention(
     q: ArrayLike,
     k: ArrayLike,
@@ -283,197 +321,274 @@ def attention(
     mask: ArrayLike | None = None,
     *,
     scale: float | None = None,
-    return_weights: Literal[False] = False,
-    block_size: int | tuple[int, int] | None = None,
     is_causal: bool = False,
     causal_alignment: CausalAlignment = "top-left",
-    return_lse: Literal[False] = False,
     dropout_p: float = 0.0,
     rng: np.random.Generator | int | None = None,
-) -> NDArray[np.floating]: ...
-@overload
-def attention(
-    q: ArrayLike,
-    k: ArrayLike,
-    v: ArrayLike,
-    mask: ArrayLike | None = None,
-    *,
-    scale: float | None = None,
-    return_weights: Literal[True],
     block_size: int | tuple[int, int] | None = None,
-    is_causal: bool = False,
-    causal_alignment: CausalAlignment = "top-left",
-    return_lse: Literal[False] = False,
-    dropout_p: float = 0.0,
-    rng: np.random.Generator | int | None = None,
-) -> tuple[NDArray[np.floating], NDArray[np.floating]]: ...
-@overload
-def attention(
-    q: ArrayLike,
-    k: ArrayLike,
-    v: ArrayLike,
-    mask: ArrayLike | None = None,
-    *,
-    scale: float | None = None,
-    return_weights: Literal[False] = False,
-    block_size: int | tuple[int, int] | None = None,
-    is_causal: bool = False,
-    causal_alignment: CausalAlignment = "top-left",
-    return_lse: Literal[True],
-    dropout_p: float = 0.0,
-    rng: np.random.Generator | int | None = None,
-) -> tuple[NDArray[np.floating], NDArray[np.floating]]: ...
-@overload
-def attention(
-    q: ArrayLike,
-    k: ArrayLike,
-    v: ArrayLike,
-    mask: ArrayLike | None = None,
-    *,
-    scale: float | None = None,
-    return_weights: Literal[True],
-    block_size: int | tuple[int, int] | None = None,
-    is_causal: bool = False,
-    causal_alignment: CausalAlignment = "top-left",
-    return_lse: Literal[True],
-    dropout_p: float = 0.0,
-    rng: np.random.Generator | int | None = None,
-) -> tuple[NDArray[np.floating], NDArray[np.floating], NDArray[np.floating]]: ...
-@overload
-def attention(
-    q: ArrayLike,
-    k: ArrayLike,
-    v: ArrayLike,
-    mask: ArrayLike | None = None,
-    *,
-    scale: float | None = None,
-    return_weights: bool = False,
-    block_size: int | tuple[int, int] | None = None,
-    is_causal: bool = False,
-    causal_alignment: CausalAlignment = "top-left",
-    return_lse: bool = False,
-    dropout_p: float = 0.0,
-    rng: np.random.Generator | int | None = None,
-) -> NDArray[np.floating] | tuple[NDArray[np.floating], ...]: ...
-def attention(
-    q: ArrayLike,
-    k: ArrayLike,
-    v: ArrayLike,
-    mask: ArrayLike | None = None,
-    *,
-    scale: float | None = None,
-    return_weights: bool = False,
-    block_size: int | tuple[int, int] | None = None,
-    is_causal: bool = False,
-    causal_alignment: CausalAlignment = "top-left",
-    return_lse: bool = False,
-    dropout_p: float = 0.0,
-    rng: np.random.Generator | int | None = None,
-) -> Any:
-    """Scaled dot-product attention ``softmax(q kᵀ · scale + mask) v``.
+) -> NDArray[np.floating]:
+    """Scaled dot-product attention ``softmax(q kᵀ · scale + mask) v``, PyTorch's semantics.
+
+    Equivalent to [`reference.attention`][attention_math.reference.attention], the same formula
+    on one screen, plus dropout; long inputs are computed tile by tile
+    ([`tiled_attention`][attention_math.tiled.tiled_attention]), which agrees with it to
+    rounding. The exact sibling, in SymPy, is
+    [`symbolic.attention`][attention_math.symbolic.attention].
 
     Args:
         q: queries, ``(..., L_q, d_k)``.
         k: keys, ``(..., L_k, d_k)``.
-        v: values, ``(..., L_k, d_v)``.
+        v: values, ``(..., L_k, d_v)``. Leading ``...`` dimensions broadcast as in ``matmul``.
         mask: boolean (True = may attend) or additive float (added to the scores, ``-inf``
-            blocks), broadcastable to ``(..., L_q, L_k)``: the semantics of PyTorch's
-            ``scaled_dot_product_attention``. A fully masked row gives zero weights and a
-            zero output row. The mask may not enlarge the batch dimensions of ``q``, ``k``,
-            ``v`` (a ``ValueError`` names both shapes, as PyTorch raises).
-        scale: factor on the scores; default ``1/√d_k``. It must be finite and ``≥ 0``: a
-            negative scale would turn attention into "attend to the least similar key"
-            and is refused with a ``ValueError`` (0 gives uniform weights).
-        return_weights: also return the attention weights ``(..., L_q, L_k)``.
-        block_size: compute tile by tile with the online softmax
-            ([`attention_math.tiled`][]): an int, or ``(block_q, block_k)`` query rows ×
-            key columns per tile. Extra memory is O(L·d) plus one tile instead of the
-            ``L_q × L_k`` scores. ``None`` (default): the faster path for this size on this
-            machine ([`tiles_pay`][attention_math.default_path.tiles_pay]: tiled whenever all the
-            scores together exceed ``default_path.SCORES_BUDGET_BYTES``; otherwise untiled below
-            1024² scores per head, and above that where a one-off timing found tiles faster),
-            tiles sized by ``default_path.default_block`` (the L2 cache).
-            Cannot be combined with ``return_weights`` (the weights *are* ``L_q × L_k``).
+            blocks), broadcastable to ``(..., L_q, L_k)`` without adding batch dimensions
+            (a ``ValueError`` names both shapes, as PyTorch raises). A fully masked row gives
+            a zero output row.
+        scale: factor on the scores; default ``1/√d_k``. Finite and ``≥ 0`` (0 gives uniform
+            weights; a negative scale is refused).
         is_causal: query ``i`` sees keys ``0..i`` only, as ``mask=causal_mask(L_q, L_k)``
-            (and combined with ``mask`` if both are given) but without building the
-            ``L_q × L_k`` mask; the tiled path skips the tiles above the diagonal instead of
-            computing and masking them. (The tiled path also skips any tile in which a
-            boolean ``mask`` is all False, so ``mask=causal_mask(L)`` skips them too.)
-        causal_alignment: with ``is_causal``, where the diagonal sits when
-            ``L_q ≠ L_k``, as in [`causal_mask`][attention_math.numeric.causal_mask]: ``"top-left"``
-            (default, PyTorch's ``is_causal=True``) or ``"bottom-right"`` (PyTorch's
-            ``causal_lower_right``: the queries are the last ``L_q`` positions, as when decoding
-            with a cache).
-        return_lse: also return the log-sum-exp of each row of scores,
-            ``lse = log Σ_j exp(q_i·k_j · scale + mask_ij)``, shape ``(..., L_q)``, what
-            FlashAttention saves for its backward pass (``P = exp(S − lse)``). A fully
-            masked row has ``lse = -inf`` (the log of an empty sum). Computed in both the
-            untiled and the tiled path.
-        dropout_p: PyTorch's ``dropout_p``: each weight is dropped (set to 0) with this
-            probability, independently, after the softmax, and the kept ones are divided by
-            ``1 − dropout_p`` (inverted dropout), so that the expected output is the undropped
-            one. In ``[0, 1)``; 0 (default) is no dropout. Needs the untiled path
-            (``block_size=None``).
-        rng: the random source of the dropout masks: a ``numpy.random.Generator`` or a seed
-            (``None``: fresh entropy). A weight is kept where ``rng.random() >= dropout_p``,
-            drawn for the whole ``(..., L_q, L_k)`` array at once.
+            (combined with ``mask`` if both are given) without building that mask.
+        causal_alignment: with ``is_causal`` and ``L_q ≠ L_k``, where the diagonal sits, as in
+            [`causal_mask`][attention_math.numeric.causal_mask]: ``"top-left"`` (default,
+            PyTorch's ``is_causal=True``) or ``"bottom-right"`` (the queries are the last
+            ``L_q`` positions, as when decoding with a cache).
+        dropout_p: PyTorch's inverted dropout on the weights: each is set to 0 with this
+            probability and the kept ones are divided by ``1 − dropout_p``. In ``[0, 1)``;
+            needs the untiled path.
+        rng: the dropout's random source, a ``numpy.random.Generator`` or a seed (``None``:
+            fresh entropy). A weight is kept where ``rng.random() >= dropout_p``, drawn for
+            the whole ``(..., L_q, L_k)`` array at once.
+        block_size: compute tile by tile, an int or ``(block_q, block_k)`` query rows × keys
+            per tile: memory O(L·d) plus one tile instead of ``L_q × L_k``. ``None``
+            (default): the fixed rule [`takes_tiles`][attention_math.tiled.takes_tiles]
+            chooses (see Notes).
 
     Returns:
-        The output ``(..., L_q, d_v)``, followed by the weights if ``return_weights`` and
-            by ``lse`` if ``return_lse`` (``out``, ``(out, w)``, ``(out, lse)`` or
-            ``(out, w, lse)``). float32 stays float32, float64 stays float64, integers are
-            promoted to float64. Mixed dtypes promote as NumPy does (float16 with float32
-            gives float32). float16 and bfloat16 (an ``ml_dtypes`` array) are computed in
-            float32 and returned in their own format. A zero-length sequence (``L_q = 0``,
-            ``L_k = 0``) or an empty batch gives PyTorch's result: an empty output, or zeros
-            when there are queries but no keys. Tiled and untiled results agree to rounding:
-            a few ε normwise per row for scores of order one, growing in proportion to the
-            size of the scores (rounding a score s moves its weight by about ε·|s|, in either
-            path).
-
-            With ``dropout_p > 0`` the weights returned are those that multiplied ``v``: the
-            dropped ones 0, the kept ones divided by ``1 − dropout_p``.
+        The output ``(..., L_q, d_v)``. float32 stays float32 and float64 float64; integers
+            become float64, mixed dtypes promote as NumPy does, and float16 and bfloat16 are
+            computed in float32 and returned in their own format. Empty inputs give
+            PyTorch's result (an empty output, or zeros when there are queries but no keys).
 
     Examples:
         >>> import numpy as np
         >>> from attention_math.numeric import attention
         >>> q = k = np.eye(2)
         >>> v = np.array([[1.0, 2.0], [3.0, 4.0]])
-        >>> out, w = attention(q, k, v, return_weights=True)
-        >>> w.round(4)
-        array([[0.6698, 0.3302],
-               [0.3302, 0.6698]])
-        >>> w.sum(axis=-1)
-        array([1., 1.])
-        >>> attention(q, k, v, mask=np.array([[True, False], [True, True]]))[0]
+        >>> attention(q, k, v).round(4)
+        array([[1.6605, 2.6605],
+               [2.3395, 3.3395]])
+        >>> attention(q, k, v, is_causal=True)[0]  # query 0 sees key 0 only
         array([1., 2.])
         >>> attention(q, k, v, is_causal=True, block_size=1)[0]  # tile by tile
         array([1., 2.])
-        >>> out, lse = attention(q, k, v, return_lse=True)
-        >>> lse.round(4)  # log(e^{1/√2} + e^0)
-        array([1.1079, 1.1079])
-        >>> attention(q[1:], k, v, is_causal=True)  # top-left: the query sees key 0 only
-        array([[1., 2.]])
         >>> attention(q[1:], k, v, is_causal=True, causal_alignment="bottom-right").round(4)
         array([[2.3395, 3.3395]])
-        >>> out, w = attention(q, k, v, return_weights=True, dropout_p=0.5, rng=1)
-        >>> (w * 0.5).round(4)   # kept weights were doubled, dropped ones are 0
+
+    See Also:
+        - [`reference.attention`][attention_math.reference.attention]: the same formula on one
+          screen, every score formed.
+        - [`symbolic.attention`][attention_math.symbolic.attention]: exact, in SymPy.
+        - [`tiled.tiled_attention`][attention_math.tiled.tiled_attention]: the tiled path.
+        - [`attention_weights`][attention_math.numeric.attention_weights] and
+          [`attention_with_lse`][attention_math.numeric.attention_with_lse]: the weights, and
+          the output with its log-sum-exp.
+        - [`backward.attention_backward`][attention_math.backward.attention_backward]: the
+          gradients.
+
+    Notes:
+        With ``block_size=None`` the path depends on the shapes and the dtype only (no
+        timing, nothing stored): tiled, with the tile ``tiled.DEFAULT_BLOCK``, when one head
+        has at least ``tiled.TILED_FROM_SCORES`` scores ``L_q · L_k`` or when all the scores
+        together would exceed ``tiled.SCORES_BUDGET_BYTES``, unless ``dropout_p > 0``;
+        otherwise one ``L_q × L_k`` score buffer, written in place. The two paths agree to a
+        few ε normwise per row for scores of order one, not bit for bit.
+
+    References:
+        - [Vaswani et al., 2017](https://arxiv.org/abs/1706.03762), "Attention Is All You
+          Need", eq. (1).
+        - [Milakov and Gimelshein, 2018](https://arxiv.org/abs/1805.02867), the online softmax
+          the tiled path runs.
+        - [Dao et al., 2022](https://arxiv.org/abs/2205.14135), FlashAttention: the tiling.
+    """
+    c = _checked(q, k, v, mask, scale, is_causal, causal_alignment, dropout_p, block_size)
+    if c.block is not None:  # the online softmax, tile by tile: the scores are never whole
+        out = tiled.tiled_attention(c.q, c.k, c.v, c.mask, **c.tiling)  # (..., L_q, d_v)
+        return out.astype(c.dtype, copy=False)
+    att = _masked_scores(c)  # (..., L_q, L_k): q kᵀ · scale, -inf where a key is hidden
+    _softmax_inplace(att)  # (..., L_q, L_k): the weights, each row summing to 1 (or 0)
+    if c.dropout_p:
+        _dropout_inplace(att, c.dropout_p, rng)  # (..., L_q, L_k)
+    out = att @ c.v  # (..., L_q, d_v)
+    return out.astype(c.dtype, copy=False)
+
+
+def attention_weights(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    mask: ArrayLike | None = None,
+    *,
+    scale: float | None = None,
+    is_causal: bool = False,
+    causal_alignment: CausalAlignment = "top-left",
+    dropout_p: float = 0.0,
+    rng: np.random.Generator | int | None = None,
+) -> NDArray[np.floating]:
+    """The attention weights ``softmax(q kᵀ · scale + mask)``, ``(..., L_q, L_k)``.
+
+    The arguments are those of [`attention`][attention_math.numeric.attention] (``v`` is
+    checked against ``k`` and the mask against the output's batch shape, so one argument
+    list serves both), and ``attention_weights(q, k, v) @ v`` is ``attention(q, k, v)`` to
+    rounding. The weights are always formed whole: there is no tiled path. With the same
+    seed and ``dropout_p``, the weights are those that ``attention`` multiplied ``v`` by:
+    the dropped ones 0, the kept ones divided by ``1 − dropout_p``.
+
+    Returns:
+        The weights ``(..., L_q, L_k)``, each row summing to 1 (0 for a fully masked row),
+            in the dtype ``attention`` returns.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.numeric import attention, attention_weights
+        >>> q = k = np.eye(2)
+        >>> v = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> w = attention_weights(q, k, v)
+        >>> w.round(4)
+        array([[0.6698, 0.3302],
+               [0.3302, 0.6698]])
+        >>> np.allclose(w @ v, attention(q, k, v))
+        True
+        >>> (attention_weights(q, k, v, dropout_p=0.5, rng=1) * 0.5).round(4)  # 0 or doubled
         array([[0.6698, 0.3302],
                [0.    , 0.6698]])
+
+    See Also:
+        - [`attention`][attention_math.numeric.attention]: the output these weights give.
+        - [`softmax`][attention_math.numeric.softmax]: the row normalisation on its own.
+
+    References:
+        - [Vaswani et al., 2017](https://arxiv.org/abs/1706.03762), eq. (1).
     """
+    c = _checked(q, k, v, mask, scale, is_causal, causal_alignment, dropout_p, None, tiles=False)
+    att = _masked_scores(c)  # (..., L_q, L_k): q kᵀ · scale, -inf where a key is hidden
+    _softmax_inplace(att)  # (..., L_q, L_k): the weights
+    if c.dropout_p:
+        _dropout_inplace(att, c.dropout_p, rng)  # (..., L_q, L_k)
+    return att.astype(c.dtype, copy=False)
+
+
+def attention_with_lse(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    mask: ArrayLike | None = None,
+    *,
+    scale: float | None = None,
+    is_causal: bool = False,
+    causal_alignment: CausalAlignment = "top-left",
+    dropout_p: float = 0.0,
+    rng: np.random.Generator | int | None = None,
+    block_size: int | tuple[int, int] | None = None,
+) -> AttentionLSE:
+    """[`attention`][attention_math.numeric.attention] and the log-sum-exp of each row of scores.
+
+    The arguments, the output and the choice of path are those of ``attention``. The
+    log-sum-exp ``lse_i = log Σ_j exp(q_i·k_j · scale + mask_ij)`` is what FlashAttention
+    saves for its backward pass (``P = exp(S − lse)``); both paths compute it, the tiled one
+    from its running state. With dropout it is that of the scores before dropout.
+
+    Returns:
+        ``AttentionLSE(out, lse)``: the output ``(..., L_q, d_v)`` and ``lse`` ``(..., L_q)``,
+            both in the dtype ``attention`` returns; ``lse = -inf`` for a fully masked row.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.numeric import attention_with_lse
+        >>> q = k = np.eye(2)
+        >>> v = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> out, lse = attention_with_lse(q, k, v)
+        >>> lse.round(4)  # log(e^{1/√2} + e^0)
+        array([1.1079, 1.1079])
+        >>> attention_with_lse(q, k, v, block_size=1).lse.round(4)  # tile by tile
+        array([1.1079, 1.1079])
+
+    See Also:
+        - [`tiled.tiled_attention_with_lse`][attention_math.tiled.tiled_attention_with_lse]:
+          the tiled path's loop.
+        - [`log_softmax`][attention_math.numeric.log_softmax]: ``s − lse`` row by row.
+
+    References:
+        - [Milakov and Gimelshein, 2018](https://arxiv.org/abs/1805.02867), the online softmax.
+        - [Dao et al., 2022](https://arxiv.org/abs/2205.14135), FlashAttention, which keeps
+          the log-sum-exp for the backward pass.
+    """
+    c = _checked(q, k, v, mask, scale, is_causal, causal_alignment, dropout_p, block_size)
+    if c.block is not None:
+        out, lse = tiled.tiled_attention_with_lse(c.q, c.k, c.v, c.mask, **c.tiling)
+    else:
+        att = _masked_scores(c)  # (..., L_q, L_k): q kᵀ · scale, -inf where a key is hidden
+        lse = _logsumexp(att)  # (..., L_q)
+        _softmax_inplace(att)  # (..., L_q, L_k): the weights
+        if c.dropout_p:
+            _dropout_inplace(att, c.dropout_p, rng)  # (..., L_q, L_k)
+        out = att @ c.v  # (..., L_q, d_v)
+    lse = np.broadcast_to(lse, out.shape[:-1])  # (..., L_q): the output's batch shape
+    return AttentionLSE(out.astype(c.dtype, copy=False), lse.astype(c.dtype))
+
+
+_Mask = NDArray[np.bool_] | NDArray[np.floating] | None  # boolean (True = may attend) or additive
+
+
+@dataclass(frozen=True, slots=True)
+class _Inputs:
+    """The arguments of one call, checked, with ``q``, ``k``, ``v`` in the working dtype."""
+
+    q: NDArray[np.floating]  # (..., L_q, d_k)
+    k: NDArray[np.floating]  # (..., L_k, d_k)
+    v: NDArray[np.floating]  # (..., L_k, d_v)
+    mask: _Mask  # broadcastable to the scores (..., L_q, L_k), or None
+    scale: np.floating  # in the working dtype: float32 stays float32
+    causal: int | None  # the diagonal's offset, query i sees keys 0..i + causal; None: no mask
+    alignment: CausalAlignment  # where the diagonal sits, as given
+    dtype: np.dtype[Any]  # the dtype returned
+    block: tuple[int, int] | None  # the tile, or None: the untiled path
+    dropout_p: float
+
+    @property
+    def tiling(self) -> dict[str, Any]:
+        """The keywords of the tiled path (``tiled_attention`` and its ``_with_lse``)."""
+        return {
+            "scale": self.scale,
+            "is_causal": self.causal is not None,
+            "causal_alignment": self.alignment,
+            "block_size": self.block,
+        }
+
+
+def _checked(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    mask: ArrayLike | None,
+    scale: object,
+    is_causal: object,
+    causal_alignment: CausalAlignment,
+    dropout_p: object,
+    block_size: object,
+    *,
+    tiles: bool = True,
+) -> _Inputs:
+    """Every argument checked (a clear error naming the one at fault), and the path chosen:
+    ``block_size``, else [`takes_tiles`][attention_math.tiled.takes_tiles] if ``tiles``."""
     q, k, v, batch = check_qkv(q, k, v)
     dtype, work = work_dtype(q, k, v)
     q, k, v = (a.astype(work, copy=False) for a in (q, k, v))
-    s = work.type(check_scale(scale, q.shape[-1]))  # a NumPy scalar: float32 stays float32
-
-    is_causal = check_flag("is_causal", is_causal)
-    return_weights = check_flag("return_weights", return_weights)
-    return_lse = check_flag("return_lse", return_lse)
-    drop = _check_dropout(dropout_p)
     n_q, n_k = q.shape[-2], k.shape[-2]
     offset = causal_offset(n_q, n_k, causal_alignment)  # checks the name even if not causal
+    causal = offset if check_flag("is_causal", is_causal) else None
+    drop = _check_dropout(dropout_p)
     scores_shape = (*batch, n_q, n_k)
-    m, full = (None, scores_shape) if mask is None else check_mask(mask, scores_shape)
+    m = None if mask is None else check_mask(mask, scores_shape)[0]
+    block = None
     if block_size is not None:
         block = tiled.block_sizes(block_size)
         if drop:
@@ -481,53 +596,10 @@ def attention(
                 f"dropout_p = {dropout_p} needs the weights, which the tiled path never forms: "
                 f"use block_size=None (got block_size={block_size!r})"
             )
-        if return_weights:
-            raise ValueError(
-                "return_weights=True needs the L_q × L_k weights, which the tiled path "
-                f"never forms: use block_size=None (got block_size={block_size!r})"
-            )
-    elif not return_weights and not drop and default_path.tiles_pay(full, work, _untiled_reference):
-        block = default_path.default_block(work)  # faster here, or the scores would not fit
-    else:
-        block = None
-
-    att: NDArray[np.floating] | None = None  # (..., L_q, L_k) weights; never formed when tiled
-    lse: NDArray[np.floating] | None = None  # (..., L_q)
-    if 0 in full:  # no scores at all: PyTorch returns an empty output, or zeros if no keys
-        out = np.zeros((*full[:-2], n_q, v.shape[-1]), dtype=work)  # (..., L_q, d_v)
-        att = np.zeros(full, dtype=work)  # (..., L_q, L_k)
-        lse = np.full(full[:-1], -np.inf, dtype=work)  # (..., L_q): log of an empty sum
-    elif block is not None:  # an additive mask is cast tile by tile, never as a whole
-        tiled_out = tiled.tiled_attention(
-            q,
-            k,
-            v,
-            m,
-            scale=s,
-            is_causal=is_causal,
-            causal_alignment=causal_alignment,
-            block_size=block,
-            return_lse=return_lse,
-        )
-        out, lse = tiled_out if isinstance(tiled_out, tuple) else (tiled_out, None)
-    else:
-        # the untiled path is one tile of all the scores (L_q × L_k, every head at once)
-        causal = offset if is_causal else None
-        whole = _Head(q=q, k=k, v=v, scale=s, mask=m, causal=causal, bq=n_q, bk=n_k)
-        att, lse = _scores(whole, return_lse)
-        _softmax_inplace(att, axis=-1)
-        if drop:
-            _dropout_inplace(att, drop, rng)
-        out = att @ v  # (..., L_q, d_v)
-
-    results = [out.astype(dtype, copy=False)]
-    if return_weights:
-        assert att is not None
-        results.append(att.astype(dtype, copy=False))
-    if return_lse:
-        assert lse is not None
-        results.append(lse.astype(dtype, copy=False))
-    return results[0] if len(results) == 1 else tuple(results)
+    elif tiles and not drop and tiled.takes_tiles(scores_shape, work):
+        block = tiled.DEFAULT_BLOCK
+    s = work.type(check_scale(scale, q.shape[-1]))
+    return _Inputs(q, k, v, m, s, causal, causal_alignment, dtype, block, drop)
 
 
 def _check_dropout(dropout_p: object) -> float:
@@ -536,6 +608,43 @@ def _check_dropout(dropout_p: object) -> float:
     if not 0 <= dropout_p < 1:
         raise ValueError(f"dropout_p must be in [0, 1), got {dropout_p!r}")
     return float(dropout_p)
+
+
+def _masked_scores(c: _Inputs) -> NDArray[np.floating]:
+    """``q kᵀ · scale``, ``-inf`` where the mask or the causal diagonal hides a key and the
+    additive mask added, in one ``(..., L_q, L_k)`` buffer written in place.
+
+    Overflow is not a warning here: it leaves NaN or ``+inf`` in a row, and the softmax (or
+    the log-sum-exp) raises a ``ValueError`` that says so.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        att = c.q @ np.swapaxes(c.k, -1, -2)  # (..., L_q, L_k): the one L×L buffer
+        att *= c.scale
+        if c.mask is not None:
+            full = np.broadcast_shapes(att.shape, c.mask.shape)  # the mask may add batch dims
+            if full != att.shape:  # it has v's batch dimensions: grow the buffer once
+                att = np.broadcast_to(att, full).copy()  # (..., L_q, L_k)
+            if c.mask.dtype == np.bool_:
+                np.copyto(att, -np.inf, where=np.logical_not(c.mask))
+            else:  # +inf + -inf is NaN: caught by the softmax
+                np.add(att, c.mask, out=att, casting="same_kind")  # cast in chunks, no L×L copy
+    if c.causal is not None:  # one L×L bool (a quarter of a float32 buffer), no 2nd float one
+        hidden = np.tri(att.shape[-2], att.shape[-1], k=c.causal, dtype=np.bool_)  # (L_q, L_k)
+        np.logical_not(hidden, out=hidden)  # True above the diagonal: a future key
+        np.copyto(att, -np.inf, where=hidden)
+    return att
+
+
+def _logsumexp(att: NDArray[np.floating]) -> NDArray[np.floating]:
+    """``log Σ_j exp(att_ij)`` of each row of the masked scores ``(..., L_q, L_k)``, shifted by
+    the row's max so that nothing overflows: ``(..., L_q)``, ``-inf`` for a row all ``-inf``."""
+    mx = np.max(att, axis=-1, initial=-np.inf)  # (..., L_q)
+    if np.isnan(mx).any() or np.isposinf(mx).any():
+        raise ValueError(OVERFLOW.format(att.dtype.name))
+    shift = np.where(np.isneginf(mx), 0, mx)[..., None]  # (..., L_q, 1): 0 if all masked
+    with np.errstate(divide="ignore"):  # a fully masked row: log 0 = -inf, on purpose
+        lse: NDArray[np.floating] = np.log(np.sum(np.exp(att - shift), axis=-1)) + shift[..., 0]
+    return lse
 
 
 def _dropout_inplace(
@@ -547,44 +656,3 @@ def _dropout_inplace(
     keep = gen.random(att.shape) >= p  # (..., L_q, L_k): True with probability 1 − p
     att *= keep
     att /= att.dtype.type(1 - p)
-
-
-def _scores(
-    whole: _Head, return_lse: bool
-) -> tuple[NDArray[np.floating], NDArray[np.floating] | None]:
-    """The masked scores ``q kᵀ · scale + mask`` in one L×L buffer, and their row lse.
-
-    ``whole`` holds every head at once: ``q`` is ``(..., L_q, d_k)``, ``k`` ``(..., L_k, d_k)``.
-    """
-    m, causal = whole.mask, whole.causal
-    with np.errstate(over="ignore", invalid="ignore"):  # overflow is caught below, with a reason
-        att = whole.q @ np.swapaxes(whole.k, -1, -2)  # (..., L_q, L_k): the one L×L buffer
-        att *= whole.scale
-    if m is not None:
-        full = np.broadcast_shapes(att.shape, m.shape)  # the mask may add batch dimensions
-        if full != att.shape:  # the mask has v's batch dimensions: grow the buffer once
-            att = np.broadcast_to(att, full).copy()
-        if m.dtype == np.bool_:
-            np.copyto(att, -np.inf, where=np.logical_not(m))
-        else:
-            with np.errstate(invalid="ignore"):  # +inf + -inf is NaN: caught below
-                np.add(att, m, out=att, casting="same_kind")  # cast in chunks, no L×L copy
-    if causal is not None:  # one L×L bool (a quarter of a float32 buffer), not a 2nd float one
-        above = np.tri(att.shape[-2], att.shape[-1], k=causal, dtype=np.bool_)
-        np.logical_not(above, out=above)
-        np.copyto(att, -np.inf, where=above)
-    if not return_lse:
-        return att, None
-    mx = np.max(att, axis=-1)  # (..., L_q)
-    if np.isnan(mx).any() or np.isposinf(mx).any():
-        _softmax_inplace(att, axis=-1)  # raises the overflow error with its message
-    shift = np.where(np.isneginf(mx), 0, mx)[..., None]  # (..., L_q, 1)
-    with np.errstate(divide="ignore"):  # a fully masked row: log 0 = -inf, on purpose
-        lse = np.log(np.sum(np.exp(att - shift), axis=-1)) + shift[..., 0]  # (..., L_q)
-    return att, lse
-
-
-def _untiled_reference(q: NDArray[Any], k: NDArray[Any], v: NDArray[Any]) -> object:
-    """The untiled path, for [`tiles_pay`][attention_math.default_path.tiles_pay] to time
-    against tiles."""
-    return attention(q, k, v, return_weights=True)  # the weights need the untiled path

@@ -102,7 +102,8 @@ def _numeric_forward(causal: bool, example: str) -> dict[str, NDArray[np.float64
     n = x.shape[0]
     mask = numeric.causal_mask(n) if causal else np.ones((n, n), dtype=bool)  # L × L
     raw = q @ k.T / np.sqrt(k.shape[-1])  # L × L, the scores before the mask
-    o, p = numeric.attention(q, k, v, mask, return_weights=True)  # L × d_v, L × L
+    p = numeric.attention_weights(q, k, v, mask)  # L × L
+    o = numeric.attention(q, k, v, mask)  # L × d_v
     out = {"X": x, "Q": q, "K": k, "V": v, "raw": raw, "P": p, "O": o}
     out["S"] = np.where(mask, raw, -np.inf)  # L × L
     exact = forward(causal)

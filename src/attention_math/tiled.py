@@ -30,10 +30,10 @@ raises). Extra memory: the tile
 (``block_q × block_k``), the per-block state (``(d + 1) × block_q``) and ``[K | 1]``,
 ``[V | 1]ᵀ`` (``L_k × (d + 1)`` each): O(L·d), not O(L²).
 
-This module is the engine behind ``attention(..., block_size=...)`` in
-[`attention_math.numeric`][], which validates the input; call that function, not these.
-Whether ``attention(block_size=None)`` tiles, and with which tile, is decided in
-[`attention_math.default_path`][].
+This module is the engine behind [`attention`][attention_math.numeric.attention]'s tiled
+path, which validates the input; call that function, not these. Which inputs
+``attention(block_size=None)`` tiles is the fixed rule
+[`takes_tiles`][attention_math.tiled.takes_tiles], and its tile is ``DEFAULT_BLOCK``.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Literal, cast, overload
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -61,15 +61,54 @@ from attention_math._checks import (
 _F = NDArray[np.floating]  # a float array (float32 or float64, the working dtype)
 _Mask = NDArray[np.bool_] | NDArray[np.floating] | None  # boolean (True = may attend) or additive
 
-# What a user calls: the engine and its thread count. Its constants (the fallback tile, the
-# rescale margin) are module attributes, documented where they are defined; how
-# ``attention(block_size=None)`` chooses between the paths, and the tile, is
-# [`attention_math.default_path`][].
-__all__ = ["default_workers", "tiled_attention"]
+# What a user calls: the engine, its thread count and the rule that sends
+# ``attention(block_size=None)`` here. Its constants (the tile, the rule's thresholds, the
+# rescale margin) are module attributes, documented where they are defined.
+__all__ = ["default_workers", "takes_tiles", "tiled_attention", "tiled_attention_with_lse"]
 
 DEFAULT_BLOCK = (256, 1024)
-"""``tiled_attention``'s tile, ``(block_q, block_k)``; the default path's when the cache size
-cannot be read (``default_path.default_block`` derives it from the L2 cache otherwise)."""
+"""The tile, ``(block_q, block_k)`` query rows × keys: of ``tiled_attention``, of the tiled
+path ``attention(block_size=None)`` takes, and of ``tiled_backward``. Chosen from the tile sweep
+of ``benchmarks/attention_bench.py``: the shapes near it differ by a few per cent."""
+
+TILED_FROM_SCORES = 1024 * 1024
+"""``attention(block_size=None)`` tiles a head of at least this many scores ``L_q · L_k``.
+
+On one thread the tiled path takes less CPU time than the one score buffer from L = 512 up,
+in float32 and float64 alike; but below this size it runs on one thread while the buffer's
+matrix products use every core, so it is here, where its query blocks start running on
+several threads (``_THREADS_MIN_SCORES``), that it becomes the faster of the two."""
+
+SCORES_BUDGET_BYTES = 256 * 2**20
+"""``attention(block_size=None)`` also tiles when all the scores together (every head of the
+batch) would take more than this many bytes: many small heads, as well as one long one."""
+
+
+def takes_tiles(scores_shape: tuple[int, ...], dtype: np.dtype[Any]) -> bool:
+    """Whether [`attention`][attention_math.numeric.attention] with ``block_size=None`` computes
+    scores of ``scores_shape`` ``(..., L_q, L_k)`` in ``dtype`` tile by tile.
+
+    A fixed rule on the shape and the dtype, nothing measured: tiled when one head has at
+    least ``TILED_FROM_SCORES`` (1024²) scores, or when all of them together would take
+    more than ``SCORES_BUDGET_BYTES`` (256 MiB); otherwise one score buffer.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.tiled import takes_tiles
+        >>> f32 = np.dtype(np.float32)
+        >>> takes_tiles((8, 512, 512), f32), takes_tiles((1024, 1024), f32)
+        (False, True)
+        >>> takes_tiles((512, 512, 512), f32)  # 512 MiB of scores: many small heads
+        True
+    """
+    n_q, n_k = scores_shape[-2], scores_shape[-1]
+    n_scores = int(np.prod(scores_shape, dtype=np.int64))
+    if n_scores == 0:
+        return False  # nothing to tile: the untiled path returns the empty (or zero) output
+    return n_q * n_k >= TILED_FROM_SCORES or n_scores * np.dtype(dtype).itemsize > (
+        SCORES_BUDGET_BYTES
+    )
+
 
 #: Heads with fewer scores than this run on one thread unless ``workers`` says otherwise.
 _THREADS_MIN_SCORES = 2**20
@@ -125,7 +164,6 @@ def block_sizes(block_size: object) -> tuple[int, int]:
     return b, b
 
 
-@overload
 def tiled_attention(
     q: NDArray[np.floating],
     k: NDArray[np.floating],
@@ -137,49 +175,7 @@ def tiled_attention(
     causal_alignment: CausalAlignment = "top-left",
     block_size: int | tuple[int, int] = DEFAULT_BLOCK,
     workers: int | None = None,
-    return_lse: Literal[False] = False,
-) -> NDArray[np.floating]: ...
-@overload
-def tiled_attention(
-    q: NDArray[np.floating],
-    k: NDArray[np.floating],
-    v: NDArray[np.floating],
-    mask: NDArray[np.bool_] | NDArray[np.floating] | None = None,
-    *,
-    scale: np.floating | float | None = None,
-    is_causal: bool = False,
-    causal_alignment: CausalAlignment = "top-left",
-    block_size: int | tuple[int, int] = DEFAULT_BLOCK,
-    workers: int | None = None,
-    return_lse: Literal[True],
-) -> tuple[NDArray[np.floating], NDArray[np.floating]]: ...
-@overload
-def tiled_attention(
-    q: NDArray[np.floating],
-    k: NDArray[np.floating],
-    v: NDArray[np.floating],
-    mask: NDArray[np.bool_] | NDArray[np.floating] | None = None,
-    *,
-    scale: np.floating | float | None = None,
-    is_causal: bool = False,
-    causal_alignment: CausalAlignment = "top-left",
-    block_size: int | tuple[int, int] = DEFAULT_BLOCK,
-    workers: int | None = None,
-    return_lse: bool = False,
-) -> NDArray[np.floating] | tuple[NDArray[np.floating], NDArray[np.floating]]: ...
-def tiled_attention(
-    q: NDArray[np.floating],
-    k: NDArray[np.floating],
-    v: NDArray[np.floating],
-    mask: NDArray[np.bool_] | NDArray[np.floating] | None = None,
-    *,
-    scale: np.floating | float | None = None,
-    is_causal: bool = False,
-    causal_alignment: CausalAlignment = "top-left",
-    block_size: int | tuple[int, int] = DEFAULT_BLOCK,
-    workers: int | None = None,
-    return_lse: bool = False,
-) -> NDArray[np.floating] | tuple[NDArray[np.floating], NDArray[np.floating]]:
+) -> NDArray[np.floating]:
     """``softmax(q kᵀ · scale + mask) v`` computed tile by tile, for validated input.
 
     Args:
@@ -199,17 +195,13 @@ def tiled_attention(
             [`default_workers`][attention_math.tiled.default_workers], or one thread for heads of
             fewer than ``2**20`` scores. The result does not depend on it (each query block is
             computed the same way).
-        return_lse: also return the log-sum-exp of each row of masked scores, ``(..., L_q)``
-            in the working dtype (``-inf`` for a fully masked row), as
-            ``attention(return_lse=True)`` does.
 
     Returns:
-        The output ``(..., L_q, d_v)`` in the working dtype (a fully masked row is zeros),
-            or ``(out, lse)`` if ``return_lse``.
+        The output ``(..., L_q, d_v)`` in the working dtype (a fully masked row is zeros).
 
     Raises:
         TypeError: ``block_size`` is not a positive int or a pair of them, or ``is_causal``
-            or ``return_lse`` is not a bool.
+            is not a bool.
         ValueError: ``block_size`` is zero or negative, or ``causal_alignment`` is unknown.
 
     Examples:
@@ -222,15 +214,64 @@ def tiled_attention(
         >>> w = np.exp(s - s.max(1, keepdims=True))
         >>> np.allclose(out, (w / w.sum(1, keepdims=True)) @ v)
         True
-        >>> out, lse = tiled_attention(q, k, v, scale=1.0, block_size=2, return_lse=True)
-        >>> np.allclose(lse, np.log(np.exp(s).sum(1)))
+    """
+    out, _ = _tiled(q, k, v, mask, scale, is_causal, causal_alignment, block_size, workers, False)
+    return out
+
+
+def tiled_attention_with_lse(
+    q: NDArray[np.floating],
+    k: NDArray[np.floating],
+    v: NDArray[np.floating],
+    mask: NDArray[np.bool_] | NDArray[np.floating] | None = None,
+    *,
+    scale: np.floating | float | None = None,
+    is_causal: bool = False,
+    causal_alignment: CausalAlignment = "top-left",
+    block_size: int | tuple[int, int] = DEFAULT_BLOCK,
+    workers: int | None = None,
+) -> tuple[NDArray[np.floating], NDArray[np.floating]]:
+    """[`tiled_attention`][attention_math.tiled.tiled_attention] and the log-sum-exp of each row.
+
+    The arguments are those of ``tiled_attention``. The log-sum-exp
+    ``lse = log Σ_j exp(q_i·k_j · scale + mask_ij)`` is ``m + log λ`` from the online
+    softmax's state, what FlashAttention keeps for its backward pass.
+
+    Returns:
+        ``(out, lse)``: the output ``(..., L_q, d_v)`` and ``lse`` ``(..., L_q)``, both in the
+            working dtype (``lse = -inf`` for a fully masked row).
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.tiled import tiled_attention_with_lse
+        >>> rng = np.random.default_rng(0)
+        >>> q, k, v = rng.standard_normal((3, 5, 2))
+        >>> out, lse = tiled_attention_with_lse(q, k, v, scale=1.0, block_size=2)
+        >>> np.allclose(lse, np.log(np.exp(q @ k.T).sum(1)))
         True
     """
+    out, lse = _tiled(q, k, v, mask, scale, is_causal, causal_alignment, block_size, workers, True)
+    assert lse is not None
+    return out, lse
+
+
+def _tiled(
+    q: _F,
+    k: _F,
+    v: _F,
+    mask: _Mask,
+    scale: np.floating | float | None,
+    is_causal: bool,
+    causal_alignment: CausalAlignment,
+    block_size: int | tuple[int, int],
+    workers: int | None,
+    want_lse: bool,
+) -> tuple[_F, _F | None]:
+    """The loop behind both public functions: the output, and ``lse`` if ``want_lse``."""
     n_q, n_k, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
     block = block_sizes(block_size)
     offset = causal_offset(n_q, n_k, causal_alignment)
     causal = offset if check_flag("is_causal", is_causal) else None
-    return_lse = check_flag("return_lse", return_lse)
     s = q.dtype.type(1.0 / np.sqrt(q.shape[-1]) if scale is None else scale)
     if workers is None:
         # below ~1M scores per head, starting threads costs more than they save
@@ -239,15 +280,15 @@ def tiled_attention(
     if mask is not None:
         batch = np.broadcast_shapes(batch, mask.shape[:-2])
         mask = cast(_Mask, np.broadcast_to(mask, (*batch, n_q, n_k)))  # a view: no L×L copy
-    out = np.empty((*batch, n_q, d_v), dtype=q.dtype)
-    lse = np.empty((*batch, n_q), dtype=q.dtype) if return_lse else None  # (..., L_q)
-    qb = np.broadcast_to(q, (*batch, *q.shape[-2:]))
-    kb = np.broadcast_to(k, (*batch, *k.shape[-2:]))
-    vb = np.broadcast_to(v, (*batch, *v.shape[-2:]))
-    bq, bk = min(block[0], n_q), min(block[1], n_k)
+    out = np.empty((*batch, n_q, d_v), dtype=q.dtype)  # (..., L_q, d_v)
+    lse = np.empty((*batch, n_q), dtype=q.dtype) if want_lse else None  # (..., L_q)
+    qb = np.broadcast_to(q, (*batch, *q.shape[-2:]))  # (..., L_q, d_k)
+    kb = np.broadcast_to(k, (*batch, *k.shape[-2:]))  # (..., L_k, d_k)
+    vb = np.broadcast_to(v, (*batch, *v.shape[-2:]))  # (..., L_k, d_v)
+    bq, bk = max(1, min(block[0], n_q)), max(1, min(block[1], n_k))  # ≥ 1: empty inputs
     for idx, head in _Head.each(qb, kb, vb, mask, s, causal, bq, bk):
         _one_head(head, out[idx], None if lse is None else lse[idx], workers)
-    return out if lse is None else (out, lse)
+    return out, lse
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,9 +298,6 @@ class _Head:
     ``tiled_attention`` and [`tiled_backward`][attention_math.tiled_backward.tiled_backward]
     build one per head of the batch (views, no copy) from input they have validated; their
     helpers take it, plus the indices of the tile at hand, in place of a dozen arguments.
-    The untiled path of [`attention`][attention_math.numeric.attention] reads all the scores
-    as one tile: its ``q``, ``k``, ``v`` and ``mask`` keep their batch dimensions
-    (``(..., L_q, d_k)``, …) and ``bq × bk`` is ``L_q × L_k``.
     """
 
     q: _F  # (L_q, d_k)

@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from attention_math._checks import OVERFLOW, CausalAlignment, causal_offset, check_flag
-from attention_math.tiled import _Head, block_sizes
+from attention_math.tiled import DEFAULT_BLOCK, _Head, block_sizes
 
 __all__ = ["tiled_backward"]
 
@@ -68,7 +68,7 @@ def _forward(head: _Head) -> tuple[Array, Array]:
     """The output ``O`` ``(L_q, d_v)`` and the row log-sum-exp ``(L_q,)`` of one head.
 
     A row with no visible key gets ``O = 0`` and ``lse = +∞`` (not the ``−∞`` of
-    ``attention(return_lse=True)``), so that the backward's ``exp(S − lse)`` gives it
+    ``attention_with_lse``), so that the backward's ``exp(S − lse)`` gives it
     weights 0, as the untiled softmax does.
     """
     q, v = head.q, head.v
@@ -115,7 +115,7 @@ def tiled_backward(
     scale: np.floating | float | None = None,
     is_causal: bool = False,
     causal_alignment: CausalAlignment = "top-left",
-    block_size: int | tuple[int, int] = (128, 128),
+    block_size: int | tuple[int, int] = DEFAULT_BLOCK,
 ) -> tuple[Array, Array, Array]:
     """``(dq, dk, dv)`` tile by tile, for validated input of one working dtype.
 
@@ -130,7 +130,8 @@ def tiled_backward(
             entirely above the diagonal are skipped.
         causal_alignment: with ``is_causal``, where the diagonal sits when ``L_q ≠ L_k``, as
             in [`causal_mask`][attention_math.numeric.causal_mask].
-        block_size: ``(block_q, block_k)``, or one int for both.
+        block_size: ``(block_q, block_k)``, or one int for both; default the forward's
+            tile, ``tiled.DEFAULT_BLOCK``.
 
     Returns:
         Gradients with the broadcast batch shape of the output (the caller sums them back

@@ -294,7 +294,7 @@ def mask(max_len: int = 6, *, d_k: int = 4, seed: int = 0) -> Explorable:
         (-2, 2, 3)
     """
     from attention_math._checks import CausalAlignment
-    from attention_math.numeric import attention, causal_mask, causal_offset
+    from attention_math.numeric import attention_weights, causal_mask, causal_offset
 
     n = _stops("max_len", [max_len], integer=True)[0]
     dk = _stops("d_k", [d_k], integer=True)[0]
@@ -306,7 +306,7 @@ def mask(max_len: int = 6, *, d_k: int = 4, seed: int = 0) -> Explorable:
 
     def make(alignment: CausalAlignment, lq: int, lk: int) -> Frame:
         m = causal_mask(lq, lk, causal_alignment=alignment)  # (L_q, L_k)
-        _, p = attention(q[:lq], k[:lk], v[:lk], m, return_weights=True)  # _, (L_q, L_k)
+        p = attention_weights(q[:lq], k[:lk], v[:lk], m)  # (L_q, L_k)
         return {
             "alignment": alignment,
             "L_q": lq,

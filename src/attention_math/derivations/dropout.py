@@ -94,11 +94,11 @@ def check_expectation(
     import numpy as np
 
     from attention_math import symbolic
-    from attention_math.numeric import attention
+    from attention_math.numeric import attention_weights
 
     exact = symbolic.attention(q, k, v)
     qn, kn, vn = (np.array(m, dtype=np.float64) for m in (q, k, v))
-    _, w = attention(qn, kn, vn, return_weights=True)  # (L_q, L_k): undropped weights
+    w = attention_weights(qn, kn, vn)  # (L_q, L_k): undropped weights
     pf = float(p)
     n_k = w.shape[-1]
     mean = np.zeros((w.shape[0], vn.shape[1]))  # (L_q, d_v)

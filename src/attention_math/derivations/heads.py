@@ -139,11 +139,13 @@ def two_patterns_numeric(length: int = 4) -> dict[str, NDArray[np.float64]]:
     k = np.stack([f(ex.k), f(ex.k)])  # (2, L, 2)
     v = np.stack([f(ex.v), f(ex.v)])  # (2, L, 1)
     causal = numeric.causal_mask(length)  # (L, L), True where a key is visible
-    heads, p = numeric.attention(q, k, v, mask=causal, return_weights=True)  # (2, L, 1)
+    heads = numeric.attention(q, k, v, mask=causal)  # (2, L, 1)
+    p = numeric.attention_weights(q, k, v, mask=causal)  # (2, L, L)
     q_one = np.concatenate([q[0], q[1]], axis=-1)  # (L, 4)
     k_one = np.concatenate([k[0], k[1]], axis=-1)  # (L, 4)
     v_one = np.concatenate([v[0], v[1]], axis=-1)  # (L, 2): the values, side by side
-    one, p_one = numeric.attention(q_one, k_one, v_one, mask=causal, return_weights=True)
+    one = numeric.attention(q_one, k_one, v_one, mask=causal)  # (L, 2)
+    p_one = numeric.attention_weights(q_one, k_one, v_one, mask=causal)  # (L, L)
     return {
         "p_a": p[0],
         "p_b": p[1],

@@ -157,8 +157,8 @@ def attention_exercise(
             return scores
         mn = None if mask is None else float_array(mask)
         vn = float_array(v) if v is not None else np.eye(kn.shape[0])
-        out, w = numeric.attention(qn, kn, vn, mask=mn, scale=float(s), return_weights=True)
-        return w if what == "weights" else out
+        f = numeric.attention_weights if what == "weights" else numeric.attention
+        return f(qn, kn, vn, mask=mn, scale=float(s))
 
     shown = dict(inputs) if inputs is not None else {"Q": q, "K": k}
     if inputs is None and v is not None:

@@ -111,7 +111,7 @@ def pipeline(
         >>> from attention_math import numeric
         >>> from attention_math.plot.panels import pipeline
         >>> x = np.eye(2)
-        >>> o, p = numeric.attention(x, x, x, return_weights=True)
+        >>> o, p = numeric.attention(x, x, x), numeric.attention_weights(x, x, x)
         >>> text = pipeline(x, x, x, x, x / np.sqrt(2), x / np.sqrt(2), p, o)
         >>> text.startswith("<svg") and "2×2" in text
         True
@@ -244,7 +244,7 @@ def heads_through_w_o(
         True
     """
     from attention_math.multihead import AttentionParams, multi_head_attention
-    from attention_math.numeric import attention
+    from attention_math.numeric import attention, attention_weights
 
     xs, wq, wk, wv, wo = (np.asarray(a, dtype=np.float64) for a in (x, w_q, w_k, w_v, w_o))
     want = multi_head_attention(xs, xs, AttentionParams(wq, wk, wv, wo), n_heads)  # validates
@@ -254,7 +254,7 @@ def heads_through_w_o(
         q = xs @ wq[:, i * d_k : (i + 1) * d_k]  # L × d_k: head i's block of columns
         k = xs @ wk[:, i * d_k : (i + 1) * d_k]  # L × d_k
         v = xs @ wv[:, i * d_v : (i + 1) * d_v]  # L × d_v
-        o, p = attention(q, k, v, return_weights=True)  # L × d_v, L × L
+        o, p = attention(q, k, v), attention_weights(q, k, v)  # L × d_v, L × L
         per_head.append((q, k, v, np.asarray(p, np.float64), np.asarray(o, np.float64)))
     concat = np.hstack([h[4] for h in per_head])  # L × h·d_v
     out = concat @ wo  # L × d_out
@@ -336,11 +336,11 @@ def backward_graph(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLike) -
         True
     """
     from attention_math.backward import attention_backward
-    from attention_math.numeric import attention
+    from attention_math.numeric import attention_weights
 
     qs, ks, vs, g = (np.asarray(a, dtype=np.float64) for a in (q, k, v, d_out))
     alpha = 1 / np.sqrt(qs.shape[-1])  # the default scale α = 1/√d_k
-    _, p = attention(qs, ks, vs, return_weights=True)  # L_q × L_k
+    p = attention_weights(qs, ks, vs)  # L_q × L_k
     dv = p.T @ g  # L_k × d_v
     dp = g @ vs.T  # L_q × L_k
     ds = p * (dp - np.sum(dp * p, axis=-1, keepdims=True))  # L_q × L_k

@@ -30,6 +30,8 @@ from attention_math.multihead import (
 from attention_math.multihead import multi_head_attention as _mha
 from attention_math.numeric import (
     attention,
+    attention_weights,
+    attention_with_lse,
     causal_mask,
     log_softmax,
     padding_mask,
@@ -331,7 +333,7 @@ def fully_masked_row(torch: ModuleType | None) -> Row:
     q, k, v = _problem(9, 1, 1, 3, 4)
     allowed = np.ones((3, 3), bool)
     allowed[1] = False  # query 1 may see nothing
-    out, weights = attention(q, k, v, allowed, return_weights=True)
+    out, weights = attention(q, k, v, allowed), attention_weights(q, k, v, allowed)
     ours, ours_w = out[0, 0, 1], weights[0, 0, 1]
     fill = np.where(allowed, 0.0, np.finfo(np.float64).min)  # HF's fill: the dtype's minimum
     hf = softmax(q @ np.swapaxes(k, -1, -2) / 2.0 + fill)[0, 0, 1]
@@ -397,7 +399,7 @@ def need_weights(torch: ModuleType | None) -> Row:
 
 def log_sum_exp(torch: ModuleType | None) -> Row:
     q, k, v = _problem(11, 1, 2, 4, 8)
-    _out, lse = attention(q, k, v, is_causal=True, return_lse=True)
+    lse = attention_with_lse(q, k, v, is_causal=True).lse
     if torch is None:
         found = _NO_TORCH + f"`lse` {lse.shape}"
     else:
@@ -409,7 +411,7 @@ def log_sum_exp(torch: ModuleType | None) -> Row:
     return Row(
         "log-sum-exp",
         "FlashAttention's `softmax_lse`, `(B, H, L_q)` (PyTorch's flash kernel returns it)",
-        "`attention(..., return_lse=True)` → `(out, lse)`, `lse` of shape `(..., L_q)`",
+        "`attention_with_lse(...)` → `(out, lse)`, `lse` of shape `(..., L_q)`",
         found,
     )
 

@@ -105,10 +105,10 @@ def _unseen_ref() -> np.ndarray:
 
 
 def _dropout_ref() -> np.ndarray:
-    # the weight after inverted dropout, from numeric.attention: two keys with equal scores,
+    # the weight after inverted dropout, from numeric.attention_weights: two keys with equal scores,
     # so the row is (1/2, 1/2); with seed 1 at least one weight is kept (asserted)
-    _, w = numeric.attention(
-        np.zeros((1, 1)), np.zeros((2, 1)), np.eye(2), return_weights=True, dropout_p=0.25, rng=1
+    w = numeric.attention_weights(
+        np.zeros((1, 1)), np.zeros((2, 1)), np.eye(2), dropout_p=0.25, rng=1
     )
     assert w.max() > 0, "seed 1 dropped both weights"
     return np.asarray(w.max())
