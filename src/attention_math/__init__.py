@@ -40,7 +40,10 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time, __getattr_
     from attention_math.multihead import from_key_padding_mask as from_key_padding_mask
     from attention_math.multihead import multi_head_attention as multi_head_attention
     from attention_math.multihead import multi_head_weights as multi_head_weights
+    from attention_math.numeric import AttentionLSE as AttentionLSE
     from attention_math.numeric import attention as attention
+    from attention_math.numeric import attention_weights as attention_weights
+    from attention_math.numeric import attention_with_lse as attention_with_lse
     from attention_math.numeric import causal_mask as causal_mask
     from attention_math.numeric import log_softmax as log_softmax
     from attention_math.numeric import padding_mask as padding_mask
@@ -54,6 +57,9 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time, __getattr_
 _HOME: dict[str, str] = {
     # the forward pass
     "attention": "numeric",
+    "attention_weights": "numeric",
+    "attention_with_lse": "numeric",
+    "AttentionLSE": "numeric",
     "softmax": "numeric",
     "log_softmax": "numeric",
     "causal_mask": "numeric",
