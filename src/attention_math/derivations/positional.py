@@ -289,7 +289,12 @@ def rope_float32_path(
     a = np.asarray(x, dtype=np.float32)  # (..., L, d)
     d = a.shape[-1]
     f32 = np.float32
-    inv_freq = f32(1.0) / f32(base) ** (np.arange(0, d, 2).astype(f32) / f32(d))  # (d/2,)
+    exponent = np.arange(0, d, 2).astype(f32) / f32(d)  # (d/2,), float32 as torch forms it
+    # the float32 power correctly rounded, as torch's pow gives it: NumPy's own float32 power
+    # (a SIMD kernel on some CPUs) can be one ulp off, and at position 8000 one ulp of a
+    # frequency turns the angle by 5e-4 radians
+    power = (np.float64(base) ** exponent.astype(np.float64)).astype(f32)  # (d/2,)
+    inv_freq = f32(1.0) / power  # (d/2,)
     angle = np.asarray(positions).astype(f32)[:, None] * inv_freq[None, :]  # (L, d/2), float32
     emb = np.concatenate([angle, angle], axis=-1)  # (L, d)
     x1, x2 = a[..., : d // 2], a[..., d // 2 :]  # (..., L, d/2) each
