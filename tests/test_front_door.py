@@ -43,3 +43,7 @@ def test_importing_the_package_imports_no_numpy():
         "assert 'numpy' in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_all_lists_exactly_the_names_the_package_loads():
+    assert set(am.__all__) == {"__version__", *am._HOME}

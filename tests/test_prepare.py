@@ -12,6 +12,7 @@ from pathlib import Path
 import markdown
 import pytest
 
+from attention_site import notebooks
 from attention_site import prepare as prep
 from attention_site.live_loader import LiveLoaderExtension
 from attention_site.notebook_link import NotebookLinkExtension, fingerprint
@@ -72,7 +73,7 @@ def test_each_page_that_runs_code_gets_its_notebook_beside_its_html(root: Path) 
     assert made == ["forward/softmax/forward-softmax.ipynb", "index.ipynb", "why/why.ipynb"]
     nb = json.loads((docs / "forward/softmax/forward-softmax.ipynb").read_text(encoding="utf-8"))
     code = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
-    assert code == ["print(1)"]
+    assert code == [notebooks.RICH_PRINT, "print(1)"]  # the page's code, print shown rich
     index = json.loads((root / ".prepare" / "notebooks.json").read_text(encoding="utf-8"))
     source = (docs / "forward" / "softmax.md").read_text(encoding="utf-8")
     assert index[fingerprint(source)] == {

@@ -91,7 +91,39 @@ _HOME: dict[str, str] = {
     "symbolic": "",
 }
 
-__all__ = ["__version__", *_HOME]
+# the front door, written out for tools that read it without running the package
+__all__ = [
+    "AttentionLSE",
+    "AttentionParams",
+    "BlockConfig",
+    "BlockParams",
+    "KVCache",
+    "__version__",
+    "alibi_bias",
+    "attention",
+    "attention_backward",
+    "attention_weights",
+    "attention_with_lse",
+    "causal_mask",
+    "crosscheck",
+    "display",
+    "from_key_padding_mask",
+    "incremental_attention",
+    "log_softmax",
+    "multi_head_attention",
+    "multi_head_weights",
+    "numeric",
+    "padding_mask",
+    "plot",
+    "reference",
+    "rope",
+    "show",
+    "sinusoidal",
+    "sliding_window_mask",
+    "softmax",
+    "symbolic",
+    "transformer_block",
+]
 
 __version__ = "0.1.0"
 """The package's version (the wheel's, as in ``pyproject.toml``)."""
