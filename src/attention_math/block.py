@@ -109,6 +109,15 @@ class BlockConfig:
         bias: projection and feed-forward biases; ``None``: with LayerNorm, not with RMSNorm.
         eps: the epsilon of every norm (LayerNorm, RMSNorm, QK-norm).
 
+    See Also:
+        - [`transformer_block`][attention_math.block.transformer_block]: the block this configures.
+        - [`BlockParams`][attention_math.block.BlockParams]: its weights.
+
+    References:
+        - [Vaswani et al., 2017](https://arxiv.org/abs/1706.03762), §3.1: the block.
+        - [Xiong et al., 2020](https://arxiv.org/abs/2002.04745): layer normalisation before each
+          sublayer.
+
     Examples:
         >>> from attention_math.block import BlockConfig
         >>> BlockConfig(n_heads=4, norm="rms").with_bias
@@ -248,6 +257,16 @@ class BlockParams:
         w_down: SwiGLU's down projection ``(d_ff, d_model)``.
         gamma_q: the QK-norm gain of the queries ``(d_head,)``; ``None`` without QK-norm.
         gamma_k: the QK-norm gain of the keys ``(d_head,)``.
+
+    See Also:
+        - [`random_params`][attention_math.block.random_params] and
+          [`params_from_torch`][attention_math.block.params_from_torch]: where they come from.
+        - [`multihead.AttentionParams`][attention_math.multihead.AttentionParams]: its attention
+          weights.
+
+    References:
+        - [Vaswani et al., 2017](https://arxiv.org/abs/1706.03762), §3.1 and §3.3: the block's two
+          sublayers.
 
     Examples:
         >>> from attention_math.block import BlockConfig, random_params

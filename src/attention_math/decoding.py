@@ -29,6 +29,17 @@ class KVCache:
     is overwritten. Attention does not depend on the order of the keys, so the ring is never
     reordered for `attend`; `keys` and `values` return the tokens oldest first.
 
+    See Also:
+        - [`incremental_attention`][attention_math.decoding.incremental_attention]: a whole sequence
+          decoded through the cache.
+        - [`attention`][attention_math.numeric.attention] with ``is_causal=True``: the same outputs
+          at once.
+
+    References:
+        - [Pope et al., 2022](https://arxiv.org/abs/2211.05102): the key/value cache in inference.
+        - [Jiang et al., 2023](https://arxiv.org/abs/2310.06825) (Mistral 7B): the rolling buffer of
+          a sliding window.
+
     Examples:
         >>> import numpy as np
         >>> from attention_math.decoding import KVCache
@@ -153,6 +164,14 @@ def incremental_attention(
 
     Returns:
         ``(..., L, d_v)``, in the dtype of the inputs.
+
+    See Also:
+        - [`KVCache`][attention_math.decoding.KVCache]: one step at a time.
+        - [`attention`][attention_math.numeric.attention] with ``is_causal=True``: the outputs it
+          equals.
+
+    References:
+        - [Pope et al., 2022](https://arxiv.org/abs/2211.05102): the key/value cache in inference.
 
     Examples:
         >>> import numpy as np

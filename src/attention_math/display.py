@@ -214,6 +214,10 @@ def show(
     Elsewhere, or with ``file=``, it is ``print``. A notebook made from a page starts with
     ``print = show``, so that the page's own ``print`` calls show maths.
 
+    See Also:
+        - [`exact_beside_decimal`][attention_math.display.exact_beside_decimal]: a result to show.
+        - [`table`][attention_math.display.table]: a Markdown table to show.
+
     Examples:
         >>> from attention_math.display import display, show
         >>> show(display("a = 1"), "and", 2)

@@ -76,6 +76,15 @@ class AttentionParams:
         b_v: ``(h_kv·d_v,)`` or ``None``.
         b_o: ``(d_out,)`` or ``None``.
 
+    See Also:
+        - [`multi_head_attention`][attention_math.multihead.multi_head_attention]: the layer these
+          weights make.
+        - [`block.BlockParams`][attention_math.block.BlockParams]: the block's weights, which hold
+          one.
+
+    References:
+        - [Vaswani et al., 2017](https://arxiv.org/abs/1706.03762), §3.2.2: W^Q, W^K, W^V and W^O.
+
     Examples:
         >>> import numpy as np
         >>> from attention_math.multihead import AttentionParams
@@ -590,6 +599,17 @@ def from_key_padding_mask(key_padding_mask: ArrayLike) -> NDArray[Any]:
             another mask by ``&`` (boolean) or ``+`` (float). For
             [`attention`][attention_math.numeric.attention] on inputs that already carry a
             head axis, ``(B, h, L, d)``, add that axis: ``mask[:, None]``.
+
+    See Also:
+        - [`numeric.padding_mask`][attention_math.numeric.padding_mask]: the mask from valid
+          lengths.
+        - [`multi_head_attention`][attention_math.multihead.multi_head_attention]: takes the
+          converted mask.
+
+    References:
+        - [PyTorch's
+          `nn.MultiheadAttention`](https://pytorch.org/docs/stable/generated/torch.nn.MultiheadAttention.html):
+          ``key_padding_mask``, True where a key is padding.
 
     Examples:
         >>> import numpy as np

@@ -99,6 +99,15 @@ def log_softmax(x: ArrayLike, axis: int = -1) -> NDArray[np.floating]:
     for masked (``-inf``) entries, whose log-weight is ``-inf``; a fully masked slice is all
     ``-inf`` (the log of the zero row that [`softmax`][attention_math.numeric.softmax] returns).
 
+    See Also:
+        - [`softmax`][attention_math.numeric.softmax]: its exponential.
+        - [`attention_with_lse`][attention_math.numeric.attention_with_lse]: the log-sum-exp of each
+          row of scores, the same normaliser.
+
+    References:
+        - [Milakov & Gimelshein, 2018](https://arxiv.org/abs/1805.02867): the running maximum that
+          keeps the log-sum-exp finite.
+
     Examples:
         >>> import numpy as np
         >>> from attention_math.numeric import log_softmax
@@ -221,6 +230,15 @@ def padding_mask(valid_lens: ArrayLike, n_k: int) -> NDArray[np.bool_]:
         valid_lens: integers in ``[0, n_k]``, shape ``(B,)`` or ``(B, L_q)``.
         n_k: number of keys, a non-negative integer.
 
+    See Also:
+        - [`causal_mask`][attention_math.numeric.causal_mask]: the other mask a batch needs.
+        - [`multihead.from_key_padding_mask`][attention_math.multihead.from_key_padding_mask]:
+          PyTorch's opposite convention (True = padding) turned into this one.
+
+    References:
+        - [Vaswani et al., 2017](https://arxiv.org/abs/1706.03762), §3.2.3: masking by setting
+          scores to −∞.
+
     Examples:
         >>> from attention_math.numeric import padding_mask
         >>> padding_mask([3, 1], 4).astype(int)
@@ -251,6 +269,16 @@ def sliding_window_mask(n_q: int, n_k: int | None = None, *, window: int) -> NDA
     True = may attend, top-left aligned like `causal_mask`; ``window ≥ n_q`` gives
     `causal_mask` itself. Each row holds at most ``window`` True entries, so attention
     under this mask costs O(L·window) instead of O(L²) when only the band is computed.
+
+    See Also:
+        - [`causal_mask`][attention_math.numeric.causal_mask]: the window as wide as the sequence.
+        - [`decoding.KVCache`][attention_math.decoding.KVCache] with ``window=``: the same band when
+          decoding.
+
+    References:
+        - [Beltagy et al., 2020](https://arxiv.org/abs/2004.05150) (Longformer): sliding-window
+          attention.
+        - [Jiang et al., 2023](https://arxiv.org/abs/2310.06825) (Mistral 7B): a 4,096-token window.
 
     Examples:
         >>> from attention_math.numeric import sliding_window_mask

@@ -283,6 +283,14 @@ def sinusoidal(n_positions: int, d_model: int, *, base: float = 10000.0) -> NDAr
 
     ``PE[p, 2i] = sin(p / base^(2i/d_model))`` and ``PE[p, 2i+1] = cos(p / base^(2i/d_model))``.
 
+    See Also:
+        - [`rope`][attention_math.positional.rope]: positions as rotations of queries and keys.
+        - [`alibi_bias`][attention_math.positional.alibi_bias]: positions as a bias on the scores.
+
+    References:
+        - [Vaswani et al., 2017](https://arxiv.org/abs/1706.03762), §3.5: sinusoidal positional
+          encoding.
+
     Examples:
         >>> from attention_math.positional import sinusoidal
         >>> sinusoidal(2, 4).round(4)
@@ -352,6 +360,15 @@ def rope(
     Returns:
         The rotated ``x``, same shape and dtype (float32 stays float32; integers become
             float64). The angles are computed in float64, then rounded to the dtype.
+
+    See Also:
+        - [`rope_frequencies`][attention_math.positional.rope_frequencies]: the angles, with the
+          long-context scalings.
+        - [`sinusoidal`][attention_math.positional.sinusoidal]: positions added to the input
+          instead.
+
+    References:
+        - [Su et al., 2021](https://arxiv.org/abs/2104.09864) (RoFormer): rotary position embedding.
 
     Examples:
         >>> import numpy as np
@@ -540,6 +557,14 @@ def alibi_bias(n_heads: int, n_q: int, n_k: int | None = None) -> NDArray[np.flo
 
     Add it to the scores (``mask=`` of ``numeric.attention``), combined with a causal mask
     for a decoder. Queries and keys are both counted from position 0.
+
+    See Also:
+        - [`alibi_slopes`][attention_math.positional.alibi_slopes]: the slope of each head.
+        - [`attention`][attention_math.numeric.attention]: takes the bias as its float ``mask``.
+
+    References:
+        - [Press et al., 2022](https://arxiv.org/abs/2108.12409) (ALiBi): attention with linear
+          biases.
 
     Examples:
         >>> from attention_math.positional import alibi_bias
