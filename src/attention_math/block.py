@@ -579,9 +579,9 @@ def transformer_block(
         attention layer alone, with the same ``AttentionParams``.
 
     References:
-        Vaswani et al. (2017), "Attention Is All You Need", arXiv:1706.03762, §3 (post-LN).
-        Xiong et al. (2020), "On Layer Normalization in the Transformer Architecture",
-        arXiv:2002.04745 (pre-LN). Ainslie et al. (2023), arXiv:2305.13245 (GQA).
+        - [Vaswani et al., 2017](https://arxiv.org/abs/1706.03762), §3: the block (post-LN).
+        - [Xiong et al., 2020](https://arxiv.org/abs/2002.04745): pre-LN.
+        - [Ainslie et al., 2023](https://arxiv.org/abs/2305.13245): grouped-query attention.
 
     Examples:
         >>> import numpy as np

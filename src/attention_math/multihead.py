@@ -455,11 +455,9 @@ def multi_head_attention(
         and OV circuits of every head.
 
     References:
-        Vaswani et al. (2017), "Attention Is All You Need", arXiv:1706.03762, §3.2.2.
-        Shazeer (2019), "Fast Transformer Decoding: One Write-Head is All You Need",
-        arXiv:1911.02150 (multi-query attention). Ainslie et al. (2023), "GQA: Training
-        Generalized Multi-Query Transformer Models from Multi-Head Checkpoints",
-        arXiv:2305.13245.
+        - [Vaswani et al., 2017](https://arxiv.org/abs/1706.03762), §3.2.2: multi-head attention.
+        - [Shazeer, 2019](https://arxiv.org/abs/1911.02150): multi-query attention.
+        - [Ainslie et al., 2023](https://arxiv.org/abs/2305.13245): grouped-query attention.
 
     Examples:
         >>> import numpy as np
@@ -535,7 +533,7 @@ def multi_head_weights(
         the same softmax, one head, on one screen.
 
     References:
-        Vaswani et al. (2017), "Attention Is All You Need", arXiv:1706.03762, §3.2.2.
+        - [Vaswani et al., 2017](https://arxiv.org/abs/1706.03762), §3.2.2: multi-head attention.
 
     Examples:
         >>> import numpy as np
