@@ -82,63 +82,44 @@ def test_unknown_name_is_refused() -> None:
         quantity_text("temperature", explore.temperature().frames[(0,)], "weights")
 
 
-def _scripts_block(page: object, extra_javascript: list[object], extra: dict) -> str:
-    """overrides/main.html's ``scripts`` block rendered for ``page`` (None: the 404 page)."""
-    from mkdocs.theme import Theme
-
-    theme = Theme(name="material", custom_dir=str(ROOT / "overrides"))
-    template = theme.get_env().get_template("main.html")
-    config = {"extra": extra, "extra_javascript": extra_javascript, "theme": theme}
-    context = template.new_context({"page": page, "base_url": ".", "config": config})
-    return "".join(template.blocks["scripts"](context))
-
-
 def test_the_script_is_written_where_an_explorable_is_and_nowhere_else() -> None:
-    """hooks/explorables.py marks the pages holding one; overrides/main.html writes the
-    script of ``extra_javascript`` that the hook keeps only on those, the theme's script on
-    every page, and any other script of ``extra_javascript`` on every page."""
-    from types import SimpleNamespace
+    """The explorables extension, configured as ``mkdocs.yml`` configures it, writes the
+    script once after a page that holds an explorable, under the site's path, and on no
+    other page; a docstring showing the attribute in code holds none."""
+    import markdown
 
-    from mkdocs.config.config_options import ExtraScriptValue
+    from attention_site.checks.hooks import mkdocs_config
+    from attention_site.extensions import explorables
+    from attention_site.extensions.badges import site_path
 
-    from attention_site.checks.hooks import load_hook
-
-    hook = load_hook("explorables")
-    config = SimpleNamespace(extra={})
-    hook.on_config(config)
-    assert config.extra["kept_scripts"] == [hook.SCRIPT]
-    pages = {}
-    for name, content in [("with", f"<main>{page('mask')}</main>"), ("without", "<p>x</p>")]:
-        pages[name] = SimpleNamespace(meta={}, url="a/")
-        assert hook.on_page_content(content, pages[name], config, None) == content  # as it was
-    assert pages["with"].meta == {"uses_scripts": [hook.SCRIPT]} and pages["without"].meta == {}
-    # and a docstring showing the attribute in code holds none
-    assert not hook.holds_explorable(html.escape(page("mask")))
-
-    explorables = ExtraScriptValue(hook.SCRIPT)
-    explorables.defer = True  # as mkdocs.yml lists it
-    other = ExtraScriptValue("javascripts/other.js")
-    scripts = [explorables, other]
-    later = '<script type="text/x-later" data-src="{}{}"'
-    for name, shown in [("with", True), ("without", False), (None, False)]:
-        up = "../" if name else "./"  # the 404 page: from the base (the site's own in a build)
-        written = _scripts_block(pages.get(name or ""), scripts, config.extra)
-        assert (later.format(up, hook.SCRIPT) + " defer></script>" in written) == shown
-        assert hook.SCRIPT in written or not shown
-        assert later.format(up, "javascripts/other.js") in written  # no hook keeps it: everywhere
-        assert f'<script type="text/x-later" data-src="{up}assets/javascripts/bundle.' in written
-        assert '<script src="' not in written
-    # without the hook's word, overrides/main.html writes every script everywhere
-    assert hook.SCRIPT in _scripts_block(pages["without"], scripts, {})
+    config = mkdocs_config()
+    name = "attention_site.extensions.explorables"
+    (options,) = [
+        e[name] for e in config["markdown_extensions"] if isinstance(e, dict) and name in e
+    ]
+    options = {"site_url": "https://example.org/attention-math/"} | {
+        k: v
+        for k, v in options.items()
+        if v is not None  # !ENV reads as None here
+    }
+    script = f'<script src="{site_path(options["site_url"])}{explorables.SCRIPT}" defer></script>'
+    for content, shown in [(page("mask"), True), ("text", False), (f"`{page('mask')}`", False)]:
+        md = markdown.Markdown(extensions=["md_in_html", name], extension_configs={name: options})
+        out = md.convert(content)
+        assert out.count(script) == int(shown), content[:60]
+    assert (ROOT / "docs" / explorables.SCRIPT).is_file()
+    # the theme does not write it into every page
+    assert explorables.SCRIPT not in str(config.get("extra_javascript"))
 
 
-def test_the_browser_tests_refuse_a_script_no_hook_keeps_to_its_users(monkeypatch):
+def test_the_browser_tests_refuse_a_script_nothing_keeps_to_its_users(monkeypatch):
     """A script added to extra_javascript would load on every page, used or not: the browser
     tests' allow-list has no users for it and says so (attention_site/checks/scripts.py)."""
     from attention_site.checks import scripts
 
     shipped = scripts.extra_scripts()
     assert {f"/{path}" for path in shipped} <= set(scripts.script_users())
+    assert "/javascripts/explorables.js" in scripts.script_users()  # kept to its users
     monkeypatch.setattr(scripts, "extra_scripts", lambda: [*shipped, "javascripts/new.js"])
     with pytest.raises(LookupError, match=r"javascripts/new\.js"):
         scripts.script_users()

@@ -5,7 +5,7 @@
   system's preference on a first visit, remembers the reader's choice, answers Enter and
   keeps the browser's colour-scheme and theme-colour hints right.
 - Formulas off screen are skipped (``content-visibility: auto``, extra.css) in a box of
-  exactly their drawing's size and baseline (hooks/assets.py ``sized``): drawing them moves
+  exactly their drawing's size and baseline (``attention_site.extensions.typeset.sized``): drawing them moves
   nothing.
 """
 
