@@ -5,8 +5,8 @@
   system's preference on a first visit, remembers the reader's choice, answers Enter and
   keeps the browser's colour-scheme and theme-colour hints right.
 - Formulas off screen are skipped (``content-visibility: auto``, extra.css) in a box of
-  exactly their drawing's size and baseline (``attention_site.extensions.typeset.sized``): drawing them moves
-  nothing.
+  exactly their drawing's size and baseline (``attention_site.extensions.typeset.sized``):
+  drawing them moves nothing.
 """
 
 from __future__ import annotations
