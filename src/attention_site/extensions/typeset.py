@@ -203,7 +203,10 @@ def _drawn(output: str) -> str:
     blocks = list(MATH.finditer(output))
     if not blocks:
         return output
-    items = [dict(zip(("tex", "display"), _split(m.group(2)), strict=True)) for m in blocks]
+    items: list[dict[str, Any]] = []
+    for m in blocks:
+        tex, display = _split(m.group(2))
+        items.append({"tex": tex, "display": display})
     done = _answer(items)
     if done["errors"]:
         raise ValueError("TeX errors:\n" + "\n".join(done["errors"]))
@@ -225,7 +228,7 @@ def _drawn(output: str) -> str:
         last = m.end()
     parts.append(output[last:])
     style = f'<style id="mathjax-svg-styles">{done["css"]}</style>'
-    return "".join(parts) + style + done["cache"]
+    return "".join(parts) + style + str(done["cache"])
 
 
 def _gathered(output: str) -> str:
@@ -246,14 +249,13 @@ def _gathered(output: str) -> str:
     first = TYPESET.search(output)
     if first is not None:
         output = output[: first.start()] + style + output[first.start() :]
-    cache = ""
-    if glyphs:
-        cache = (
-            '<svg style="display: none;" id="MJX-SVG-global-cache"><defs>'
-            + "".join(glyphs.values())
-            + "</defs></svg>"
-        )
-    return output + cache
+    if not glyphs:
+        return output
+    return (
+        f'{output}<svg style="display: none;" id="MJX-SVG-global-cache"><defs>'
+        + "".join(glyphs.values())
+        + "</defs></svg>"
+    )
 
 
 def typeset_html(output: str) -> str:
