@@ -8,12 +8,15 @@ the project root. It measures each block in CPU seconds of this process
 (``functools.cache`` in the package) shows the cost once, as a cold build pays it. A block
 that raises is reported, not fatal.
 
+With ``--warm`` it runs them all twice in the process and reports the second run: what a
+``mkdocs serve`` rebuild pays, its process's caches filled by the first build.
+
 Prints the pages and the blocks that cost most; ``--json`` writes everything to
 ``benchmarks/results/build_profile.json`` (``--json FILE``: to FILE). Run from the project
 root::
 
     python3 -m uv run python benchmarks/build_profile.py [--top 25] [--json [FILE]]
-        [--pages forward/softmax.md ...] [--cprofile out.prof]
+        [--pages forward/softmax.md ...] [--warm] [--cprofile out.prof]
 """
 
 from __future__ import annotations
@@ -114,7 +117,12 @@ def main() -> None:
     )
     parser.add_argument("--pages", nargs="*", help="only these pages (paths under docs/)")
     parser.add_argument("--cprofile", type=Path, help="also write cProfile stats here")
+    parser.add_argument("--warm", action="store_true", help="report a second run (serve)")
     args = parser.parse_args()
+    cold = None
+    if args.warm:
+        cold = profile(args.pages)
+        print(f"first run: {cold['blocks_cpu_s']} CPU s; the second, warm:", flush=True)
     if args.cprofile is not None:
         import cProfile
 
@@ -123,6 +131,8 @@ def main() -> None:
         profiler.dump_stats(args.cprofile)
     else:
         result = profile(args.pages)
+    if cold is not None:
+        result["first_run_blocks_cpu_s"] = cold["blocks_cpu_s"]
     if args.json:
         args.json.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     summary = {k: v for k, v in result.items() if not isinstance(v, (dict, list))}
