@@ -2,9 +2,9 @@
 
 MkDocs, Material, mkdocstrings and its Python handler, markdown-exec, pymdown-extensions,
 gen-files, literate-nav and Zensical are used through what they document: configuration,
-hook events, Python-Markdown extensions. So no module of ``src/`` or ``hooks/`` (and no name
-``mkdocs.yml`` points to) imports one of their private modules (a dotted part with a leading
-underscore: ``markdown_exec._internal``), reads a private attribute of one of them
+hook events, Python-Markdown extensions. So no module of ``src/``, ``hooks/`` or
+``benchmarks/`` (and no name ``mkdocs.yml`` points to) imports one of their private modules (a
+dotted part with a leading underscore: ``markdown_exec._internal``), reads a private attribute of one of them
 (``module._name``), or assigns an attribute of theirs (``Highlight.highlight = …``,
 ``setattr(module, …)``): a patch release of any of them cannot break the build.
 """
@@ -107,7 +107,10 @@ def violations(source: str, where: str) -> list[str]:
 
 
 def _built_files() -> list[Path]:
-    return sorted([*(ROOT / "src").rglob("*.py"), *(ROOT / "hooks").rglob("*.py")])
+    """What the build runs, and the benchmarks that time it."""
+    return sorted(
+        path for part in ("src", "hooks", "benchmarks") for path in (ROOT / part).rglob("*.py")
+    )
 
 
 def test_no_file_the_build_runs_reaches_a_private_name() -> None:
