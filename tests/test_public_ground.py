@@ -4,8 +4,8 @@ MkDocs, Material, mkdocstrings and its Python handler, markdown-exec, pymdown-ex
 gen-files, literate-nav and Zensical are used through what they document: configuration,
 hook events, Python-Markdown extensions. So no module of ``src/``, ``hooks/`` or
 ``benchmarks/`` (and no name ``mkdocs.yml`` points to) imports one of their private modules (a
-dotted part with a leading underscore: ``markdown_exec._internal``), reads a private attribute of one of them
-(``module._name``), or assigns an attribute of theirs (``Highlight.highlight = …``,
+dotted part with a leading underscore: ``markdown_exec._internal``), reads a private attribute
+of one of them (``module._name``), or assigns an attribute of theirs (``Highlight.highlight = …``,
 ``setattr(module, …)``): a patch release of any of them cannot break the build.
 """
 
