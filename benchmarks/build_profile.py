@@ -1,149 +1,111 @@
-"""Where a cold ``mkdocs build --strict`` spends its CPU time: per page, per executed block.
+"""Where a build's executed blocks spend their CPU time: per block, per page.
 
-Runs one strict build in this process (into a temporary directory, no execution cache) and
-measures, in CPU seconds of this process (``time.process_time``):
+Runs every executed block of ``docs/`` (```` ```python exec="on" ````) the way markdown-exec
+runs it, without a build and without markdown-exec's runner: each block in fresh globals, a
+block with ``session="NAME"`` in that session's globals on its page, the working directory
+the project root. It measures each block in CPU seconds of this process
+(``time.process_time``), in page order, in one process, so a block that warms a cache
+(``functools.cache`` in the package) shows the cost once, as a cold build pays it. A block
+that raises is reported, not fatal.
 
-- each page's whole processing (Markdown, executed blocks, template, post-page hooks);
-- each executed block (markdown-exec's runner), with the first line of its code;
-- MathJax typesetting (the Python side waiting for ``hooks/typeset.cjs``; the Node
-  process's own CPU time is reported from its exit, as children's CPU);
-- the rest (configuration, plugins, navigation, search index, copying files).
+With ``--warm`` it runs them all twice in the process and reports the second run: what a
+``mkdocs serve`` rebuild pays, its process's caches filled by the first build.
 
-Prints the top of each list; ``--json`` writes everything to
-``benchmarks/results/build_profile.json`` (``--json FILE``: to FILE, a scratch copy outside
-the results). Run from the project root::
+Prints the pages and the blocks that cost most; ``--json`` writes everything to
+``benchmarks/results/build_profile.json`` (``--json FILE``: to FILE). Run from the project
+root::
 
     python3 -m uv run python benchmarks/build_profile.py [--top 25] [--json [FILE]]
-        [--site DIR] [--cprofile out.prof]
-
-``--site`` keeps the built site (to compare the HTML before and after a change);
-``--cprofile`` also records a cProfile of the build (functions by cumulative time).
+        [--pages forward/softmax.md ...] [--warm] [--cprofile out.prof]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import os
-import resource
-import sys
-import tempfile
+import re
+import textwrap
 import time
 from pathlib import Path
 from typing import Any
 
 from _common import ROOT, result_path  # benchmarks/, the script's directory
 
+# an executed fence: its indentation, its backticks, its options
+FENCE = re.compile(
+    r'^(?P<indent>[ \t]*)(?P<ticks>`{3,})python\b(?P<options>[^\n]*exec="(?:on|1|true)"[^\n]*)$'
+)
+SESSION = re.compile(r'session="([^"]+)"')
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+
+def blocks(page: Path) -> list[dict[str, Any]]:
+    """The executed blocks of ``page``: their code, session and line."""
+    lines = page.read_text(encoding="utf-8").splitlines()
+    found: list[dict[str, Any]] = []
+    n = 0
+    while n < len(lines):
+        m = FENCE.match(lines[n])
+        if m is None:
+            n += 1
+            continue
+        indent, ticks = m["indent"], m["ticks"]
+        end = n + 1
+        while end < len(lines) and lines[end].strip() != ticks:
+            end += 1
+        code = textwrap.dedent("\n".join(line.removeprefix(indent) for line in lines[n + 1 : end]))
+        session = SESSION.search(m["options"])
+        found.append({"line": n + 1, "code": code, "session": session[1] if session else None})
+        n = end + 1
+    return found
 
 
-def profile(site_dir: Path | None = None, cprofile: Path | None = None) -> dict[str, Any]:
-    """One strict build, timed per page and per block (into ``site_dir`` if given)."""
-    os.environ.pop("ATTENTION_MATH_EXEC_CACHE", None)
-    os.environ["ATTENTION_MATH_PARALLEL"] = "0"  # the work itself, all in this process
-    os.environ["NO_MKDOCS_2_WARNING"] = "1"
-    os.chdir(ROOT)  # the pages read the repository's files by relative paths
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-    from mkdocs.structure.pages import Page
-
-    from attention_site.checks.hooks import load_hook
-
-    pages: dict[str, float] = {}
-    blocks: list[dict[str, Any]] = []
-    current = {"page": "(none)"}
-    typeset = {"cpu": 0.0, "wall": 0.0}
-
-    # markdown-exec's runner, through its adapter (hooks/markdown_exec_adapter.py)
-    exec_ = load_hook("markdown_exec_adapter")
-    real_run = exec_.runner()
-
-    def timed_run(code: str, *args: Any, **kwargs: Any) -> str:
-        start = time.process_time()
-        wall = time.perf_counter()
-        try:
-            return str(real_run(code, *args, **kwargs))
-        finally:
-            first = next((line for line in code.splitlines() if line.strip()), "")
-            blocks.append(
+def profile(pages: list[str] | None = None) -> dict[str, Any]:
+    """Run every executed block of the pages (all of ``docs/``), timing each."""
+    os.chdir(ROOT)  # markdown-exec runs blocks where mkdocs runs: the pages read files so
+    docs = ROOT / "docs"
+    chosen = [docs / p for p in pages] if pages else sorted(docs.rglob("*.md"))
+    results: list[dict[str, Any]] = []
+    start, wall = time.process_time(), time.perf_counter()
+    for page in chosen:
+        sessions: dict[str, dict[str, Any]] = {}
+        for block in blocks(page):
+            scope = (
+                sessions.setdefault(block["session"], {"__name__": "__main__"})
+                if block["session"]
+                else {"__name__": "__main__"}
+            )
+            error = None
+            t = time.process_time()
+            try:
+                with contextlib.redirect_stdout(io.StringIO()):
+                    exec(compile(block["code"], f"{page}:{block['line']}", "exec"), scope)
+            except Exception as exc:
+                error = f"{type(exc).__name__}: {exc}"[:200]
+            first = next((line for line in block["code"].splitlines() if line.strip()), "")
+            results.append(
                 {
-                    "page": current["page"],
-                    "cpu_s": round(time.process_time() - start, 3),
-                    "wall_s": round(time.perf_counter() - wall, 3),
-                    "session": kwargs.get("session"),
+                    "page": page.relative_to(docs).as_posix(),
+                    "line": block["line"],
+                    "cpu_s": round(time.process_time() - t, 3),
+                    "session": block["session"],
                     "first_line": first[:90],
+                    **({"error": error} if error else {}),
                 }
             )
-
-    # the exec-cache hook captures markdown-exec's runner when it loads: patch before that
-    exec_.set_original_runner(timed_run)
-
-    real_render = Page.render
-
-    def timed_render(self: Page, config: Any, files: Any) -> None:
-        current["page"] = self.file.src_uri
-        start = time.process_time()
-        try:
-            real_render(self, config, files)
-        finally:
-            pages[self.file.src_uri] = pages.get(self.file.src_uri, 0.0) + (
-                time.process_time() - start
-            )
-
-    Page.render = timed_render  # type: ignore[method-assign]
-
-    config = load_config(str(ROOT / "mkdocs.yml"), strict=True)
-    hooks_assets = sys.modules.get("assets")
-    with tempfile.TemporaryDirectory() as tmp:
-        config["site_dir"] = str(site_dir.resolve()) if site_dir else tmp
-        children = _children_cpu()
-        start, wall = time.process_time(), time.perf_counter()
-        # the typesetter is created by the assets hook; wrap it once the hooks are loaded
-        config.plugins.on_startup(command="build", dirty=False)
-        for module in list(sys.modules.values()):
-            typesetter = getattr(module, "Typesetter", None)
-            if typesetter is not None and getattr(module, "__file__", "").endswith("assets.py"):
-                hooks_assets = module
-                real_typeset = typesetter.typeset
-
-                def timed_typeset(self: Any, items: Any, _real: Any = real_typeset) -> Any:
-                    t, w = time.process_time(), time.perf_counter()
-                    try:
-                        return _real(self, items)
-                    finally:
-                        typeset["cpu"] += time.process_time() - t
-                        typeset["wall"] += time.perf_counter() - w
-
-                typesetter.typeset = timed_typeset
-        if cprofile is not None:
-            import cProfile
-
-            profiler = cProfile.Profile()
-            profiler.runcall(build, config)
-            profiler.dump_stats(cprofile)
-        else:
-            build(config)
-        config.plugins.on_shutdown()
-        total = time.process_time() - start
-        total_wall = time.perf_counter() - wall
-        children = _children_cpu() - children
-    del hooks_assets
-    page_post: dict[str, float] = {}
+    per_page: dict[str, float] = {}
+    for b in results:
+        per_page[b["page"]] = per_page.get(b["page"], 0.0) + b["cpu_s"]
     return {
-        "total_cpu_s": round(total, 2),
-        "total_wall_s": round(total_wall, 2),
-        "children_cpu_s": round(children, 2),
-        "pages_cpu_s": round(sum(pages.values()), 2),
-        "blocks_cpu_s": round(sum(b["cpu_s"] for b in blocks), 2),
-        "blocks": len(blocks),
-        "typeset_wait_wall_s": round(typeset["wall"], 2),
+        "blocks_cpu_s": round(time.process_time() - start, 2),
+        "blocks_wall_s": round(time.perf_counter() - wall, 2),
+        "blocks": len(results),
+        "errors": sum("error" in b for b in results),
         "load": os.getloadavg()[0],
-        "pages": {k: round(v, 3) for k, v in sorted(pages.items(), key=lambda kv: -kv[1])},
-        "block_list": sorted(blocks, key=lambda b: -b["cpu_s"]),
-        **page_post,
+        "pages": {k: round(v, 3) for k, v in sorted(per_page.items(), key=lambda kv: -kv[1])},
+        "block_list": sorted(results, key=lambda b: -b["cpu_s"]),
     }
 
 
@@ -153,21 +115,38 @@ def main() -> None:
     parser.add_argument(
         "--json", type=Path, nargs="?", const=result_path(__file__), help="write everything"
     )
-    parser.add_argument("--site", type=Path, help="build into this directory (kept)")
+    parser.add_argument("--pages", nargs="*", help="only these pages (paths under docs/)")
     parser.add_argument("--cprofile", type=Path, help="also write cProfile stats here")
+    parser.add_argument("--warm", action="store_true", help="report a second run (serve)")
     args = parser.parse_args()
-    result = profile(args.site, args.cprofile)
+    cold = None
+    if args.warm:
+        cold = profile(args.pages)
+        print(f"first run: {cold['blocks_cpu_s']} CPU s; the second, warm:", flush=True)
+    if args.cprofile is not None:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        result = profiler.runcall(profile, args.pages)
+        profiler.dump_stats(args.cprofile)
+    else:
+        result = profile(args.pages)
+    if cold is not None:
+        result["first_run_blocks_cpu_s"] = cold["blocks_cpu_s"]
     if args.json:
         args.json.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     summary = {k: v for k, v in result.items() if not isinstance(v, (dict, list))}
     print(json.dumps(summary, indent=1))
-    print(f"\npages by CPU s (top {args.top}):")
+    print(f"\npages by CPU s of their blocks (top {args.top}):")
     for name, seconds in list(result["pages"].items())[: args.top]:
-        block_s = sum(b["cpu_s"] for b in result["block_list"] if b["page"] == name)
-        print(f"  {seconds:7.2f}  (blocks {block_s:6.2f})  {name}")
+        print(f"  {seconds:7.2f}  {name}")
     print(f"\nblocks by CPU s (top {args.top}):")
     for b in result["block_list"][: args.top]:
-        print(f"  {b['cpu_s']:7.2f}  {b['page']:40s} {b['first_line']}")
+        where = f"{b['page']}:{b['line']}"
+        print(f"  {b['cpu_s']:7.2f}  {where:44s} {b['first_line']}")
+    for b in result["block_list"]:
+        if "error" in b:
+            print(f"  error {b['page']}:{b['line']}: {b['error']}")
 
 
 if __name__ == "__main__":

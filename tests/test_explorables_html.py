@@ -7,6 +7,7 @@ import html
 import json
 import re
 from functools import cache
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +21,8 @@ from attention_site.pages.explorables import (
 )
 
 NAMES = sorted(explore.EXPLORABLES)
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @cache
@@ -106,3 +109,46 @@ def test_the_mask_readout_writes_the_offset_into_the_rule() -> None:
         rule = "j ≤ i" if o == 0 else f"j ≤ i + {o}" if o > 0 else f"j ≤ i − {-o}"
         assert f"when {rule};" in text and "(0)" not in text
         assert ("1 row sees" in text) == (frame["empty-rows"] == 1)
+
+
+def test_the_script_is_written_where_an_explorable_is_and_nowhere_else() -> None:
+    """The explorables extension, configured as ``mkdocs.yml`` configures it, writes the
+    script once after a page that holds an explorable, under the site's path, and on no
+    other page; a docstring showing the attribute in code holds none."""
+    import markdown
+
+    from attention_site.checks.hooks import mkdocs_config
+    from attention_site.extensions import explorables
+    from attention_site.extensions.badges import site_path
+
+    config = mkdocs_config()
+    name = "attention_site.extensions.explorables"
+    (options,) = [
+        e[name] for e in config["markdown_extensions"] if isinstance(e, dict) and name in e
+    ]
+    options = {"site_url": "https://example.org/attention-math/"} | {
+        k: v
+        for k, v in options.items()
+        if v is not None  # !ENV reads as None here
+    }
+    script = f'<script src="{site_path(options["site_url"])}{explorables.SCRIPT}" defer></script>'
+    for content, shown in [(page("mask"), True), ("text", False), (f"`{page('mask')}`", False)]:
+        md = markdown.Markdown(extensions=["md_in_html", name], extension_configs={name: options})
+        out = md.convert(content)
+        assert out.count(script) == int(shown), content[:60]
+    assert (ROOT / "docs" / explorables.SCRIPT).is_file()
+    # the theme does not write it into every page
+    assert explorables.SCRIPT not in str(config.get("extra_javascript"))
+
+
+def test_the_browser_tests_refuse_a_script_nothing_keeps_to_its_users(monkeypatch):
+    """A script added to extra_javascript would load on every page, used or not: the browser
+    tests' allow-list has no users for it and says so (attention_site/checks/scripts.py)."""
+    from attention_site.checks import scripts
+
+    shipped = scripts.extra_scripts()
+    assert {f"/{path}" for path in shipped} <= set(scripts.script_users())
+    assert "/javascripts/explorables.js" in scripts.script_users()  # kept to its users
+    monkeypatch.setattr(scripts, "extra_scripts", lambda: [*shipped, "javascripts/new.js"])
+    with pytest.raises(LookupError, match=r"javascripts/new\.js"):
+        scripts.script_users()

@@ -1,10 +1,11 @@
 """A formula's box keeps its drawing's size and baseline while the browser skips it.
 
 extra.css lets the browser skip formulas off screen (``content-visibility: auto``); the
-build writes each formula's size as the size of its box meanwhile (hooks/assets.py
-``sized``), from what MathJax drew, so that drawing it moves nothing (the browser test
-tests/browser/test_render_cost.py measures that on a page). A dotted object name in an
-API heading may wrap after its dots (``breakable_names``), not mid-word, on a phone.
+build writes each formula's size as the size of its box meanwhile
+(``attention_site.extensions.typeset.sized``), from what MathJax drew, so that drawing it
+moves nothing (the browser test tests/browser/test_render_cost.py measures that on a
+page). A dotted object name in an API heading may wrap after its dots
+(``breakable_names``), not mid-word, on a phone.
 """
 
 from __future__ import annotations
@@ -13,14 +14,12 @@ import re
 
 import pytest
 
-from tests.test_typeset_memo import _hook
+from attention_site.extensions import names, typeset
 
 PAGE = (
-    "<html><head></head><body>"
     '<p>score <span class="arithmatex">\\(q_i^\\top k_j / \\sqrt{d_k}\\)</span> per pair</p>'
     '<div class="arithmatex">\\[P = \\frac{e^{s}}{\\sum_j e^{s_j}}\\]</div>'
     '<div class="arithmatex">\\[\\mathrm{att} = \\operatorname{softmax}(S) V \\tag{1}\\]</div>'
-    "</body></html>"
 )
 CONTAINER = re.compile(
     r'<mjx-container ([^>]*)><svg style="vertical-align: ([^;]+);[^"]*"[^>]*? '
@@ -30,8 +29,7 @@ CONTAINER = re.compile(
 
 @pytest.mark.docs  # runs MathJax in Node, as the build does
 def test_every_formula_box_has_its_drawings_size_and_depth() -> None:
-    hook = _hook("assets_for_boxes")
-    out = hook.typeset_page(PAGE, "boxes.md")
+    out = typeset.typeset_html(PAGE)
     found = CONTAINER.findall(out)
     assert len(found) == 3
     for attrs, depth, width, height in found:
@@ -49,7 +47,7 @@ def test_every_formula_box_has_its_drawings_size_and_depth() -> None:
 
 
 def test_sized_leaves_what_it_does_not_recognise() -> None:
-    hook = _hook("assets_for_boxes_plain")
+    hook = typeset
     assert hook.sized("<span>not maths</span>") == "<span>not maths</span>"
     drawn = (
         '<mjx-container class="MathJax" jax="SVG" style="position: relative;">'
@@ -65,7 +63,7 @@ def test_sized_leaves_what_it_does_not_recognise() -> None:
 
 
 def test_a_dotted_object_name_may_wrap_after_its_dots_only() -> None:
-    hook = _hook("assets_for_names")
+    hook = names
     heading = (
         '<h2 id="x"><code class="doc-symbol doc-symbol-heading doc-symbol-module"></code>'
         '<span class="doc doc-object-name doc-module-name">attention_math.derivations.tiles'

@@ -18,7 +18,7 @@ import pytest
 from attention_site import notation
 from attention_site.notation import SYMBOLS, TERMS, symbols_in_tex, undefined
 
-# the TeX of each formula, kept beside the SVG that hooks/assets.py typeset at build time
+# the TeX of each formula, kept beside its SVG (attention_site.extensions.typeset)
 MATH = re.compile(r'<(span|div) class="arithmatex" data-tex="([^"]*)"')
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -3,10 +3,8 @@
 The session's shared build (``built_site``) is compared with a second build made in another
 process with another hash seed (so set and dict-of-set ordering cannot hide) into another
 directory. ``hooks/reproducible.py`` pins the
-page dates to the commit time of ``HEAD`` instead of the day of the build. The shared build
-runs the executed blocks on two processes (``hooks/parallel_exec.py``), the second in one
-(``ATTENTION_MATH_PARALLEL=0``): identical bytes also show that a block's output does not
-depend on which process ran it.
+page dates to the commit time of ``HEAD`` instead of the day of the build. Both run every
+executed block afresh, in the build's own process.
 """
 
 from __future__ import annotations
@@ -38,8 +36,6 @@ class SecondBuild:
             "PYTHONHASHSEED": hash_seed,
             "NO_MKDOCS_2_WARNING": "1",
             "SITE_URL": site_url,  # the shared build's address, or every canonical link differs
-            "ATTENTION_MATH_PARALLEL": "0",  # every block in the build's own process
-            "ATTENTION_MATH_EXEC_CACHE": "0",  # every block run afresh, whatever the caller set
         }
         self.site = site
         # at a lower priority: the shared build, which every docs test waits for, runs beside

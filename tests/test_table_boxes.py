@@ -1,12 +1,12 @@
 """The build puts each plain table in the theme's scrolling box, so the theme's script need not.
 
 The theme wraps every ``table:not([class])`` from its script as the page starts, taking the
-table out of the page and back (a second style and layout pass over it). hooks/assets.py
-``wrapped_tables`` writes the same box around the page content's tables at build time and
-gives the table a class that keeps the script off it; docs/stylesheets/extra.css gives that
-class the theme's table rules (the theme's stylesheet is not rewritten). The browser test
-tests/browser/test_pages.py sees the result on every page: one box per table, styled as the
-theme styles a plain table.
+table out of the page and back (a second style and layout pass over it). The Markdown extension
+``attention_site.extensions.tables`` writes the same box around the page content's tables at
+build time and gives the table a class that keeps the script off it; docs/stylesheets/extra.css
+gives that class the theme's table rules (the theme's stylesheet is not rewritten). The browser
+test tests/browser/test_pages.py sees the result on every page: one box per table, styled as
+the theme styles a plain table.
 """
 
 from __future__ import annotations
@@ -16,16 +16,14 @@ from pathlib import Path
 
 import material
 import pytest
-from mkdocs.exceptions import PluginError
 
-from tests.test_typeset_memo import _hook
+from attention_site.extensions import tables as hook
 
-hook = _hook("assets_for_tables")
 BOX = hook.TABLE_BOX
 
 
 def test_a_plain_table_gets_the_box_a_class_and_a_tab_stop() -> None:
-    out = hook.wrapped_tables("<p>x</p><table><tr><td>1</td></tr></table><p>y</p>", "t.md")
+    out = hook.boxed("<p>x</p><table><tr><td>1</td></tr></table><p>y</p>")
     assert out == (
         f'<p>x</p>{BOX}<table class="am-table" tabindex="0"><tr><td>1</td></tr></table>'
         "</div></div><p>y</p>"
@@ -34,7 +32,7 @@ def test_a_plain_table_gets_the_box_a_class_and_a_tab_stop() -> None:
 
 def test_a_table_with_a_class_of_its_own_is_left_inside_a_plain_one() -> None:
     code = '<table class="highlighttable"><tr><td>1</td></tr></table>'
-    out = hook.wrapped_tables(f"<table><tr><td>{code}</td></tr></table><table></table>", "t.md")
+    out = hook.boxed(f"<table><tr><td>{code}</td></tr></table><table></table>")
     # the inner closing tag closes the inner table; the outer box closes after the outer one
     assert out == (
         f'{BOX}<table class="am-table" tabindex="0"><tr><td>{code}</td></tr></table></div></div>'
@@ -46,9 +44,7 @@ def test_a_name_alone_in_a_plain_tables_code_is_marked_to_stay_whole() -> None:
     name = '<code class="am-name">missing_transpose</code>'
     cells = "<td><code>missing_transpose</code></td><td><code>torch.nn.functional</code></td>"
     inner = '<table class="highlighttable"><tr><td><code>x</code></td></tr></table>'
-    out = hook.wrapped_tables(
-        f"<p><code>outside</code></p><table><tr>{cells}<td>{inner}</td></tr></table>", "t.md"
-    )
+    out = hook.boxed(f"<p><code>outside</code></p><table><tr>{cells}<td>{inner}</td></tr></table>")
     assert out == (
         f'<p><code>outside</code></p>{BOX}<table class="am-table" tabindex="0"><tr>'
         f"<td>{name}</td><td><code>torch.nn.functional</code></td><td>{inner}</td></tr>"
@@ -59,8 +55,8 @@ def test_a_name_alone_in_a_plain_tables_code_is_marked_to_stay_whole() -> None:
 
 @pytest.mark.parametrize("broken", ["<table><tr></tr>", "</table>", "<table></table></table>"])
 def test_unbalanced_tables_fail_the_build(broken: str) -> None:
-    with pytest.raises(PluginError, match=r"t\.md"):
-        hook.wrapped_tables(broken, "t.md")
+    with pytest.raises(ValueError, match="table"):
+        hook.boxed(broken)
 
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -2,8 +2,7 @@
 
 Material's customization guide ("Extending the theme") documents two ways: a template or
 partial of the same name in ``custom_dir`` replaces the theme's, and ``main.html`` may
-override the blocks its table lists. overrides/ holds the 404 page, ``main.html`` with one
-such block (mkdocstrings' stylesheet on the API pages only), and two partials copied from the
+override the blocks its table lists. overrides/ holds the 404 page and two partials copied from the
 theme with one accessibility change each (axe-core: the search dialog gets a name,
 aria-dialog-name; a navigation section with an index page is named by its title,
 landmark-unique). No script: the theme's own scripts run as it ships them.
@@ -18,10 +17,7 @@ from typing import Any
 
 import material
 import pytest
-from mkdocs.config import load_config
 from mkdocs.theme import Theme
-
-from attention_site.checks.hooks import load_hook
 
 ROOT = Path(__file__).resolve().parents[1]
 OVERRIDES = ROOT / "overrides"
@@ -120,28 +116,3 @@ def test_the_search_dialog_has_a_name() -> None:
     named = 'role="dialog" aria-label="Search">'
     assert named in html["ours"]
     assert html["ours"].replace(named, 'role="dialog">') == html["theirs"]
-
-
-def test_mkdocstrings_stylesheet_is_linked_from_the_pages_that_use_it_only() -> None:
-    """Taken off ``extra_css`` (every page links that list) by hooks/assets.py, linked by
-    overrides/main.html's ``fonts`` block on a page holding mkdocstrings' output."""
-    config = load_config(str(ROOT / "mkdocs.yml"))
-    css = config.plugins["mkdocstrings"].css_filename
-    config.plugins["mkdocstrings"].on_config(config)
-    assert css in config.extra_css  # mkdocstrings still adds it: the hook has work to do
-    load_hook("assets", "assets_for_css").on_config(config)
-    assert css not in config.extra_css and config.extra["mkdocstrings_css"] == css
-    assert "stylesheets/extra.css" in config.extra_css
-
-    ours, _, _ = _env()
-    template = ours.get_template("main.html")
-    theme = {"font": False}
-    for content, linked in [('<div class="doc doc-object">', True), ("<p>x</p>", False)]:
-        page = SimpleNamespace(content=content, url="reference/api/")
-        context = template.new_context(
-            {"page": page, "base_url": ".", "config": {"extra": config.extra, "theme": theme}}
-        )
-        for name, block in ours.get_template("base.html").blocks.items():  # as {% extends %}
-            context.blocks.setdefault(name, []).append(block)
-        written = "".join(context.blocks["fonts"][0](context))
-        assert (f'href="../../{css}"' in written) == linked, written

@@ -1,10 +1,11 @@
 """The maths drawn in fewer elements is the same drawing.
 
-``hooks/typeset.cjs`` replaces each of MathJax's groups that only moves what it holds by what
-it holds, each piece moved by the group's transform and then its own. These tests typeset
-formulas with and without that step and compare what is drawn: the same pieces in the same
-order, with the same attributes, each placed by the same matrix; and the groups left are
-exactly those that carry anything besides a move, or that MathJax's stylesheet reads.
+``src/attention_site/extensions/typeset.cjs`` replaces each of MathJax's groups that only moves
+what it holds by what it holds, each piece moved by the group's transform and then its own.
+These tests typeset formulas with and without that step and compare what is drawn: the same
+pieces in the same order, with the same attributes, each placed by the same matrix; and the
+groups left are exactly those that carry anything besides a move, or that MathJax's stylesheet
+reads.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from attention_site.checks.hooks import load_hook
+from attention_site.extensions import typeset
 
 pytestmark = pytest.mark.docs  # MathJax and Node come with the docs group
 
@@ -131,7 +132,7 @@ def _compare(kept: str, flat: str) -> None:
 
 @pytest.fixture(scope="module")
 def hook() -> Any:
-    return load_hook("assets", "assets_flat_probe")
+    return typeset
 
 
 def _both(hook: Any, items: list[dict[str, Any]]) -> tuple[list[str], list[str]]:

@@ -167,7 +167,7 @@ def test_maths_is_readable_by_a_screen_reader(desktop_seen: Seen) -> None:
 
 
 def test_every_table_is_boxed_once_and_styled_by_the_theme(desktop_seen: Seen) -> None:
-    """The build boxes each table (hooks/assets.py ``wrapped_tables``); the theme's script
+    """The build boxes each table (``attention_site.extensions.tables``); the theme's script
     must not box it again, and the theme's table style (given to the boxed tables by
     extra.css) must still reach it."""
     tables = {p: r["tables"] for p, r in desktop_seen.items()}

@@ -1,8 +1,8 @@
 """What keeps a page cheap to start on a phone, without changing what the reader sees.
 
 - Formulas off screen are skipped (``content-visibility: auto``, extra.css) in a box of
-  exactly their drawing's size and baseline (hooks/assets.py ``sized``): drawing them moves
-  nothing.
+  exactly their drawing's size and baseline (``attention_site.extensions.typeset.sized``):
+  drawing them moves nothing.
 """
 
 from __future__ import annotations

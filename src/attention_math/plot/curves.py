@@ -9,6 +9,7 @@ Each draws what the package computes (its docstring names the function) as SVG t
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -47,6 +48,7 @@ __all__ = [
 _GREY = "#808080"  # the placeholder svg() turns into the page's text colour
 
 
+@functools.cache  # a pure function of its arguments: drawn once per process
 def softmax_pair(mark: float) -> str:
     """The softmax of two scores ``(a, 0)`` against ``a``: both weights, ``mark`` marked.
 
@@ -81,6 +83,7 @@ def softmax_pair(mark: float) -> str:
         return fluid(svg(fig), max_width="32rem")
 
 
+@functools.cache  # a pure function of its arguments: drawn once per process
 def score_spread(widths: tuple[int, ...] = (4, 256), n: int = 20_000, seed: int = 0) -> str:
     """Histograms of ``q·k`` for random unit-variance ``q, k`` of each width ``d_k``,
     unscaled (left) and divided by ``√d_k`` (right).
@@ -175,6 +178,7 @@ def crossover_axes(widths: tuple[int, ...] = (64, 128)) -> tuple[Figure, dict[in
     return fig, marked
 
 
+@functools.cache  # a pure function of its arguments: drawn once per process
 def cost_crossover(widths: tuple[int, ...] = (64, 128)) -> str:
     """[`crossover_axes`][attention_math.plot.curves.crossover_axes] as SVG text.
 
@@ -258,6 +262,7 @@ def saturation_figure(
         return svg(fig)
 
 
+@functools.cache  # a pure function of its arguments: drawn once per process
 def smoother_figure(bandwidths: tuple[float, ...] = (0.1, 0.5, 3.0)) -> str:
     """Nadaraya–Watson estimates of
     [`regression_data`][attention_math.derivations.kernels.regression_data] for a few
@@ -284,6 +289,7 @@ def smoother_figure(bandwidths: tuple[float, ...] = (0.1, 0.5, 3.0)) -> str:
         return svg(fig)
 
 
+@functools.cache  # a pure function of its arguments: drawn once per process
 def smoother_weights_figure(bandwidth: float = 0.5, n_queries: int = 4) -> str:
     """The weights of a few queries over the samples of
     [`regression_data`][attention_math.derivations.kernels.regression_data], one curve per
@@ -315,6 +321,7 @@ def smoother_weights_figure(bandwidth: float = 0.5, n_queries: int = 4) -> str:
         return fluid(svg(fig), max_width="40rem")
 
 
+@functools.cache  # a pure function of its arguments: drawn once per process
 def rope_figure(d: int = 64, seed: int = 0) -> str:
     """The score of RoPE-rotated ``q`` and ``k`` against the offset ``j − i``, for several
     query positions ``i``: the curves coincide (the relative property), which the figure says
@@ -378,6 +385,7 @@ SCALINGS: dict[str, dict[str, Any] | None] = {
 tokens and stretched 4× (the fields of each Hugging Face rope_scaling dictionary)."""
 
 
+@functools.cache  # a pure function of its arguments: drawn once per process
 def rope_scaling_figure(d: int = 128, base: float = 500000.0, train_len: int = 8192) -> str:
     """Left: the turns each pair makes over the training length, per method. Right: the
     same at four times that length, with the turns of training as the reference.
@@ -422,6 +430,7 @@ def rope_scaling_figure(d: int = 128, base: float = 500000.0, train_len: int = 8
         return svg(fig)
 
 
+@functools.cache  # a pure function of its arguments: drawn once per process
 def decay_figure(d: int = 128, base: float = 10000.0, max_distance: int = 2000) -> str:
     """RoFormer's relative upper bound ``(2/d) Σ_j |S_j(r)|`` against the distance ``r``.
 
@@ -445,6 +454,7 @@ def decay_figure(d: int = 128, base: float = 10000.0, max_distance: int = 2000) 
         return svg(fig)
 
 
+@functools.cache  # a pure function of its arguments: drawn once per process
 def t5_figure(num_buckets: int = 32, max_distance: int = 128, span: int = 300) -> str:
     """T5's bucket against the offset ``key − query``, bidirectional.
 
@@ -473,6 +483,7 @@ def t5_figure(num_buckets: int = 32, max_distance: int = 128, span: int = 300) -
         return svg(fig)
 
 
+@functools.cache  # a pure function of its arguments: drawn once per process
 def cache_figure(max_tokens: int = 8192, bytes_per_entry: int = 2) -> str:
     """The size of the KV cache as the context grows, for the published models of
     `decoding.MODELS`, from the formula ``2 · n_layers · h_kv · d_head · L · b``; each

@@ -8,6 +8,7 @@ Two of them put beside the matrix the curve read off it: the frequencies of the 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -247,6 +248,7 @@ def circuit_heatmap(
     return text.replace("<image ", '<image aria-hidden="true" ')
 
 
+@functools.cache  # a pure function of its arguments: drawn once per process
 def frequencies_figure(n_positions: int = 64, d_model: int = 64) -> str:
     """The sinusoidal encoding as a heatmap, and the frequencies ``θ_i`` it uses (also RoPE's).
 
@@ -274,6 +276,7 @@ def frequencies_figure(n_positions: int = 64, d_model: int = 64) -> str:
         return svg(fig)
 
 
+@functools.cache  # a pure function of its arguments: drawn once per process
 def alibi_figure(n_heads: int = 8, length: int = 24) -> str:
     """ALiBi: one head's bias matrix, and each head's weights over past keys when the
     content scores are equal (a causal row).
@@ -307,6 +310,7 @@ def alibi_figure(n_heads: int = 8, length: int = 24) -> str:
         return svg(fig)
 
 
+@functools.cache  # a pure function of its arguments: drawn once per process
 def reach_figure(length: int = 16, window: int = 3, layers: tuple[int, ...] = (1, 2, 3)) -> str:
     """Who can influence whom after 1, 2, 3 layers of sliding-window attention (boolean
     matrix powers, computed exactly).

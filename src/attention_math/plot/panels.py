@@ -11,6 +11,7 @@ function the page is about ([`attention`][attention_math.numeric.attention],
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -190,6 +191,7 @@ def _pipeline_narrow(
         return svg(fig)
 
 
+@functools.cache  # a pure function of its arguments: drawn once per process
 def running_pipeline(is_causal: bool = True, *, narrow: bool = False) -> str:
     """`pipeline` for the running example (`attention_math.running`), causal by
     default, every matrix cross-checked against the exact result first; as wide as its box.
@@ -300,6 +302,7 @@ def heads_through_w_o(
         return svg(fig)
 
 
+@functools.cache  # a pure function of its arguments: drawn once per process
 def running_heads(n_heads: int = 2) -> str:
     """[`heads_through_w_o`][attention_math.plot.panels.heads_through_w_o] for the running
     example (``attention_math.running.RUNNING``) cut into ``n_heads`` heads (two: ``d_k = 2``,
@@ -391,6 +394,7 @@ def backward_graph(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLike) -
         return fluid(svg(fig))
 
 
+@functools.cache  # a pure function of its arguments: drawn once per process
 def identity_backward_graph() -> str:
     """[`backward_graph`][attention_math.plot.panels.backward_graph] for the gradients page's
     worked example: the 2×2 identity example with ``ℓ = tr(O)``, so ``dO = I``.

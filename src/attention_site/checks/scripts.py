@@ -1,15 +1,17 @@
 """The scripts the site ships, and the elements of a page that use each one.
 
-Derived from what ships them, not typed here: the theme's bundle and each script of
-``extra_javascript`` in ``mkdocs.yml``. The theme writes both into every page as it ships
-them (overrides/ holds no script), so each one's users are the whole page; a script a page
-loads that is in neither is one the site does not ship.
+Derived from what ships them, not typed here: the theme's bundle (loaded on every page), the
+explorables' script, which the Markdown extension ``attention_site.extensions.explorables``
+writes on the pages with an element with its ``ATTRIBUTE`` only, and each script of
+``extra_javascript`` in ``mkdocs.yml``, which the theme writes into every page: such a script
+has no known users, and ``script_users`` says so.
 """
 
 from __future__ import annotations
 
 from attention_site.checks.browser import THEME_SCRIPT
 from attention_site.checks.hooks import mkdocs_config
+from attention_site.extensions import explorables
 
 __all__ = ["extra_scripts", "script_users"]
 
@@ -20,10 +22,19 @@ def extra_scripts() -> list[str]:
     return [e["path"] if isinstance(e, dict) else e for e in entries]
 
 
+def _keepers() -> dict[str, str]:
+    """Each script kept off the pages that do not use it -> its users' selector."""
+    return {explorables.SCRIPT: f"[{explorables.ATTRIBUTE}]"}
+
+
 def script_users() -> dict[str, str]:
     """``{part of a script's URL: CSS selector of the elements that use it}``, for every script
-    the site ships: the theme's, and each of ``extra_javascript``, on every page (``body``)."""
-    users = {THEME_SCRIPT: "body"}  # the theme: navigation, search, copy buttons, palette
+    the site ships; raises ``LookupError`` for a script of ``extra_javascript`` (it would
+    load on every page, used or not)."""
+    users = {THEME_SCRIPT: "body"}  # the theme: navigation, search, copy buttons
+    keepers = _keepers()
     for path in extra_scripts():
-        users["/" + path] = "body"  # the theme writes extra_javascript into every page
+        if path not in keepers:
+            raise LookupError(f"{path} (extra_javascript): nothing keeps it to the pages using it")
+    users |= {"/" + path: selector for path, selector in keepers.items()}
     return users

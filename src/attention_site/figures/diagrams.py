@@ -8,6 +8,8 @@ backward graph) are in [`panels`][attention_math.plot.panels].
 
 from __future__ import annotations
 
+import functools
+
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyBboxPatch
@@ -80,6 +82,7 @@ def model_diagram(model: ToyModel) -> str:
         return fluid(svg(fig), max_width="42rem")
 
 
+@functools.cache  # a pure function of its arguments: drawn once per process
 def tile_grid(length: int = 8, block_size: int = 2, d: int = 4, seed: int = 0) -> str:
     """The causal online softmax as a grid of score tiles, queries down, keys across.
 

@@ -8,6 +8,8 @@ up, the carried part shrinks below the previous ``λ``, and ``λ`` can fall.
 
 from __future__ import annotations
 
+import functools
+
 import matplotlib.pyplot as plt
 import numpy as np
 from numpy.typing import NDArray
@@ -56,6 +58,7 @@ def state_steps(
     return s, steps
 
 
+@functools.cache  # a pure function of its arguments: drawn once per process
 def state_figure(seed: int = 0) -> str:
     """The figure: scores and running maximum above, each jump of the maximum labelled; ``λ``
     per tile below, carried part and new part stacked, the previous ``λ`` dashed over each

@@ -10,6 +10,7 @@ that prints `chapter_page`: how to check an answer, then the exercises.
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import re
 import textwrap
@@ -330,6 +331,7 @@ def _how_to_check(exercises: list[Exercise]) -> str:
     )
 
 
+@functools.cache  # a pure function of its arguments: drawn once per process
 def chapter_page(chapter: str) -> str:
     """Every exercise of ``chapter`` as Markdown, in the registry's order, after the paragraph
     on checking an answer that every chapter's page shows: the whole page below its

