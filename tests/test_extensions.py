@@ -45,7 +45,7 @@ def test_mkdocs_yml_registers_every_extension_after_arithmatex() -> None:
     names = [
         e if isinstance(e, str) else next(iter(e)) for e in mkdocs_config()["markdown_extensions"]
     ]
-    assert [n for n in names if n.startswith("attention_site.")] == EXTENSIONS
+    assert [n for n in names if n.startswith("attention_site.extensions.")] == EXTENSIONS
     assert names.index("pymdownx.arithmatex") < names.index("attention_site.extensions.typeset")
 
 
