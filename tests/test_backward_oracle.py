@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attention_math.backward import attention_backward
+from attention_math.backward import attention_backward, attention_backward_with_dmask
 from attention_math.gradcheck import relative_error
 
 pytestmark = pytest.mark.oracle
@@ -89,8 +89,8 @@ def test_backward_is_causal_and_bias_gradient_match_autograd(alignment, torch):
     F.scaled_dot_product_attention(t[0], t[1], t[2], attn_mask=t_mask).backward(
         torch.from_numpy(d_out)
     )
-    grads = attention_backward(
-        q, k, v, d_out, bias, is_causal=True, causal_alignment=alignment, return_dmask=True
+    grads = attention_backward_with_dmask(
+        q, k, v, d_out, bias, is_causal=True, causal_alignment=alignment
     )
     for ours, theirs in zip(grads, t, strict=True):
         np.testing.assert_allclose(ours, theirs.grad.numpy(), rtol=1e-11, atol=1e-12)

@@ -7,7 +7,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attention_math.backward import attention_backward, relative_bias, relative_bias_grad
+from attention_math.backward import (
+    AttentionGrads,
+    AttentionGradsDMask,
+    attention_backward,
+    attention_backward_with_dmask,
+    relative_bias,
+    relative_bias_grad,
+)
 from attention_math.derivations.bias_gradients import (
     bias_case,
     dmask_is_ds,
@@ -48,9 +55,7 @@ def test_table_gradient_against_finite_differences(seed):
         return float(np.sum(d_out * attention(q, k, v, mask=relative_bias(table, 4, 5) + causal)))
 
     table = rng.normal(size=8)
-    *_, d_bias = attention_backward(
-        q, k, v, d_out, relative_bias(table, 4, 5) + causal, return_dmask=True
-    )
+    *_, d_bias = attention_backward_with_dmask(q, k, v, d_out, relative_bias(table, 4, 5) + causal)
     assert np.all(d_bias[~np.tri(4, 5, dtype=bool)] == 0)  # blocked entries: no gradient
     fd = central_difference(loss, table, 1e-5)
     assert relative_error(relative_bias_grad(d_bias), fd) < 1e-8
@@ -78,7 +83,7 @@ def test_against_pytorch_autograd(torch):
         *(torch.tensor(x) for x in (q, k, v)), attn_mask=bias
     )
     out.backward(torch.tensor(d_out))
-    *_, d_bias = attention_backward(q, k, v, d_out, relative_bias(table, 6, 7), return_dmask=True)
+    *_, d_bias = attention_backward_with_dmask(q, k, v, d_out, relative_bias(table, 6, 7))
     np.testing.assert_allclose(relative_bias_grad(d_bias), t.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
@@ -88,7 +93,7 @@ def test_bias_gradient_matches_finite_differences():
     bias = rng.standard_normal((1, 4, 4))  # shared by the batch: its gradient is summed
     bias[0, 0, 3] = -np.inf  # a blocked entry gets gradient 0
     d_out = rng.standard_normal((2, 4, 3))
-    *_, dbias = attention_backward(q, k, v, d_out, bias, return_dmask=True)
+    dbias = attention_backward_with_dmask(q, k, v, d_out, bias).dmask
     assert dbias.shape == (1, 4, 4) and dbias[0, 0, 3] == 0
     eps = 1e-6
     for idx in [(0, 0, 0), (0, 1, 2), (0, 3, 3)]:
@@ -99,10 +104,23 @@ def test_bias_gradient_matches_finite_differences():
         assert dbias[idx] == pytest.approx((loss[0] - loss[1]) / (2 * eps), rel=1e-6, abs=1e-9)
 
 
+def test_with_dmask_adds_the_mask_gradient_to_attention_backward_s():
+    rng = np.random.default_rng(21)
+    q, k, v, d_out = rng.standard_normal((4, 2, 3, 3))
+    bias = rng.standard_normal((3, 3))  # shared by the batch: dmask is summed back to (3, 3)
+    grads = attention_backward_with_dmask(q, k, v, d_out, bias, is_causal=True, scale=0.7)
+    assert type(grads) is AttentionGradsDMask and grads._fields == ("dq", "dk", "dv", "dmask")
+    plain = attention_backward(q, k, v, d_out, bias, is_causal=True, scale=0.7)
+    assert type(plain) is AttentionGrads and plain._fields == ("dq", "dk", "dv")
+    for a, b in zip(grads[:3], plain, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert grads.dmask.shape == (3, 3) and np.all(grads.dmask[~np.tri(3, dtype=bool)] == 0)
+
+
 def test_bias_gradient_needs_a_float_mask():
     with pytest.raises(TypeError, match=r"additive float mask.*boolean"):
-        attention_backward(
-            np.eye(2), np.eye(2), np.eye(2), np.eye(2), np.eye(2, dtype=bool), return_dmask=True
+        attention_backward_with_dmask(
+            np.eye(2), np.eye(2), np.eye(2), np.eye(2), np.eye(2, dtype=bool)
         )
     with pytest.raises(TypeError, match="no mask"):
-        attention_backward(np.eye(2), np.eye(2), np.eye(2), np.eye(2), return_dmask=True)
+        attention_backward_with_dmask(np.eye(2), np.eye(2), np.eye(2), np.eye(2), None)

@@ -60,7 +60,7 @@ def test_the_steps_are_the_exact_forward_pass(mask: str) -> None:
     expected[2:2] = ["S + M"] if mask == "causal" else []
     assert names == [*expected, "O = PV"]
     m = [[j <= i for j in range(3)] for i in range(3)] if mask == "causal" else None
-    out, weights = symbolic.attention(Q, K, V, mask=m, return_weights=True)
+    out, weights = symbolic.attention(Q, K, V, mask=m), symbolic.attention_weights(Q, K, V, mask=m)
     assert r["steps"][-1]["latex"] == f"O = PV = {symbolic.latex(out)}"
     assert (
         r["steps"][-2]["latex"]

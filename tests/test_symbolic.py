@@ -191,11 +191,11 @@ def test_floats_in_the_scale_and_the_mask_are_their_exact_binary_values() -> Non
     """No 15-digit Floats slip into the exact derivation (as_matrix already reads floats so)."""
     import sympy as sp
 
-    from attention_math.symbolic import attention, scores
+    from attention_math.symbolic import attention_weights, scores
 
     tenth = sp.Rational(0.1)  # 3602879701896397/2**55, not 1/10 and not a Float
     assert scores(sp.eye(2), sp.eye(2), scale=0.1) == tenth * sp.eye(2)
-    _, w = attention(sp.eye(2), sp.eye(2), sp.eye(2), mask=[[0.1, 0], [0, 0]], return_weights=True)
+    w = attention_weights(sp.eye(2), sp.eye(2), sp.eye(2), mask=[[0.1, 0], [0, 0]])
     assert not any(x.atoms(sp.Float) for x in w)
     assert w[0, 0].has(tenth)
 
@@ -220,3 +220,62 @@ def test_in_terms_of_sigmoid_still_refuses_a_wrong_rewrite(
     monkeypatch.setattr(sp, "factor", lambda e: real_factor(e) + sp.Rational(1, 10**9))
     with pytest.raises(ArithmeticError, match="did not verify"):
         symbolic.in_terms_of_sigmoid(out[0, 0], a, sigma)
+
+
+@pytest.mark.parametrize("alignment", ["top-left", "bottom-right"])
+@pytest.mark.parametrize(("l_q", "l_k"), [(3, 3), (2, 4), (4, 2)])
+def test_is_causal_matches_numeric_and_the_written_mask(alignment, l_q, l_k) -> None:
+    rng = np.random.default_rng(l_q * 10 + l_k)
+    q, k, v = (
+        rng.integers(-3, 4, (l_q, 2)),
+        rng.integers(-3, 4, (l_k, 2)),
+        rng.integers(-3, 4, (l_k, 2)),
+    )
+    kw = {"is_causal": True, "causal_alignment": alignment}
+    w = symbolic.attention_weights(q, k, v, **kw)
+    seen = np.tri(l_q, l_k, k=0 if alignment == "top-left" else l_k - l_q, dtype=bool)
+    assert all(w[i, j] is sp.S.Zero for i, j in zip(*np.nonzero(~seen), strict=True))
+    assert w == symbolic.attention_weights(q, k, v, mask=seen.tolist())
+    exact = symbolic.attention(q, k, v, **kw)
+    assert exact == symbolic.attention(q, k, v, mask=seen.tolist())
+    num = np_attention(q.astype(float), k.astype(float), v.astype(float), **kw)
+    assert np.allclose(np.array(exact.evalf(30).tolist(), dtype=float), num, rtol=0, atol=1e-14)
+
+
+def test_is_causal_combines_with_a_mask() -> None:
+    eye = sp.eye(3)
+    v = sp.Matrix([[1, 0], [0, 1], [1, 1]])
+    # the mask hides key 0 from query 2; causality hides keys after each query
+    w = symbolic.attention_weights(
+        eye, eye, v, mask=[[True] * 3, [True] * 3, [False, True, True]], is_causal=True
+    )
+    assert [[bool(w[i, j] == 0) for j in range(3)] for i in range(3)] == [
+        [False, True, True],
+        [False, False, True],
+        [True, False, False],
+    ]
+    assert symbolic.is_zero(sum(w.row(2)) - 1)
+
+
+def test_the_weights_times_v_are_the_output() -> None:
+    q, k, v = (
+        symbolic.generic_matrix("q", 2, 2),
+        symbolic.generic_matrix("k", 3, 2),
+        symbolic.generic_matrix("v", 3, 1),
+    )
+    w = symbolic.attention_weights(
+        q, k, v, scale=1, is_causal=True, causal_alignment="bottom-right"
+    )
+    out = symbolic.attention(q, k, v, scale=1, is_causal=True, causal_alignment="bottom-right")
+    assert w.shape == (2, 3) and out.shape == (2, 1)
+    assert all(symbolic.is_zero(e) for e in w * v - out)
+
+
+def test_bad_causal_arguments_are_refused() -> None:
+    with pytest.raises(TypeError, match="is_causal must be True or False, got 1"):
+        symbolic.attention([[1]], [[1]], [[1]], is_causal=1)
+    with pytest.raises(ValueError, match="causal_alignment"):
+        symbolic.attention_weights(
+            [[1]], [[1]], [[1]], is_causal=True, causal_alignment="lower-right"
+        )
+    assert symbolic.attention([[1]], [[1]], [[1]], is_causal=np.True_) == sp.Matrix([[1]])

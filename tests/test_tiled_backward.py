@@ -8,7 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attention_math.backward import attention_backward
+from attention_math.backward import (
+    AttentionGrads,
+    attention_backward,
+    attention_backward_with_dmask,
+)
 from attention_math.numeric import attention_with_lse
 from attention_math.tiled import _Head
 from attention_math.tiled_backward import _forward
@@ -148,7 +152,10 @@ def test_tiled_causal_equals_untiled(l_q, l_k, bq, bk, alignment, with_mask, see
         assert np.allclose(a, b, rtol=0, atol=64 * EPS64 * max(1.0, np.max(np.abs(b))))
 
 
-def test_tiled_refuses_the_mask_gradient():
+def test_the_mask_gradient_has_no_tiled_path():
+    # dmask *is* L_q × L_k, which the tiled backward never forms: no block_size to ask for it
     x = np.ones((2, 2))
-    with pytest.raises(ValueError, match=r"return_dmask=True .* use block_size=None"):
-        attention_backward(x, x, x, x, np.zeros((2, 2)), return_dmask=True, block_size=1)
+    with pytest.raises(TypeError, match="block_size"):
+        attention_backward_with_dmask(x, x, x, x, np.zeros((2, 2)), block_size=1)
+    tiled = attention_backward(x, x, x, x, np.zeros((2, 2)), block_size=1)
+    assert type(tiled) is AttentionGrads

@@ -29,7 +29,12 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time, __getattr_
     from attention_math import plot as plot
     from attention_math import reference as reference
     from attention_math import symbolic as symbolic
+    from attention_math.backward import AttentionGrads as AttentionGrads
+    from attention_math.backward import AttentionGradsDMask as AttentionGradsDMask
     from attention_math.backward import attention_backward as attention_backward
+    from attention_math.backward import (
+        attention_backward_with_dmask as attention_backward_with_dmask,
+    )
     from attention_math.block import BlockConfig as BlockConfig
     from attention_math.block import BlockParams as BlockParams
     from attention_math.block import transformer_block as transformer_block
@@ -67,6 +72,9 @@ _HOME: dict[str, str] = {
     "sliding_window_mask": "numeric",
     # the gradients
     "attention_backward": "backward",
+    "attention_backward_with_dmask": "backward",
+    "AttentionGrads": "backward",
+    "AttentionGradsDMask": "backward",
     # heads, the block, positions, decoding
     "multi_head_attention": "multihead",
     "multi_head_weights": "multihead",
@@ -93,6 +101,8 @@ _HOME: dict[str, str] = {
 
 # the front door, written out for tools that read it without running the package
 __all__ = [
+    "AttentionGrads",
+    "AttentionGradsDMask",
     "AttentionLSE",
     "AttentionParams",
     "BlockConfig",
@@ -102,6 +112,7 @@ __all__ = [
     "alibi_bias",
     "attention",
     "attention_backward",
+    "attention_backward_with_dmask",
     "attention_weights",
     "attention_with_lse",
     "causal_mask",

@@ -16,7 +16,7 @@ own shape, as autograd frameworks do.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -35,7 +35,14 @@ from attention_math._checks import (
 from attention_math.numeric import _softmax_inplace
 from attention_math.tiled_backward import tiled_backward
 
-__all__ = ["attention_backward", "relative_bias", "relative_bias_grad"]
+__all__ = [
+    "AttentionGrads",
+    "AttentionGradsDMask",
+    "attention_backward",
+    "attention_backward_with_dmask",
+    "relative_bias",
+    "relative_bias_grad",
+]
 
 
 def _sum_to(g: NDArray[np.floating], shape: tuple[int, ...]) -> NDArray[np.floating]:
@@ -49,6 +56,38 @@ def _sum_to(g: NDArray[np.floating], shape: tuple[int, ...]) -> NDArray[np.float
     return g
 
 
+class AttentionGrads(NamedTuple):
+    """The gradients of a scalar loss with respect to ``q``, ``k`` and ``v``.
+
+    What [`attention_backward`][attention_math.backward.attention_backward] returns; it unpacks
+    as ``dq, dk, dv = attention_backward(q, k, v, d_out)``.
+    """
+
+    dq: NDArray[np.floating]
+    """``∂ℓ/∂q``, the shape of ``q``."""
+    dk: NDArray[np.floating]
+    """``∂ℓ/∂k``, the shape of ``k``."""
+    dv: NDArray[np.floating]
+    """``∂ℓ/∂v``, the shape of ``v``."""
+
+
+class AttentionGradsDMask(NamedTuple):
+    """The gradients with respect to ``q``, ``k``, ``v`` and an additive mask (a learned bias).
+
+    What [`attention_backward_with_dmask`][attention_math.backward.attention_backward_with_dmask]
+    returns; it unpacks as ``dq, dk, dv, dmask = attention_backward_with_dmask(...)``.
+    """
+
+    dq: NDArray[np.floating]
+    """``∂ℓ/∂q``, the shape of ``q``."""
+    dk: NDArray[np.floating]
+    """``∂ℓ/∂k``, the shape of ``k``."""
+    dv: NDArray[np.floating]
+    """``∂ℓ/∂v``, the shape of ``v``."""
+    dmask: NDArray[np.floating]
+    """``∂ℓ/∂mask``, the shape of ``mask``: the scores' gradient ``dS`` summed back to it."""
+
+
 def attention_backward(
     q: ArrayLike,
     k: ArrayLike,
@@ -59,13 +98,14 @@ def attention_backward(
     scale: float | None = None,
     is_causal: bool = False,
     causal_alignment: CausalAlignment = "top-left",
-    return_dmask: bool = False,
     block_size: int | tuple[int, int] | None = None,
-) -> Any:
+) -> AttentionGrads:
     """Gradients ``(dq, dk, dv)`` of a scalar loss through scaled dot-product attention.
 
     The forward pass is [`attention`][attention_math.numeric.attention] with the same ``q``, ``k``,
-    ``v``, ``mask`` and ``scale``; it is recomputed here (nothing is cached).
+    ``v``, ``mask`` and ``scale``; it is recomputed here (nothing is cached). The gradient of an
+    additive mask (a learned bias) comes from
+    [`attention_backward_with_dmask`][attention_math.backward.attention_backward_with_dmask].
 
     Args:
         q: queries, ``(..., L_q, d_k)``.
@@ -80,24 +120,18 @@ def attention_backward(
         is_causal: the forward pass had ``is_causal=True``; combined with ``mask``.
         causal_alignment: ``"top-left"`` (default) or ``"bottom-right"``, as in
             [`attention`][attention_math.numeric.attention].
-        return_dmask: also return ``∂ℓ/∂mask`` for an additive float mask (a learned
-            bias, as in ALiBi or T5's relative positions). The mask is added to the
-            scores after scaling, so its gradient is ``dS`` itself, summed back to the
-            mask's shape; it is 0 wherever the weight is 0 (blocked entries included).
-            A boolean mask has no gradient: asking for one is a ``TypeError``.
         block_size: compute tile by tile, as FlashAttention-2's backward
             ([`attention_math.tiled_backward`][]): an int, or ``(block_q, block_k)``.
             The weights are recomputed per tile from the saved log-sum-exp, so the extra
             memory is O(L·d) plus a few tiles instead of ``L_q × L_k``; the result equals the
-            untiled one to a few ε. ``None`` (default): untiled. Cannot be combined with
-            ``return_dmask`` (that gradient *is* ``L_q × L_k``).
+            untiled one to a few ε. ``None`` (default): untiled.
 
     Returns:
-        ``(dq, dk, dv)``, or ``(dq, dk, dv, dmask)`` with ``return_dmask``, with the shapes
-            of ``q``, ``k``, ``v`` and ``mask`` (gradients of broadcast inputs are summed back).
-            Their dtype is the common dtype of ``q``, ``k``, ``v`` and ``d_out`` (NumPy's
-            promotion): float32 stays float32, float64 stays float64, integers become float64;
-            float16 and bfloat16 are computed in float32 and returned in their own format.
+        ``AttentionGrads(dq, dk, dv)``, with the shapes of ``q``, ``k`` and ``v`` (gradients
+            of broadcast inputs are summed back). Their dtype is the common dtype of ``q``,
+            ``k``, ``v`` and ``d_out`` (NumPy's promotion): float32 stays float32, float64
+            stays float64, integers become float64; float16 and bfloat16 are computed in
+            float32 and returned in their own format.
 
     Raises:
         TypeError: an input is not real-valued, or ``scale`` is not a real number.
@@ -116,31 +150,26 @@ def attention_backward(
         >>> dq.round(4)
         array([[-0.3128,  0.3128],
                [-0.3128,  0.3128]])
-        >>> dq.sum(axis=-1)  # k = I here, so dq = dS/√2, whose rows sum to 0 (see dbias below)
+        >>> dq.sum(axis=-1)  # k = I here, so dq = dS/√2, whose rows sum to 0
         array([0., 0.])
 
         A fully masked row (query 0 here) contributes nothing:
 
         >>> mask = np.array([[False, False], [True, True]])
-        >>> dq, dk, dv = attention_backward(q, k, v, np.ones((2, 2)), mask=mask)
-        >>> dq[0]
-        array([0., 0.])
-
-        The gradient of an additive bias on the scores:
-
-        >>> bias = np.zeros((2, 2))
-        >>> *_, dbias = attention_backward(q, k, v, np.eye(2), bias, return_dmask=True)
-        >>> dbias.sum(axis=-1)  # each row of dS sums to 0
+        >>> grads = attention_backward(q, k, v, np.ones((2, 2)), mask=mask)
+        >>> grads.dq[0]
         array([0., 0.])
 
         Tile by tile (one query × one key per tile here), the same gradients:
 
         >>> tiles = attention_backward(q, k, v, np.ones((2, 2)), mask=mask, block_size=1)
-        >>> all(np.allclose(a, b) for a, b in zip(tiles, (dq, dk, dv)))
+        >>> all(np.allclose(a, b) for a, b in zip(tiles, grads))
         True
 
     See Also:
         - [`attention`][attention_math.numeric.attention]: the forward pass.
+        - [`attention_backward_with_dmask`][attention_math.backward.attention_backward_with_dmask]:
+          the same gradients and that of an additive mask.
         - [`tiled_backward`][attention_math.tiled_backward.tiled_backward]: the tiled path.
         - [`derivations.gradients`][attention_math.derivations.gradients]: each line derived
           and verified exactly.
@@ -151,19 +180,107 @@ def attention_backward(
         - [Dao, 2023](https://arxiv.org/abs/2307.08691), FlashAttention-2: its loop order.
     """
     block = None if block_size is None else tiled.block_sizes(block_size)
+    dq, dk, dv = _backward(
+        q, k, v, d_out, mask, scale, is_causal, causal_alignment, block=block, dmask=False
+    )
+    return AttentionGrads(dq, dk, dv)
+
+
+def attention_backward_with_dmask(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    d_out: ArrayLike,
+    mask: ArrayLike,
+    *,
+    scale: float | None = None,
+    is_causal: bool = False,
+    causal_alignment: CausalAlignment = "top-left",
+) -> AttentionGradsDMask:
+    """[`attention_backward`][attention_math.backward.attention_backward] and ``∂ℓ/∂mask``.
+
+    For an additive float mask, a learned bias on the scores as in ALiBi or T5's relative
+    positions. The mask is added to the scores after scaling, so its gradient is ``dS``
+    itself, summed back to the mask's shape; it is 0 wherever the weight is 0 (blocked
+    entries included). The arguments are those of ``attention_backward``, with ``mask``
+    required and no tiled path: this gradient *is* ``L_q × L_k``.
+
+    Returns:
+        ``AttentionGradsDMask(dq, dk, dv, dmask)``: the gradients ``attention_backward``
+            returns, and ``dmask`` with the shape of ``mask``, in the same dtype.
+
+    Raises:
+        TypeError: ``mask`` is boolean or ``None`` (it has no gradient), or as in
+            ``attention_backward``.
+        ValueError: as in ``attention_backward``.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.backward import attention_backward_with_dmask
+        >>> q = k = np.eye(2)
+        >>> v = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> grads = attention_backward_with_dmask(q, k, v, np.eye(2), np.zeros((2, 2)))
+        >>> grads.dmask.round(4)  # = dS; here dq = dS k · scale, k = I
+        array([[-0.4424,  0.4424],
+               [-0.4424,  0.4424]])
+        >>> grads.dmask.sum(axis=-1)  # the softmax ignores a constant added to a row
+        array([0., 0.])
+        >>> attention_backward_with_dmask(q, k, v, np.eye(2), np.eye(2, dtype=bool))
+        Traceback (most recent call last):
+        ...
+        TypeError: attention_backward_with_dmask needs an additive float mask ... a boolean mask
+
+    See Also:
+        - [`attention_backward`][attention_math.backward.attention_backward]: ``dq``, ``dk``,
+          ``dv`` alone, and the tiled path.
+        - [`relative_bias_grad`][attention_math.backward.relative_bias_grad]: from ``dmask``
+          to the gradient of a table of one bias per offset.
+        - [`derivations.bias_gradients`][attention_math.derivations.bias_gradients]: this
+          gradient derived exactly.
+
+    References:
+        - [Press et al., 2021](https://arxiv.org/abs/2108.12409), ALiBi: a fixed bias.
+        - [Raffel et al., 2019](https://arxiv.org/abs/1910.10683), T5: a learned one.
+    """
+    if mask is None:
+        raise TypeError(
+            "attention_backward_with_dmask needs an additive float mask (a bias on the scores), "
+            "got no mask"
+        )
+    dq, dk, dv, dmask = _backward(
+        q, k, v, d_out, mask, scale, is_causal, causal_alignment, block=None, dmask=True
+    )
+    return AttentionGradsDMask(dq, dk, dv, dmask)
+
+
+def _backward(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    d_out: ArrayLike,
+    mask: ArrayLike | None,
+    scale: float | None,
+    is_causal: bool,
+    causal_alignment: CausalAlignment,
+    *,
+    block: tuple[int, int] | None,
+    dmask: bool,
+) -> tuple[NDArray[np.floating], ...]:
+    """The checks and the computation behind both public functions: ``(dq, dk, dv)``, then
+    ``dmask`` if asked (never with ``block``)."""
     q, k, v, batch = check_qkv(q, k, v)
     d_out = as_float("d_out", d_out, min_ndim=2, allow_empty=True)
     is_causal = check_flag("is_causal", is_causal)
-    return_dmask = check_flag("return_dmask", return_dmask)
     scores_shape = (*batch, q.shape[-2], k.shape[-2])
     offset = causal_offset(q.shape[-2], k.shape[-2], causal_alignment)
     m = None
     if mask is not None:
         m, scores_shape = check_mask(mask, scores_shape)
-    if return_dmask and (m is None or m.dtype == np.bool_):
+    if dmask and (m is None or m.dtype == np.bool_):
         got = "no mask" if m is None else "a boolean mask"
         raise TypeError(
-            f"return_dmask=True needs an additive float mask (a bias on the scores), got {got}"
+            "attention_backward_with_dmask needs an additive float mask (a bias on the "
+            f"scores), got {got}"
         )
     out_shape = (*scores_shape[:-2], q.shape[-2], v.shape[-1])
     if d_out.shape != out_shape:
@@ -176,11 +293,6 @@ def attention_backward(
     q, k, v, d_out = (a.astype(work, copy=False) for a in (q, k, v, d_out))
     s = work.type(check_scale(scale, q.shape[-1]))
     if block is not None:
-        if return_dmask:
-            raise ValueError(
-                "return_dmask=True returns the L_q × L_k gradient of the mask, which the "
-                f"tiled backward never forms: use block_size=None (got {block_size!r})"
-            )
         dq, dk, dv = tiled_backward(
             q,
             k,
@@ -224,7 +336,7 @@ def attention_backward(
         dk *= s
 
     names, values = ["dq", "dk", "dv"], [dq, dk, dv]
-    if return_dmask:
+    if dmask:
         assert m is not None
         names.append("dmask")
         values.append(ds)  # S = q kᵀ · scale + mask: ∂S/∂mask = 1
@@ -288,7 +400,8 @@ def relative_bias_grad(d_bias: ArrayLike) -> NDArray[np.floating]:
     at that offset used the same number, so each adds its share).
 
     With ``d_bias = dS`` (the gradient of an additive bias is the scores' gradient, see
-    `attention_backward`'s ``return_dmask``), this is the learned bias's gradient.
+    [`attention_backward_with_dmask`][attention_math.backward.attention_backward_with_dmask]),
+    this is the learned bias's gradient.
 
     Raises:
         ValueError: ``d_bias`` has fewer than two axes.

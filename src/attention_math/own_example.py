@@ -250,7 +250,8 @@ def _own_example(matrices: Mapping[str, str], mask: str) -> dict[str, Any]:
     if allowed is not None:
         masked = sp.Matrix(*scaled.shape, lambda i, j: scaled[i, j] if j <= i else -sp.oo)
         steps.append(_step("masked", masked))
-    output, weights = symbolic.attention(q, k, v, mask=allowed, return_weights=True)
+    output = symbolic.attention(q, k, v, mask=allowed)
+    weights = symbolic.attention_weights(q, k, v, mask=allowed)
     vt = list(zip(*_floats(v), strict=True))  # columns of V
     floats = _float_forward(_floats(q), _floats(k), mask == "causal")
     p, o = _floats(weights), _floats(output)

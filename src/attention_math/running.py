@@ -64,7 +64,8 @@ def _forward(causal: bool, example: str) -> dict[str, sp.ImmutableMatrix]:
     q, k, v = (x * RUNNING.exact(w) for w in ("w_q", "w_k", "w_v"))  # L×d_k, L×d_k, L×d_v
     n = x.rows
     mask = [[j <= i for j in range(n)] for i in range(n)] if causal else None
-    out, p = symbolic.attention(q, k, v, mask=mask, return_weights=True)  # L×d_v, L×L
+    out = symbolic.attention(q, k, v, mask=mask)  # L × d_v
+    p = symbolic.attention_weights(q, k, v, mask=mask)  # L × L
     p = p.applyfunc(sp.cancel)  # e^{-1}/(e^{-1} + 1 + e) → 1/(1 + e + e²): no negative powers
     s = symbolic.scores(q, k)  # L × L
     if causal:

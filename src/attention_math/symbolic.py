@@ -10,6 +10,7 @@ explicitly to show the two agree).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Literal
 
 import mpmath
 import sympy as sp
@@ -19,6 +20,7 @@ from attention_math._lazy import loaded_numpy
 __all__ = [
     "as_matrix",
     "attention",
+    "attention_weights",
     "evaluate",
     "generic_matrix",
     "in_terms_of_sigmoid",
@@ -239,14 +241,32 @@ def attention(
     mask: object = None,
     *,
     scale: object = None,
-    return_weights: bool = False,
-) -> sp.Matrix | tuple[sp.Matrix, sp.Matrix]:
-    """Exact ``softmax(Q Kᵀ · scale + M) V``.
+    is_causal: bool = False,
+    causal_alignment: Literal["top-left", "bottom-right"] = "top-left",
+) -> sp.Matrix:
+    """Exact ``softmax(Q Kᵀ · scale + M) V``, the output ``(L_q, d_v)``.
 
     ``mask`` is a boolean matrix (True = may attend: Python, NumPy or SymPy booleans) or an
     additive one whose blocked entries are ``-oo``. A 0/1 integer matrix is additive (a
     bias of 0 or 1), not a mask: [`numeric.attention`][attention_math.numeric.attention],
-    which cannot tell, refuses integers.
+    which cannot tell, refuses integers. The weights come from
+    [`attention_weights`][attention_math.symbolic.attention_weights].
+
+    Args:
+        q: queries, ``(L_q, d_k)``: numbers, SymPy expressions or a ``sympy.Matrix``.
+        k: keys, ``(L_k, d_k)``.
+        v: values, ``(L_k, d_v)``.
+        mask: ``None``, or a boolean or additive matrix of the scores' shape ``(L_q, L_k)``.
+        scale: factor on the scores; default ``1/√d_k``.
+        is_causal: query ``i`` sees keys ``0..i`` only, as
+            ``mask=causal_mask(L_q, L_k)`` (combined with ``mask`` if both are given): a hidden
+            key's score is ``-oo`` and its weight exactly 0.
+        causal_alignment: with ``is_causal`` and ``L_q ≠ L_k``, where the diagonal sits, as in
+            [`numeric.causal_mask`][attention_math.numeric.causal_mask]: ``"top-left"``
+            (default) or ``"bottom-right"``.
+
+    Returns:
+        The output as a ``sympy.Matrix`` ``(L_q, d_v)``, one fraction per entry.
 
     Examples:
         >>> from attention_math.symbolic import attention
@@ -256,16 +276,96 @@ def attention(
         >>> attention([[1, 0], [0, 1]], [[1, 0], [0, 1]], [[1, 2], [3, 4]],
         ...           mask=[[True, False], [True, True]])[0, :]
         Matrix([[1, 2]])
+        >>> attention([[1, 0], [0, 1]], [[1, 0], [0, 1]], [[1, 2], [3, 4]], is_causal=True)[0, :]
+        Matrix([[1, 2]])
+
+    See Also:
+        - [`attention_weights`][attention_math.symbolic.attention_weights]: the weights.
+        - [`numeric.attention`][attention_math.numeric.attention]: the same in floating point,
+          which every exact result is checked against.
     """
+    W, V = _weights(q, k, v, mask, scale, is_causal, causal_alignment)
+    return (W * V).applyfunc(sp.together)  # one fraction per entry: Σ_j e^{s_ij} v_j / Σ_j e^{s_ij}
+
+
+def attention_weights(
+    q: object,
+    k: object,
+    v: object,
+    mask: object = None,
+    *,
+    scale: object = None,
+    is_causal: bool = False,
+    causal_alignment: Literal["top-left", "bottom-right"] = "top-left",
+) -> sp.Matrix:
+    """Exact attention weights ``softmax(Q Kᵀ · scale + M)``, ``(L_q, L_k)``.
+
+    The arguments are those of [`attention`][attention_math.symbolic.attention] (``v`` is
+    checked against ``k``, so one argument list serves both), and
+    ``attention_weights(q, k, v) * Matrix(v)`` is ``attention(q, k, v)`` exactly.
+
+    Returns:
+        The weights as a ``sympy.Matrix`` ``(L_q, L_k)``, each row summing to 1 (a fully masked
+            row is zeros); a masked entry is exactly 0.
+
+    Examples:
+        >>> from attention_math.symbolic import attention_weights
+        >>> q = k = [[1, 0], [0, 1]]
+        >>> attention_weights(q, k, [[1, 2], [3, 4]])
+        Matrix([
+        [exp(sqrt(2)/2)/(1 + exp(sqrt(2)/2)),              1/(1 + exp(sqrt(2)/2))],
+        [             1/(1 + exp(sqrt(2)/2)), exp(sqrt(2)/2)/(1 + exp(sqrt(2)/2))]])
+        >>> attention_weights(q, k, [[1, 2], [3, 4]], is_causal=True)
+        Matrix([
+        [                     1,                                   0],
+        [1/(1 + exp(sqrt(2)/2)), exp(sqrt(2)/2)/(1 + exp(sqrt(2)/2))]])
+
+    See Also:
+        - [`attention`][attention_math.symbolic.attention]: the output these weights give.
+        - [`numeric.attention_weights`][attention_math.numeric.attention_weights]: the same in
+          floating point.
+        - [`softmax`][attention_math.symbolic.softmax]: the row normalisation on its own.
+    """
+    return _weights(q, k, v, mask, scale, is_causal, causal_alignment)[0]
+
+
+def _weights(
+    q: object,
+    k: object,
+    v: object,
+    mask: object,
+    scale: object,
+    is_causal: object,
+    causal_alignment: object,
+) -> tuple[sp.Matrix, sp.Matrix]:
+    """The weights ``W`` and ``V`` as a matrix, with the checks both public functions share."""
+    np = loaded_numpy()  # NumPy's bool is a flag too, if NumPy is loaded; never import it here
+    if not (isinstance(is_causal, bool) or (np is not None and isinstance(is_causal, np.bool_))):
+        raise TypeError(f"is_causal must be True or False, got {is_causal!r}")
     V = as_matrix(v, "V")
     S = scores(q, k, scale=scale)
     if S.cols != V.rows:
         raise ValueError(f"K and V must share L_k: K gives {S.cols} keys, V is {V.shape}")
+    offset = _causal_offset(S.rows, S.cols, causal_alignment)  # checks the name even if unused
     if mask is not None:
         S = _apply_mask(S, mask)
-    W = softmax(S)
-    out = (W * V).applyfunc(sp.together)  # one fraction per entry: Σ_j e^{s_ij} v_j / Σ_j e^{s_ij}
-    return (out, W) if return_weights else out
+    if is_causal:
+        for i in range(S.rows):
+            for j in range(max(0, i + offset + 1), S.cols):  # key j is after query i
+                S[i, j] = -sp.oo
+    return softmax(S), V
+
+
+def _causal_offset(n_q: int, n_k: int, causal_alignment: object) -> int:
+    """Query ``i`` sees key ``j`` iff ``j ≤ i + offset``: ``_checks.causal_offset``, which
+    imports NumPy, written again here for the exact side."""
+    if causal_alignment == "top-left":
+        return 0
+    if causal_alignment == "bottom-right":
+        return n_k - n_q
+    raise ValueError(
+        f'causal_alignment must be "top-left" or "bottom-right", got {causal_alignment!r}'
+    )
 
 
 def masked_softmax_limit(row: Sequence[object], masked: Iterable[int]) -> list[sp.Expr]:

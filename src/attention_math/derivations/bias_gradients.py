@@ -6,7 +6,7 @@ and a blocked entry (weight 0) gets gradient 0. When ``M_ij = b_{i−j}`` fills 
 table of one number per offset (T5's relative position bias, before its buckets), the chain
 rule adds the ``dS_ij`` of every ``(i, j)`` that read the same number. Both are checked
 against SymPy's own derivatives, and against
-[`attention_backward`][attention_math.backward.attention_backward] with
+[`attention_backward_with_dmask`][attention_math.backward.attention_backward_with_dmask] with
 [`relative_bias_grad`][attention_math.backward.relative_bias_grad].
 """
 
@@ -16,7 +16,7 @@ import numpy as np
 import sympy as sp
 
 from attention_math import symbolic
-from attention_math.backward import attention_backward, relative_bias, relative_bias_grad
+from attention_math.backward import attention_backward_with_dmask, relative_bias, relative_bias_grad
 from attention_math.crosscheck import CrossCheck, crosscheck
 from attention_math.derivations.gradients import backward
 
@@ -113,14 +113,14 @@ class BiasCase:
         self.d_table = diagonal_sums(self.d_bias).applyfunc(sp.simplify)
 
     def numeric(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(d_bias, d_table)`` from `attention_backward` and `relative_bias_grad`."""
+        """``(d_bias, d_table)`` from `attention_backward_with_dmask` and `relative_bias_grad`."""
 
         def f(m: sp.Matrix) -> np.ndarray:
             return np.array(m.evalf(30).tolist(), dtype=np.float64)
 
         bias = relative_bias(f(self.table)[0], 3, 3)  # (3, 3)
-        *_, d_bias = attention_backward(
-            f(self.q), f(self.k), f(self.v), f(self.d_out), bias, return_dmask=True
+        *_, d_bias = attention_backward_with_dmask(
+            f(self.q), f(self.k), f(self.v), f(self.d_out), bias
         )
         return d_bias, relative_bias_grad(d_bias)
 

@@ -153,7 +153,8 @@ def backward(
     Vm, dO = symbolic.as_matrix(v, "V"), symbolic.as_matrix(d_out, "d_out")
     # read as attention reads it (a float as its exact value), so dQ and dK use the same α
     alpha = 1 / sp.sqrt(Qm.cols) if scale is None else symbolic._exact(scale)
-    out, P = symbolic.attention(Qm, Km, Vm, mask=mask, scale=alpha, return_weights=True)
+    out = symbolic.attention(Qm, Km, Vm, mask=mask, scale=alpha)
+    P = symbolic.attention_weights(Qm, Km, Vm, mask=mask, scale=alpha)
     if dO.shape != out.shape:
         raise ValueError(f"d_out has shape {dO.shape}, the output has shape {out.shape}")
     dV = P.T * dO

@@ -21,7 +21,7 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from attention_math.backward import attention_backward
+from attention_math.backward import attention_backward_with_dmask
 from attention_math.multihead import (
     AttentionParams,
     from_key_padding_mask,
@@ -536,7 +536,7 @@ def bias_gradient(torch: ModuleType | None) -> Row:
     # an additive bias (ALiBi's fixed one, T5's learned one), shared by the batch and heads
     bias = rng.standard_normal((4, 4))
     d_out = rng.standard_normal((1, 2, 4, 3))  # ∂ℓ/∂out
-    *grads, d_bias = attention_backward(q, k, v, d_out, bias, is_causal=True, return_dmask=True)
+    *grads, d_bias = attention_backward_with_dmask(q, k, v, d_out, bias, is_causal=True)
     # the softmax does not see a constant added to a row, so each row of ∂ℓ/∂bias sums to 0
     row_sums = float(np.max(np.abs(d_bias.sum(axis=-1))))
     found = f"∂ℓ/∂bias {d_bias.shape}, its rows sum to 0 (largest {row_sums:.0e})"
@@ -588,7 +588,7 @@ _BACKWARD_THEIRS = (
     "and a mask without grad, accepts both)"
 )
 _BACKWARD_OURS = (
-    "`attention_backward(q, k, v, d_out, bias, is_causal=True, return_dmask=True)` → "
+    "`attention_backward_with_dmask(q, k, v, d_out, bias, is_causal=True)` → "
     "`(dq, dk, dv, dbias)`, `dbias` summed to the bias's shape; `mask` and `is_causal=True` "
     "together apply both, forward and backward"
 )
