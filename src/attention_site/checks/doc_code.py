@@ -32,7 +32,7 @@ _OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})\s*(?:python|py)\b
 _EXEC = re.compile(r"""\bexec=["']?(?:on|1|true|yes)\b""", re.IGNORECASE)
 # long lines are allowed in the pages as in docs/ (pyproject.toml); a session's blocks are
 # cells, so a later block's imports come after the code of the blocks before it
-IGNORED = ("E501", "E402")
+IGNORED = ("E501", "E402", "E741")  # E741: the papers' names (O, the output), as in exercises
 _SESSION = re.compile(r"""\bsession=["']?([\w.-]+)""")
 
 
