@@ -185,6 +185,8 @@ def test_each_figure_is_on_its_page_with_its_text_alternative(
     labels = [
         unescape(label) for label in re.findall(r'<svg role="img" aria-label="([^"]*)"', html)
     ]
-    assert any(words in label for label in labels), labels
+    # a screen reader collapses white space: a figure in an indented tab keeps its indent
+    flat = [" ".join(label.split()) for label in labels]
+    assert any(" ".join(words.split()) in label for label in flat), labels
     # an HTML element inside SVG text (the abbreviations' <abbr>) is not drawn: the word vanishes
     assert not re.search(r"<text[^>]*>[^<]*<(?:abbr|a|span|code|em|strong)\b", html)

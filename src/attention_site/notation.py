@@ -576,7 +576,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         ("d",),
         r"a width: of the vectors an encoding or a rotation acts on ($d_{\text{model}}$ or "
         r"$d_k$, even), or of one head when $d_k = d_v = d$ (in cost statements)",
-        page="why/heads.md",
+        page="why/cost.md",
         group=_P,
     ),
     Symbol(
@@ -851,7 +851,7 @@ SYMBOLS: tuple[Symbol, ...] = (
     # other views of attention: kernels, scoring functions, circuits, linear attention
     Symbol(
         r"$W_a, U_a, w_a$",
-        ("W_a", "U_a", "w_a"),
+        ("W_a", "U_a", "w_a", "v_a"),
         r"the weights of Bahdanau's additive score $w_a^\top \tanh(W_a q + U_a k)$, a "
         r"network with one hidden layer (the paper's $W_a$, $U_a$ and $v_a$; $v_a$ is renamed "
         r"$w_a$ here, since $v$ is a value)",
