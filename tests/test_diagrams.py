@@ -72,8 +72,10 @@ def test_the_heads_figure_refuses_to_draw_what_multi_head_attention_does_not_com
 
     real = mh.multi_head_attention
     monkeypatch.setattr(mh, "multi_head_attention", lambda *a, **k: real(*a, **k) + 1e-6)
+    panels.running_heads.cache_clear()  # drawn anew, with the broken multi_head_attention
     with pytest.raises(AssertionError, match="output Concat · W_O"):
         panels.running_heads()
+    panels.running_heads.cache_clear()  # no figure drawn from it is kept
 
 
 def test_the_backward_graph_shows_attention_backward_and_the_shapes() -> None:

@@ -173,3 +173,19 @@ def test_the_answer_box_loader_is_added_once_when_a_box_is_there(tmp_path: Path)
     state.write_text(json.dumps({"version": None, "reason": "offline"}), encoding="utf-8")
     off = convert(box)
     assert "data-live-loader" not in off and 'data-verdict="error">Checking in the browser' in off
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'site_url: !ENV [SITE_URL, "https://x.org/a/"]',
+        'site_url: &site_url !ENV [SITE_URL, "https://x.org/a/"]',  # an anchor before the tag
+        "site_url: &site_url https://x.org/a/",
+    ],
+)
+def test_the_site_url_is_read_past_an_anchor(
+    tmp_path: Path, line: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SITE_URL", raising=False)
+    (tmp_path / "mkdocs.yml").write_text(f"site_name: x\n{line}\n", encoding="utf-8")
+    assert prep.site_url(tmp_path) == "https://x.org/a/"

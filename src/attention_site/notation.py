@@ -851,9 +851,9 @@ SYMBOLS: tuple[Symbol, ...] = (
     # other views of attention: kernels, scoring functions, circuits, linear attention
     Symbol(
         r"$W_a, U_a, w_a$",
-        ("W_a", "U_a", "w_a", "v_a"),
+        ("W_a", "U_a", "w_a"),
         r"the weights of Bahdanau's additive score $w_a^\top \tanh(W_a q + U_a k)$, a "
-        r"network with one hidden layer (the paper's $W_a$, $U_a$ and $v_a$; $v_a$ is renamed "
+        r"network with one hidden layer (the paper's $W_a$ and $U_a$; its third, `v_a`, is "
         r"$w_a$ here, since $v$ is a value)",
         "hidden width × query width, hidden width × key width; hidden width",
         "forward/scores.md",

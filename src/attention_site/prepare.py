@@ -60,10 +60,12 @@ class Prepared:
 def site_url(root: Path = ROOT) -> str:
     """The site's address as ``mkdocs.yml`` sets it (``SITE_URL`` overrides it there)."""
     text = (root / "mkdocs.yml").read_text(encoding="utf-8")
-    m = re.search(r'^site_url:\s*!ENV\s*\[\s*SITE_URL\s*,\s*"([^"]+)"\s*\]', text, re.M)
+    # an anchor (&site_url, which the extensions' options refer to) may stand before the tag
+    env = r'^site_url:\s*(?:&\w+\s+)?!ENV\s*\[\s*SITE_URL\s*,\s*"([^"]+)"\s*\]'
+    m = re.search(env, text, re.M)
     if m:
         return os.environ.get("SITE_URL") or m[1]
-    m = re.search(r"^site_url:\s*(\S+)", text, re.M)
+    m = re.search(r"^site_url:\s*(?:&\w+\s+)?(\S+)", text, re.M)
     return m[1].strip("\"'") if m else "/"
 
 

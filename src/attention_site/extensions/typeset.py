@@ -11,7 +11,7 @@ third-party is committed; no CDN, no network.
 
 The glyphs' outlines are written once per page (MathJax's global font cache, an
 ``<svg id="MJX-SVG-global-cache">`` at the end of the page's content) and MathJax's style
-rules once, just before the first formula. An executed block's output and a docstring are
+rules once, at the start of the page's content. An executed block's output and a docstring are
 converted by a Markdown of their own (markdown-exec, mkdocstrings) with this extension too:
 the page's own pass gathers their glyphs and style rules into the page's one copy.
 
@@ -232,8 +232,8 @@ def _drawn(output: str) -> str:
 
 
 def _gathered(output: str) -> str:
-    """``output`` with its one copy of MathJax's style rules just before its first formula
-    and its one glyph cache, all glyphs once, at its end."""
+    """``output`` with its one copy of MathJax's style rules at its start (where it holds a
+    formula) and its one glyph cache, all glyphs once, at its end."""
     caches = list(CACHE.finditer(output))
     styles = list(STYLE.finditer(output))
     if not caches and not styles:
@@ -246,9 +246,9 @@ def _gathered(output: str) -> str:
             raise ValueError(f"MathJax's glyph cache holds more than glyphs: {cache.group()[:200]}")
     style = styles[0].group() if styles else ""
     output = STYLE.sub("", CACHE.sub("", output))
-    first = TYPESET.search(output)
-    if first is not None:
-        output = output[: first.start()] + style + output[first.start() :]
+    if TYPESET.search(output) is not None:
+        # at the start, not beside a formula: an anchor's next element stays its equation
+        output = style + output
     if not glyphs:
         return output
     return (
