@@ -26,7 +26,7 @@ MODULES = _public_modules()
 
 
 def test_the_walk_finds_the_package():
-    assert {"attention_math.numeric", "attention_site.render"} <= set(MODULES)
+    assert {"attention_math.numeric", "attention_site.notation"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)
