@@ -8,7 +8,7 @@ root:
 runs every row of ``attention_site.pages.conventions`` with PyTorch and writes what each found to
 ``data/conventions_oracle.json``, with PyTorch's and NumPy's versions and the
 date. A site built without PyTorch shows these findings beside the package's side (run at
-build time), labelled as recorded. ``tests/test_conventions.py`` fails under CI
+build time), labelled as recorded. ``tests/site/test_conventions.py`` fails under CI
 when the recording no longer matches a fresh run.
 """
 

@@ -150,7 +150,7 @@ def readme_quick_command() -> str:
 
 def readme_test_command() -> str:
     """The line of the code block after the ``test-command`` marker in README.md (``.ci/run``
-    holds the same line: tests/test_ci.py)."""
+    holds the same line: tests/build/test_ci.py)."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     block = re.search(r"<!-- test-command[^>]*-->\n```sh\n(.*?)\n```", text, re.DOTALL)
     if not block:

@@ -81,7 +81,7 @@ def built_site(request, tmp_path_factory, site_server):
     """The site built once per test session with ``mkdocs build --strict``; its directory.
 
     Built for the sub-path address of ``site_server`` (``SITE_URL``), as it is hosted. When
-    the session also runs tests/test_reproducible_build.py, its second build runs at the same
+    the session also runs tests/build/test_reproducible_build.py, its second build runs at the same
     time, on the other core, instead of after this one; that build runs every executed block,
     so this one may reuse the outputs kept by ``mkdocs serve`` (not under CI).
     """
@@ -93,7 +93,7 @@ def built_site(request, tmp_path_factory, site_server):
     out = tmp_path_factory.mktemp("site")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": site_server.url}
     if _wants_second_build(request.session):
-        from tests.test_reproducible_build import start_second_build
+        from tests.build.test_reproducible_build import start_second_build
 
         SECOND_BUILD["build"] = start_second_build(tmp_path_factory, site_server.url)
         # a session that ends before the test collects it (-x, Ctrl-C) leaves no process behind

@@ -5,9 +5,9 @@ kernel, then NumPy, SymPy, matplotlib and ``attention_math`` imported again, for
 Here a fork server imports those once; each notebook then runs in a new process forked from
 it, which holds the imported modules and nothing else (no other notebook's names, results
 or caches), in a directory of the caller's choice, its cells executed in order in one
-namespace, as a kernel runs them. What a kernel adds (IPython's display, which the notebooks'
-``print = show`` uses) is not here: ``tests/test_notebooks.py`` also runs every notebook through
-a real kernel, in an environment holding only the wheel.
+namespace, as a kernel runs them. What a kernel adds (IPython's display, which the
+notebooks' ``print = show`` uses) is not here: ``tests/build/test_notebooks.py`` also runs
+every notebook through a real kernel, in an environment holding only the wheel.
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # what type checkers and editors see; at run time, __getattr__ below
     from attention_math import crosscheck as crosscheck
     from attention_math import display as display
+    from attention_math import hf as hf
     from attention_math import numeric as numeric
     from attention_math import plot as plot
     from attention_math import reference as reference
@@ -92,6 +93,7 @@ _HOME: dict[str, str] = {
     "show": "display",
     # modules
     "display": "",
+    "hf": "",
     "plot": "",
     "crosscheck": "",
     "numeric": "",
@@ -119,6 +121,7 @@ __all__ = [
     "crosscheck",
     "display",
     "from_key_padding_mask",
+    "hf",
     "incremental_attention",
     "log_softmax",
     "multi_head_attention",

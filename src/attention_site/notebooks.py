@@ -7,7 +7,7 @@ headings (Jupyter does not know them) and links to other pages made absolute. A 
 repository's files) is left out: the notebook holds what a learner runs, and runs top to bottom
 in Jupyter after ``pip install attention-math[notebook]``, its first code cell making the
 pages' ``print`` show maths and figures (``attention_math.display.show``).
-``tests/test_notebooks.py`` executes every one, from the wheel alone.
+``tests/build/test_notebooks.py`` executes every one, from the wheel alone.
 ``attention_site.prepare`` writes it into ``docs/``, in the folder of the page's HTML
 (`notebook_path`); the Markdown extension ``attention_site.notebook_link`` gives the page a
 "Download notebook" link under its title (the home page, at its end).

@@ -24,7 +24,7 @@ from attention_math.exercises.cli import check_answer
 from attention_math.exercises.parse import MAX_NESTING, MAX_OPERATORS
 from attention_math.own_example import own_example
 from attention_math.terminal import UsageError
-from tests.test_safe_parse import MALICIOUS
+from tests.library.test_safe_parse import MALICIOUS
 
 from .conftest import ROOT, Tab, _open_tab
 

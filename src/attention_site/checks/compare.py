@@ -6,7 +6,7 @@ the own example's forms, the answer boxes' loader. Two builds match when they ho
 pages, each page with the same counts, no page keeps raw TeX, and every internal link of each
 build resolves to a file of that build. What Zensical cannot do yet (`KNOWN_GAPS`, named in
 CONTRIBUTING.md with its upstream issue) is still compared and reported, page by page, but
-does not fail the comparison. ``tests/test_engines.py`` runs it on two fresh builds.
+does not fail the comparison. ``tests/build/test_engines.py`` runs it on two fresh builds.
 """
 
 from __future__ import annotations

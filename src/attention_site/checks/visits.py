@@ -6,7 +6,7 @@ looked (the probes, axe-core, Chromium and Playwright themselves). So a record i
 under a fingerprint of that code, with the SHA-256 of every file its page requested, and is
 reused only while each of those files is byte for byte what it was at that visit; any other
 page is visited afresh. A clean build of the same sources is byte-identical
-(``tests/test_reproducible_build.py``), so a run after an edit visits the pages the edit
+(``tests/build/test_reproducible_build.py``), so a run after an edit visits the pages the edit
 changed (every page, when the edit reaches the theme, a stylesheet or the navigation).
 
 The served address holds a port chosen per run: it is replaced by ``ORIGIN`` in the bytes

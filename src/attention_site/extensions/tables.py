@@ -5,7 +5,7 @@ phone, from its script as the page starts: it takes the table out of the page an
 back, so the browser styles and lays out every table, and on the way all that follows it in
 its block, a second time. The build writes that box around the page's tables instead, and
 the table's class keeps the theme's script off it; extra.css gives ``table.am-table`` the
-theme's rules for plain tables (tests/test_table_boxes.py holds the two to the installed
+theme's rules for plain tables (tests/site/test_table_boxes.py holds the two to the installed
 theme's stylesheet). A name alone in a table's code (`missing_transpose`) gets a class that
 extra.css keeps whole: the theme breaks code anywhere, and a squeezed column broke such names
 mid-word (a dotted name or a path still breaks where it must). A table with an empty header

@@ -6,7 +6,7 @@ marked (``<span class="arithmatex">\\(…\\)</span>``, ``<div class="arithmatex"
 becomes its drawing as SVG with the MathML beside it for screen readers
 (``mjx-assistive-mml``), so the reader's browser runs no MathJax. MathJax's groups that only
 move what they hold are replaced by what they hold (the same drawing in fewer elements:
-``typeset.cjs``, ``tests/test_typeset_flat.py``). A TeX error fails the build. Nothing
+``typeset.cjs``, ``tests/site/test_typeset_flat.py``). A TeX error fails the build. Nothing
 third-party is committed; no CDN, no network.
 
 The glyphs' outlines are written once per page (MathJax's global font cache, an
@@ -59,7 +59,7 @@ GLYPH = re.compile(r'<path id="([^"]+)"[^>]*></path>')
 STYLE = re.compile(r'<style id="mathjax-svg-styles">.*?</style>', re.S)
 # A macro defined in one conversion stays defined in the Node process for the ones after it,
 # whose answers then depend on it too: from the first conversion that defines one, answers are
-# neither kept nor reused (the site defines none: tests/test_typeset_flat.py).
+# neither kept nor reused (the site defines none: tests/site/test_typeset_flat.py).
 DEFINES = re.compile(  # as DEFINES in typeset.cjs
     r"\\(?:(?:re)?newcommand|providecommand|newenvironment|g?def|let|DeclareMathOperator)(?![a-zA-Z])"
 )
@@ -107,7 +107,7 @@ class Typesetter:
         """MathJax's markup for ``items`` (``{"tex": …, "display": bool}``): ``{"html": [one
         per item], "cache": the glyphs, "css": the style rules, "errors": [...]}``;
         ``flat=False`` keeps every group MathJax drew (the build never asks for it:
-        tests/test_typeset_flat.py compares the two)."""
+        tests/site/test_typeset_flat.py compares the two)."""
         assert self.proc.stdin is not None and self.proc.stdout is not None
         with self.lock:
             self.proc.stdin.write(json.dumps({"items": items, "flat": flat}) + "\n")
