@@ -48,6 +48,28 @@ def test_wide_content_scrolls_in_its_own_box_on_a_phone(phone_layout: dict[str, 
     assert bad == []
 
 
+def test_a_formula_broken_for_phones_shows_its_narrow_drawing_there(
+    desktop_layout: dict[str, dict], phone_layout: dict[str, dict]
+) -> None:
+    """A displayed formula too wide for a phone that could be broken at its relations has a
+    second drawing (attention_site.extensions.linebreak): on the phone that one shows, and
+    only it; at 1280 px the formula as written."""
+    phone = [(p, b) for p, r in phone_layout.items() for b in r["wide"] if "am-below-" in b["what"]]
+    wrong = [
+        (p, b["drawing"], b["text"])
+        for p, b in phone
+        if b["drawing"].split().count("MathJax") != 1 or "am-narrow" not in b["drawing"]
+    ]
+    assert wrong == [], f"on a phone these formulas show their wide drawing: {wrong}"
+    desktop = [
+        (p, b["text"])
+        for p, r in desktop_layout.items()
+        for b in r["wide"]
+        if "am-narrow" in b.get("drawing", "")
+    ]
+    assert desktop == []
+
+
 @pytest.mark.parametrize("width", ["desktop", "phone"])
 def test_no_name_in_code_breaks_mid_word(
     width: str, desktop_layout: dict[str, dict], phone_layout: dict[str, dict]

@@ -182,6 +182,10 @@ MEASURE = """(blocks) => ({
     .filter(b => b.offsetParent !== null && b.scrollWidth > b.clientWidth + 1)
     .map(b => ({what: b.className, content: b.scrollWidth, box: b.clientWidth,
                 overflow: getComputedStyle(b).overflowX,
+                // a formula's drawing shown (the wide one, or its narrow one on a phone)
+                drawing: [...b.querySelectorAll(':scope > mjx-container')]
+                  .filter(c => getComputedStyle(c).display !== 'none').map(c => c.className)
+                  .join(' '),
                 text: b.textContent.replace(/\\s+/g, ' ').trim().slice(0, 60)})),
   // a name in inline code (short enough for any line) drawn on two lines: broken mid-word
   split: [...document.querySelectorAll('article code')]

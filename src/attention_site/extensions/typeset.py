@@ -42,6 +42,7 @@ from typing import Any
 from markdown import Extension, Markdown
 
 from attention_site.extensions import PRIORITY, HtmlPass
+from attention_site.extensions.linebreak import narrow_tex
 
 __all__ = ["DEFINES", "TypesetExtension", "Typesetter", "makeExtension", "sized", "typeset_html"]
 
@@ -65,6 +66,16 @@ DEFINES = re.compile(  # as DEFINES in typeset.cjs
 )
 KEPT = 4096
 """How many conversions' answers are kept in memory (the site has a few hundred)."""
+
+PHONE_EX = 40.0
+"""The width (in MathJax's ex) of a phone's column: 343 px at 375 px, an ex drawing 8.45 px
+there. A displayed formula wider than this is drawn a second time broken over lines
+(`linebreak.narrow_tex`), where it can be."""
+EX_PX = 8.45
+"""How many CSS pixels an ex of a displayed formula takes below the theme's 1600 px step."""
+BREAKPOINTS = (480, 600, 720, 840, 960)
+"""The screen widths (px) below which extra.css shows a formula's narrow drawing: a formula
+takes the first at which its wide drawing, plus the column's margins, no longer fits."""
 
 
 def _mathjax_js() -> Path:
@@ -210,8 +221,9 @@ def _drawn(output: str) -> str:
     done = _answer(items)
     if done["errors"]:
         raise ValueError("TeX errors:\n" + "\n".join(done["errors"]))
+    narrow, narrow_glyphs = _narrow(items, done["html"])
     parts, last = [], 0
-    for m, typeset, item in zip(blocks, done["html"], items, strict=True):
+    for i, (m, typeset, item) in enumerate(zip(blocks, done["html"], items, strict=True)):
         parts.append(output[last : m.start()])
         # the TeX stays in the page, beside what it drew (the glossary test reads it)
         tex = html.escape(item["tex"], quote=True)
@@ -219,8 +231,13 @@ def _drawn(output: str) -> str:
         if item["display"]:
             # a wide equation scrolls in its box: the box takes the keyboard focus, so the
             # arrow keys scroll it, and says what it is
+            classes = "arithmatex"
+            if i in narrow:
+                below, second = narrow[i]
+                classes += f" am-below-{below}"
+                typeset = _classed(typeset, "am-wide") + _classed(sized(second), "am-narrow")
             parts.append(
-                f'<div class="arithmatex" data-tex="{tex}" tabindex="0" role="group" '
+                f'<div class="{classes}" data-tex="{tex}" tabindex="0" role="group" '
                 f'aria-label="equation">{typeset}</div>'
             )
         else:
@@ -228,7 +245,49 @@ def _drawn(output: str) -> str:
         last = m.end()
     parts.append(output[last:])
     style = f'<style id="mathjax-svg-styles">{done["css"]}</style>'
-    return "".join(parts) + style + str(done["cache"])
+    return "".join(parts) + style + str(done["cache"]) + narrow_glyphs
+
+
+def _width(typeset: str) -> float | None:
+    """A drawing's width in ex, as MathJax writes it on the ``<svg>``."""
+    m = SVG_BOX.search(typeset)
+    return None if m is None or m.group(2) == "100%" else float(m.group(2).removesuffix("ex"))
+
+
+def _classed(typeset: str, name: str) -> str:
+    """MathJax's container with one class more."""
+    return typeset.replace(
+        '<mjx-container class="MathJax"', f'<mjx-container class="MathJax {name}"', 1
+    )
+
+
+def _narrow(
+    items: list[dict[str, Any]], drawn: list[str]
+) -> tuple[dict[int, tuple[int, str]], str]:
+    """For each displayed formula wider than a phone that `narrow_tex` can break: its index
+    -> (the breakpoint below which its narrow drawing shows, that drawing); and the narrow
+    drawings' glyphs, for the page's one cache (`_gathered`)."""
+    wide: dict[int, str] = {}
+    for i, (item, typeset) in enumerate(zip(items, drawn, strict=True)):
+        width = _width(typeset)
+        if item["display"] and width is not None and width > PHONE_EX:
+            broken = narrow_tex(str(item["tex"]))
+            if broken is not None:
+                wide[i] = broken
+    if not wide:
+        return {}, ""
+    done = _answer([{"tex": tex, "display": True} for tex in wide.values()])
+    if done["errors"]:
+        raise ValueError("TeX errors in formulas broken for phones:\n" + "\n".join(done["errors"]))
+    out: dict[int, tuple[int, str]] = {}
+    for (i, _), second in zip(wide.items(), done["html"], strict=True):
+        before, after = _width(drawn[i]), _width(second)
+        if before is None or after is None or after > 0.85 * before:
+            continue  # not narrower by enough to be worth a second drawing
+        fits = before * EX_PX + 32  # the column's margins at a phone's width
+        below = next((b for b in BREAKPOINTS if b >= fits), BREAKPOINTS[-1])
+        out[i] = (below, second)
+    return out, str(done["cache"])
 
 
 def _gathered(output: str) -> str:
