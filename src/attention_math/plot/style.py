@@ -11,6 +11,7 @@ import contextlib
 import hashlib
 import html
 import io
+import math
 import re
 from typing import TYPE_CHECKING
 
@@ -20,9 +21,13 @@ from attention_math.terminal import plain
 if TYPE_CHECKING:  # matplotlib is imported when a figure is drawn
     from matplotlib.figure import Figure
 
-__all__ = ["description", "fluid", "style", "svg"]
+__all__ = ["LEGIBLE_PX", "description", "fluid", "legible", "style", "svg"]
 
 _FG = "#808080"  # replaced by currentColor in the SVG text, see svg()
+
+LEGIBLE_PX = 10
+"""The smallest text a figure shows on a screen, in CSS pixels: on a phone a figure is drawn
+no narrower than keeps its smallest text this large (`legible`), and scrolls in its box."""
 
 
 def style() -> contextlib.AbstractContextManager[None]:
@@ -143,7 +148,46 @@ def svg(fig: Figure) -> Svg:
     # readers and for search (titles, axes and legend entries, maths in Unicode)
     label = html.escape(description(fig), quote=True)
     text = text.replace("<svg ", f'<svg role="img" aria-label="{label}" ', 1)
+    sizes = [t.get_fontsize() for t in fig.findobj(_text_class()) if _shown(t)]  # type: ignore[attr-defined]
+    width = re.search(r'<svg [^>]*?width="([0-9.]+)pt"', text)
+    if sizes and width is not None:
+        text = legible(text, float(width.group(1)), min(sizes))
     return Svg(_scope_ids(text))
+
+
+def _text_class() -> type:
+    from matplotlib.text import Text
+
+    return Text
+
+
+def _shown(text: object) -> bool:
+    """A text the figure draws: visible, not empty, on a visible plot."""
+    axes = getattr(text, "axes", None)
+    return bool(
+        text.get_visible()  # type: ignore[attr-defined]
+        and text.get_text().strip()  # type: ignore[attr-defined]
+        and (axes is None or axes.get_visible())
+    )
+
+
+def legible(text: str, width: float, smallest: float) -> str:
+    """The SVG ``text`` told how narrow it may be drawn: its smallest text, ``smallest``
+    units high in a drawing ``width`` units wide, is then `LEGIBLE_PX` CSS pixels.
+
+    The width is a custom property (``--min-width``) on the ``<svg>``: the site's style sheet
+    applies it on screens narrower than a desktop's column, where the figure's box scrolls
+    sideways instead of shrinking its text below legibility.
+
+    Examples:
+        >>> from attention_math.plot.style import legible
+        >>> legible('<svg width="400pt" viewBox="0 0 400 300">', 400, 8)
+        '<svg style="--min-width: 500px" width="400pt" viewBox="0 0 400 300">'
+    """
+    if not width > 0 or not smallest > 0:
+        raise ValueError(f"width and smallest must be positive, got {width!r}, {smallest!r}")
+    need = math.ceil(LEGIBLE_PX * width / smallest)
+    return text.replace("<svg ", f'<svg style="--min-width: {need}px" ', 1)
 
 
 def description(fig: Figure) -> str:
@@ -188,6 +232,15 @@ def fluid(text: str, max_width: str | None = None) -> Svg:
         '<svg width="100%" viewBox="0 0 300 200">'
         >>> fluid('<svg width="3pt" height="2pt">', max_width="20rem")
         '<svg width="100%" style="max-width: 20rem">'
+        >>> fluid('<svg style="--min-width: 5px" width="3pt" height="2pt">', max_width="20rem")
+        '<svg style="max-width: 20rem; --min-width: 5px" width="100%">'
     """
-    size = 'width="100%"' + (f' style="max-width: {max_width}"' if max_width else "")
-    return Svg(re.sub(r'width="[^"]*pt" height="[^"]*pt"', size, text, count=1))
+    text = re.sub(r'width="[^"]*pt" height="[^"]*pt"', 'width="100%"', text, count=1)
+    if max_width:
+        head, sep, rest = text.partition(">")
+        if ' style="' in head:  # one style attribute: `legible`'s width joins it
+            head = head.replace(' style="', f' style="max-width: {max_width}; ', 1)
+        else:
+            head = head.replace('width="100%"', f'width="100%" style="max-width: {max_width}"', 1)
+        text = head + sep + rest
+    return Svg(text)

@@ -171,7 +171,10 @@ def _widths(tab: Tab) -> dict[str, Any]:
 
 # Layout (tests/browser/test_layout.py): the blocks a reader reads as one piece: displayed
 # maths, tables, wide figures.
-BLOCKS = "article div.arithmatex, article .md-typeset__scrollwrap, article .wide-figure"
+BLOCKS = (
+    "article div.arithmatex, article .md-typeset__scrollwrap, article .wide-figure, "
+    "article .legible-figure"
+)
 
 MEASURE = """(blocks) => ({
   viewport: window.innerWidth,

@@ -24,6 +24,11 @@ __all__ = ["KeyboardExtension", "focusable", "makeExtension"]
 # a highlighted code block: <pre><span></span><code> (pymdownx.highlight), the code scrolls
 CODE_BLOCK = re.compile(r"(<pre(?: [^>]*)?>(?:<span></span>)?)<code(?![^>]*tabindex)(?=[ >])")
 WIDE_FIGURE = '<div class="wide-figure">'
+# a figure in a paragraph of its own, drawn no narrower than its text stays legible
+# (attention_math.plot.style `legible`): wider than a phone's column, its paragraph scrolls
+LEGIBLE = re.compile(r"<p>(?=<svg [^>]*?--min-width: (\d+)px)")
+PHONE_COLUMN_PX = 343
+"""The content column's width on a 375 px phone."""
 
 
 def focusable(html: str) -> str:
@@ -38,9 +43,20 @@ def focusable(html: str) -> str:
         True
         >>> focusable('<div class="wide-figure"><svg></svg></div>')
         '<div class="wide-figure" tabindex="0" role="group"><svg></svg></div>'
+        >>> focusable('<p><svg style="--min-width: 500px" width="100%"></svg></p>')[:56]
+        '<p class="legible-figure" tabindex="0" role="group"><svg'
+        >>> focusable('<p><svg style="--min-width: 300px" width="100%"></svg></p>')[:8]
+        '<p><svg '
     """
     html = CODE_BLOCK.sub(r'\1<code tabindex="0"', html)
+    html = LEGIBLE.sub(_scrolling, html)
     return html.replace(WIDE_FIGURE, '<div class="wide-figure" tabindex="0" role="group">')
+
+
+def _scrolling(m: re.Match[str]) -> str:
+    if int(m.group(1)) <= PHONE_COLUMN_PX:
+        return m.group()
+    return '<p class="legible-figure" tabindex="0" role="group">'
 
 
 class KeyboardExtension(Extension):  # type: ignore[misc]  # Python-Markdown ships no types
