@@ -22,7 +22,11 @@ from dataclasses import dataclass
 
 __all__ = [
     "A100_SXM_80GB",
+    "FA3_REPORTED",
     "GPU",
+    "GPUS",
+    "H100_SXM_80GB",
+    "H200_SXM_141GB",
     "bound",
     "exp_per_s",
     "kernel_bound",
@@ -42,7 +46,8 @@ class GPU:
     (CUDA) cores, where elementwise work runs (a fused multiply-add counted as 2 FLOPs);
     ``sfu_per_clock_per_sm`` the special-function results (``exp2``, ``log2``, reciprocal, …)
     one SM gives per clock, and ``boost_clock_hz`` the clock: together the exponentials per
-    second, `exp_per_s`. ``None`` where not given.
+    second, `exp_per_s`. ``fp8_flops`` is the dense FP8 tensor-core peak, where the GPU has
+    one. ``None`` where not given.
     """
 
     name: str
@@ -54,6 +59,7 @@ class GPU:
     fp32_flops: float | None = None
     sfu_per_clock_per_sm: int | None = None
     boost_clock_hz: float | None = None
+    fp8_flops: float | None = None
 
 
 A100_SXM_80GB = GPU(
@@ -77,6 +83,52 @@ Ampere architecture whitepaper (SMs, on-chip memory, clock) and the
 [CUDA C++ Programming Guide](https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#arithmetic-instructions)
 (special-function throughput); FlashAttention's paper quotes the same 108 SMs with 192 KB
 each."""
+
+_HOPPER_WHITEPAPER = "https://resources.nvidia.com/en-us-tensor-core/gtc22-whitepaper-hopper"
+
+H100_SXM_80GB = GPU(
+    name="NVIDIA H100 SXM 80GB",
+    hbm_bytes_per_s=3.35e12,  # data sheet: GPU memory bandwidth 3.35 TB/s (SXM, HBM3)
+    peak_flops=989.4e12,  # whitepaper: FP16 tensor 989.4 TFLOPS dense (1,979 with sparsity)
+    sram_bytes_per_sm=228 * 1024,  # whitepaper: shared memory configurable up to 228 KB per SM
+    n_sm=132,  # whitepaper: 132 SMs on H100 SXM5
+    source="https://www.nvidia.com/en-us/data-center/h100/",
+    fp32_flops=66.9e12,  # whitepaper: FP32 66.9 TFLOPS
+    # CUDA C++ Programming Guide, compute capability 9.0: 16 results per clock per SM for
+    # exp2f, __log2f, reciprocal, … (as on 8.0)
+    sfu_per_clock_per_sm=16,
+    boost_clock_hz=1.98e9,  # whitepaper: H100 SXM5 boost clock 1.98 GHz (non-tensor work)
+    fp8_flops=1978.9e12,  # whitepaper: FP8 tensor 1,978.9 TFLOPS dense
+)
+"""The H100 SXM 80GB (Hopper) from NVIDIA's data sheet and the
+[Hopper architecture whitepaper](https://resources.nvidia.com/en-us-tensor-core/gtc22-whitepaper-hopper):
+the GPU FlashAttention-3 ([Shah et al., 2024](https://arxiv.org/abs/2407.08608)) was built for."""
+
+H200_SXM_141GB = GPU(
+    name="NVIDIA H200 SXM 141GB",
+    hbm_bytes_per_s=4.8e12,  # data sheet: GPU memory bandwidth 4.8 TB/s (HBM3e)
+    peak_flops=989.4e12,  # data sheet: FP16 tensor 1,979 TFLOPS with sparsity, half dense
+    sram_bytes_per_sm=228 * 1024,  # the same GH100 chip as the H100 SXM
+    n_sm=132,
+    source="https://www.nvidia.com/en-us/data-center/h200/",
+    fp32_flops=66.9e12,  # data sheet: FP32 67 TFLOPS
+    sfu_per_clock_per_sm=16,
+    boost_clock_hz=1.98e9,
+    fp8_flops=1978.9e12,  # data sheet: FP8 tensor 3,958 TFLOPS with sparsity, half dense
+)
+"""The H200 SXM 141GB from NVIDIA's data sheet: the H100's chip with faster, larger memory
+(HBM3e), so the same peaks with 1.4 times the bandwidth."""
+
+FA3_REPORTED: dict[str, float | str] = {
+    "fp16_flops_per_s": 740e12,  # abstract: "FP16 reaching up to 740 TFLOPs/s"
+    "fp8_flops_per_s": 1.2e15,  # abstract: "FP8 reaching close to 1.2 PFLOPs/s"
+    "source": "https://arxiv.org/abs/2407.08608",
+}
+"""FlashAttention-3's throughput on the H100 as its paper reports it (a published claim, kept
+as data: the page sets it beside the peaks above)."""
+
+GPUS = (A100_SXM_80GB, H100_SXM_80GB, H200_SXM_141GB)
+"""The GPUs whose figures the pages set side by side: Ampere, then Hopper twice."""
 
 
 def ridge(gpu: GPU = A100_SXM_80GB) -> float:

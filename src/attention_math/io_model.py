@@ -31,6 +31,9 @@ __all__ = [
     "IOCount",
     "backward_bytes",
     "backward_matmul_flops",
+    "flash2_accesses",
+    "flash2_blocks",
+    "flash2_forward_counted",
     "flash_accesses",
     "flash_blocks",
     "flash_forward_counted",
@@ -113,6 +116,99 @@ def flash_accesses(L: int, d: int, M: int) -> int:
     kv = 2 * L * d  # every K_j, V_j read once
     inner = t_c * L * (3 * d + 4)  # per key block: all Q_i, O_i, λ_i, m_i in, O_i, λ_i, m_i out
     return init + kv + inner
+
+
+def flash2_blocks(d: int, M: int) -> tuple[int, int]:
+    """FlashAttention-2's block sizes ``(B_r, B_c)`` in the same SRAM: ``B_r = B_c = ⌈M / 4d⌉``,
+    so that ``Q_i``, ``K_j``, ``V_j`` and the output block fit in ``M`` numbers together.
+
+    Each query block now streams every key block once, so the larger the query block, the
+    fewer passes over ``K`` and ``V``: nothing caps ``B_r`` at ``d`` any more.
+
+    Examples:
+        >>> from attention_math.io_model import flash2_blocks
+        >>> flash2_blocks(64, 98304)
+        (384, 384)
+    """
+    b_c = flash_blocks(d, M)[1]
+    return b_c, b_c
+
+
+def flash2_accesses(L: int, d: int, M: int) -> int:
+    """HBM accesses of FlashAttention-2's forward, one head: for each of the
+    ``T_r = ⌈L / B_r⌉`` query blocks read ``Q_i`` once and every ``K_j, V_j``, then write
+    ``O_i`` and its log-sum-exp once ([Dao, 2023](https://arxiv.org/abs/2307.08691),
+    Algorithm 1).
+
+    Examples:
+        >>> from attention_math.io_model import flash2_accesses, flash_accesses
+        >>> flash2_accesses(1024, 64, 98304), flash_accesses(1024, 64, 98304)
+        (525312, 800768)
+    """
+    L = _positive("L", L)
+    b_r, _ = flash2_blocks(d, M)
+    t_r = math.ceil(L / b_r)
+    return L * d + t_r * 2 * L * d + L * d + L  # Q once, K and V per query block, O and lse
+
+
+def flash2_forward_counted(
+    q: ArrayLike, k: ArrayLike, v: ArrayLike, M: int, *, scale: float | None = None
+) -> tuple[NDArray[np.floating], IOCount]:
+    """FlashAttention-2's forward on one head (``d_k = d_v = d``), counting each HBM access.
+
+    The loops of Algorithm 1 swapped: query blocks outside (one per thread block on a GPU,
+    so they run in parallel), key blocks inside. A query block's running maximum ``m``,
+    denominator ``λ`` and *unnormalised* output stay in SRAM for its whole row of tiles; it is
+    divided by ``λ`` once, at the end, and written once, with the log-sum-exp the backward
+    needs.
+
+    Raises:
+        ValueError: inputs that are not one head of equal widths, or a bad ``M``.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.io_model import flash2_accesses, flash2_forward_counted
+        >>> from attention_math.numeric import attention
+        >>> rng = np.random.default_rng(0)
+        >>> q, k, v = rng.normal(size=(3, 50, 8))
+        >>> o, io = flash2_forward_counted(q, k, v, M=128)
+        >>> np.allclose(o, attention(q, k, v)), io.total == flash2_accesses(50, 8, 128)
+        (True, True)
+    """
+    from attention_math._checks import check_qkv  # NumPy: imported on use
+
+    q, k, v, batch = check_qkv(q, k, v)
+    if batch or q.ndim != 2 or not (q.shape[0] == k.shape[0] and q.shape[1] == v.shape[1]):
+        raise ValueError(
+            "one head of self-attention with d_k = d_v: q, k, v must be (L, d), got "
+            f"{q.shape}, {k.shape}, {v.shape}"
+        )
+    L, d = q.shape
+    b_r, b_c = flash2_blocks(d, M)
+    s_ = (1 / math.sqrt(d)) if scale is None else scale
+    io = IOCount()
+    o = np.empty((L, d))  # (L, d) in HBM, written once per row
+    lse = np.empty((L, 1))  # (L, 1): log-sum-exp, for the backward
+    for i0 in range(0, L, b_r):
+        q_i = q[i0 : i0 + b_r]  # (B_r, d), loaded once
+        io.reads += q_i.size
+        m_i = np.full((len(q_i), 1), -np.inf)  # (B_r, 1), in SRAM
+        lam_i = np.zeros((len(q_i), 1))  # (B_r, 1), in SRAM
+        acc = np.zeros((len(q_i), d))  # (B_r, d): unnormalised output, in SRAM
+        for j0 in range(0, L, b_c):
+            k_j, v_j = k[j0 : j0 + b_c], v[j0 : j0 + b_c]  # (B_c, d) each
+            io.reads += k_j.size + v_j.size
+            s_ij = q_i @ k_j.T * s_  # (B_r, B_c)
+            m_new = np.maximum(m_i, s_ij.max(axis=1, keepdims=True))  # (B_r, 1)
+            p_ij = np.exp(s_ij - m_new)  # (B_r, B_c)
+            a = np.exp(m_i - m_new)  # (B_r, 1): rescales what came before
+            lam_i = a * lam_i + p_ij.sum(axis=1, keepdims=True)  # (B_r, 1)
+            acc = a * acc + p_ij @ v_j  # (B_r, d), not yet divided
+            m_i = m_new
+        o[i0 : i0 + b_r] = acc / lam_i  # (B_r, d): one division, one write
+        lse[i0 : i0 + b_r] = m_i + np.log(lam_i)  # (B_r, 1)
+        io.writes += acc.size + lam_i.size
+    return o, io
 
 
 def standard_forward_counted(

@@ -154,3 +154,44 @@ def test_flash_counted_matches_pytorch_sdpa(torch):
     o, _ = io_model.flash_forward_counted(q, k, v, M=512)
     ref = torch.nn.functional.scaled_dot_product_attention(*(torch.tensor(x) for x in (q, k, v)))
     np.testing.assert_allclose(o, ref.numpy(), rtol=1e-12, atol=1e-13)
+
+
+@settings(max_examples=25, deadline=None)
+@given(L=st.integers(1, 70), d=st.integers(1, 12), M=st.integers(4, 400), seed=st.integers(0, 999))
+def test_flash2_counted_run_equals_its_count_and_computes_attention(L, d, M, seed):
+    q, k, v = np.random.default_rng(seed).normal(size=(3, L, d))
+    o, c = io_model.flash2_forward_counted(q, k, v, M)
+    np.testing.assert_allclose(o, attention(q, k, v), rtol=1e-12, atol=1e-13)
+    assert c.total == io_model.flash2_accesses(L, d, M)
+    # the swapped loops never move more than Algorithm 1 once a block holds more than a row
+    if io_model.flash_blocks(d, M)[1] >= 2 and L >= io_model.flash_blocks(d, M)[1]:
+        assert c.total <= io_model.flash_accesses(L, d, M)
+
+
+def test_flash2_against_flash_tends_to_three_halves_for_wide_heads():
+    ratio = io.flash2_against_flash()
+    dd = io.symbols()["d"]
+    assert sp.limit(ratio, dd, sp.oo) == sp.Rational(3, 2)
+    assert ratio.subs(dd, 64) == sp.Rational(3, 2) + sp.Rational(1, 32)
+    M = 98304  # 192 KiB of 16-bit numbers
+    big = io_model.flash_accesses(2**20, 64, M) / io_model.flash2_accesses(2**20, 64, M)
+    assert abs(big - float(ratio.subs(dd, 64))) < 2e-3
+
+
+def test_hopper_gpus_have_a_higher_ridge_and_a_dearer_exponential():
+    from attention_math.hardware import (
+        A100_SXM_80GB,
+        GPUS,
+        H100_SXM_80GB,
+        H200_SXM_141GB,
+        exp_per_s,
+        ridge,
+    )
+
+    assert GPUS == (A100_SXM_80GB, H100_SXM_80GB, H200_SXM_141GB)
+    assert ridge(H100_SXM_80GB) > ridge(H200_SXM_141GB) > ridge(A100_SXM_80GB)
+    per_exp = [g.peak_flops / exp_per_s(g) for g in GPUS]
+    assert per_exp[1] == per_exp[2] > per_exp[0]
+    assert all(
+        g.fp8_flops is not None and abs(g.fp8_flops / g.peak_flops - 2) < 1e-3 for g in GPUS[1:]
+    )

@@ -17,6 +17,8 @@ __all__ = [
     "backward_ratio",
     "check_against_counts",
     "flash",
+    "flash2",
+    "flash2_against_flash",
     "flash_order",
     "intensity_steps",
     "standard",
@@ -75,6 +77,30 @@ def flash_order() -> tuple[sp.Expr, sp.Expr]:
     const = sp.limit(flash() / (L**2 * d**2 / M), L, sp.oo)
     ratio = sp.limit(standard() / flash(), L, sp.oo)
     return sp.expand(const), sp.simplify(ratio)
+
+
+def flash2() -> sp.Expr:
+    """FlashAttention-2's forward HBM accesses with ``B_r = B_c = M_SRAM/4d``: ``Q`` read
+    once, ``K, V`` once per query block, ``O`` and the log-sum-exp written once.
+
+    Examples:
+        >>> from attention_math.derivations.io import flash2
+        >>> flash2()
+        8*L**2*d**2/M_SRAM + 2*L*d + L
+    """
+    t_r = L / (M / (4 * d))  # query blocks
+    return sp.expand(L * d + t_r * 2 * L * d + L * d + L)
+
+
+def flash2_against_flash() -> sp.Expr:
+    """``lim_{L→∞} flash / flash2``: how many times fewer accesses the swapped loops make.
+
+    Examples:
+        >>> from attention_math.derivations.io import flash2_against_flash
+        >>> flash2_against_flash()
+        3/2 + 2/d
+    """
+    return sp.expand(sp.limit(flash() / flash2(), L, sp.oo))
 
 
 def step_work() -> dict[str, tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr]]:
@@ -147,9 +173,11 @@ def check_against_counts(L_: int, d_: int, M_: int) -> bool:
     q, k, v = rng.normal(size=(3, L_, d_))  # (L, d) each
     _, io_std = io_model.standard_forward_counted(q, k, v)
     _, io_fl = io_model.flash_forward_counted(q, k, v, M_)
+    _, io_fl2 = io_model.flash2_forward_counted(q, k, v, M_)
     ok = (
         standard().subs(point) == io_model.standard_accesses(L_, d_) == io_std.total
         and flash().subs(point) == io_model.flash_accesses(L_, d_, M_) == io_fl.total
+        and flash2().subs(point) == io_model.flash2_accesses(L_, d_, M_) == io_fl2.total
     )
     if not ok:
         raise AssertionError(f"symbolic and counted accesses differ at L={L_}, d={d_}, M={M_}")
