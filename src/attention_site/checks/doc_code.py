@@ -59,13 +59,13 @@ def blocks(page: Path) -> Iterator[Block]:
         >>> page = [
         ...     "Text", '```python exec="on"', "x = 1", "```", "```python", "shown only", "```",
         ...     '=== "Tab"', "", '    ```python exec="on" session="s"', "    print(x)", "    ```",
-        ...     '=== "PyTorch"', "", "    ```python", "    import torch", "    ```",
+        ...     '=== "PyTorch"', "", "    ```python", "    print(2)", "    ```",
         ... ]
         >>> with tempfile.TemporaryDirectory() as tmp:
         ...     md = Path(tmp) / "p.md"
         ...     _ = md.write_text("\\n".join(page))
         ...     [(b.line, b.session, b.code) for b in blocks(md)]
-        [(3, None, ['x = 1']), (11, 's', ['print(x)']), (16, None, ['import torch'])]
+        [(3, None, ['x = 1']), (11, 's', ['print(x)']), (16, None, ['print(2)'])]
     """
     lines = page.read_text(encoding="utf-8").splitlines()
     i = 0
