@@ -98,6 +98,8 @@ def test_the_pytorch_code_computes_what_the_numpy_code_does(torch, page, n, pair
             np.testing.assert_allclose(theirs, ours, rtol=1e-6, atol=1e-6, err_msg=name)
         else:
             assert theirs == ours, f"{page}#{n} {name}: {theirs!r} != {ours!r}"
+            if isinstance(ours, bool | np.bool_):  # a check the tab prints: it holds
+                assert ours, f"{page}#{n} {name} is False"
     # what the page shows under the PyTorch code is what PyTorch prints
     assert printed == pytorch_tabs.pytorch_output(page, n) + "\n"
 
