@@ -94,8 +94,10 @@ def test_the_pytorch_code_computes_what_the_numpy_code_does(torch, page, n, pair
             assert theirs.dtype in (torch.float32, torch.bool), f"{page}#{n} {name}"
             theirs = theirs.numpy()
             assert theirs.shape == np.shape(ours), f"{page}#{n} {name}"
-            # float32 against float64: a few float32 ε
-            np.testing.assert_allclose(theirs, ours, rtol=1e-6, atol=1e-6, err_msg=name)
+            if theirs.dtype == bool:
+                np.testing.assert_array_equal(theirs, ours, err_msg=name)
+            else:  # float32 against float64: a few float32 ε
+                np.testing.assert_allclose(theirs, ours, rtol=1e-6, atol=1e-6, err_msg=name)
         else:
             assert theirs == ours, f"{page}#{n} {name}: {theirs!r} != {ours!r}"
             if isinstance(ours, bool | np.bool_):  # a check the tab prints: it holds
