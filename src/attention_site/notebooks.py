@@ -2,7 +2,9 @@
 
 A page's executed blocks (```` ```python exec="on" ````) become code cells, in order; the
 prose between them becomes Markdown cells, with admonitions and tabs turned into bold
-headings (Jupyter does not know them) and links to other pages made absolute. A hidden block
+headings (Jupyter does not know them) and links to other pages made absolute; a block shown
+and not run, such as a forward page's PyTorch tab (the notebook runs without PyTorch), stays
+a Markdown code block. A hidden block
 (no ``source=``) that is the site's own work (it imports ``attention_site`` or reads the
 repository's files) is left out: the notebook holds what a learner runs, and runs top to bottom
 in Jupyter after ``pip install attention-math[notebook]``, its first code cell making the

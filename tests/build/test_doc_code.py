@@ -51,3 +51,15 @@ def test_fix_writes_each_block_back_in_place(tmp_path: Path) -> None:
     text = (docs / "part" / "page.md").read_text(encoding="utf-8")
     assert text == PAGE.replace("import sys\nimport os\n", "import os\n\n")
     assert doc_code.lint(docs) == []
+
+
+def test_a_pytorch_tab_s_code_is_linted_though_not_run(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    code = "    ```python\n    import math\n\n    import torch\n\n    print(torch)\n    ```\n"
+    page = f'# P\n\n=== "PyTorch"\n\n{code}\n=== "Other"\n\n{code}'
+    (docs / "page.md").write_text(page, encoding="utf-8")
+    found = doc_code.lint(docs)
+    # the PyTorch tab's unused math (line 6), not the same code shown in the other tab
+    assert [f.split(":", 1)[1].split(": ")[1].split()[0] for f in found] == ["F401"], found
+    assert found[0].split(":")[1] == "6", found

@@ -105,6 +105,22 @@ def test_the_site_s_hidden_blocks_are_left_out_and_the_wheel_is_named() -> None:
     assert "clone" not in nb.cells[0].source
 
 
+def test_a_pytorch_tab_is_shown_as_markdown_and_its_numpy_twin_runs() -> None:
+    """A forward page's NumPy | PyTorch tabs: the NumPy code is a cell (the notebook runs
+    from the wheel, without PyTorch), the PyTorch code a Markdown code block under its
+    title, and the hidden block that prints its output for the site is left out."""
+    from attention_site.pages.pytorch_tabs import tab_pairs
+
+    source = (ROOT / "docs" / "forward" / "softmax.md").read_text(encoding="utf-8")
+    (pair,) = tab_pairs(source)
+    nb = notebooks.notebook(source, "forward/softmax.md", "/", "Softmax")
+    code = _code(nb)
+    assert pair.numpy in code
+    assert not any("torch" in c or "pytorch_output" in c for c in code)
+    text = [c.source for c in nb.cells if c.cell_type == "markdown"]
+    assert any(f"**PyTorch**\n\n```python\n{pair.pytorch}\n```" in t for t in text)
+
+
 #: what a learner has after ``pip install attention-math[notebook]``, besides the stdlib
 LEARNER_HAS = {"attention_math", "numpy", "sympy", "matplotlib", "__future__"}
 

@@ -1,7 +1,9 @@
 """The Python inside ``docs/``, linted like the rest: ``python -m attention_site.checks.doc_code``.
 
-Every executed block of a page (a ```` ```python exec="on" ```` fence, indented or not) is
-written into a ``.py`` file in a temporary folder, and ruff checks those files with the
+Every executed block of a page (a ```` ```python exec="on" ```` fence, indented or not), and
+every Python block of a ``=== "PyTorch"`` content tab (shown, not run: the build has no
+PyTorch; ``tests/site/test_pytorch_tabs.py`` runs it), is written into a ``.py`` file in a
+temporary folder, and ruff checks those files with the
 project's configuration (``pyproject.toml``) but for ``IGNORED``. The blocks of one
 markdown-exec ``session`` run one after the other in one namespace, so they go into one file,
 in order; every other block is a file of its own. Each finding is reported at its line of the
@@ -34,6 +36,7 @@ _EXEC = re.compile(r"""\bexec=["']?(?:on|1|true|yes)\b""", re.IGNORECASE)
 # cells, so a later block's imports come after the code of the blocks before it
 IGNORED = ("E501", "E402", "E741")  # E741: the papers' names (O, the output), as in exercises
 _SESSION = re.compile(r"""\bsession=["']?([\w.-]+)""")
+_TAB = re.compile(r'^(?P<indent>[ \t]*)===\+?\s+"(?P<title>[^"]*)"')
 
 
 @dataclass
@@ -48,26 +51,38 @@ class Block:
 
 
 def blocks(page: Path) -> Iterator[Block]:
-    """The executed Python blocks of the markdown page ``page``, in order.
+    """The executed Python blocks of the markdown page ``page``, and the Python blocks of its
+    PyTorch tabs, in order.
 
     Examples:
         >>> import tempfile
         >>> page = [
         ...     "Text", '```python exec="on"', "x = 1", "```", "```python", "shown only", "```",
         ...     '=== "Tab"', "", '    ```python exec="on" session="s"', "    print(x)", "    ```",
+        ...     '=== "PyTorch"', "", "    ```python", "    print(2)", "    ```",
         ... ]
         >>> with tempfile.TemporaryDirectory() as tmp:
         ...     md = Path(tmp) / "p.md"
         ...     _ = md.write_text("\\n".join(page))
         ...     [(b.line, b.session, b.code) for b in blocks(md)]
-        [(3, None, ['x = 1']), (11, 's', ['print(x)'])]
+        [(3, None, ['x = 1']), (11, 's', ['print(x)']), (16, None, ['print(2)'])]
     """
     lines = page.read_text(encoding="utf-8").splitlines()
     i = 0
+    tab: str | None = None  # the indent of the PyTorch tab the line is in
     while i < len(lines):
-        opened = _OPEN.match(lines[i])
+        line = lines[i]
+        if line.strip() and tab is not None and not line.startswith(tab + "    "):
+            tab = None
+        titled = _TAB.match(line)
+        if titled:
+            tab = titled["indent"] if titled["title"] == "PyTorch" else None
+        opened = _OPEN.match(line)
         i += 1
-        if not opened or not _EXEC.search(opened["options"]):
+        if not opened:
+            continue
+        in_tab = tab is not None and opened["indent"] == tab + "    "
+        if not (_EXEC.search(opened["options"]) or in_tab):
             continue
         indent, fence = opened["indent"], opened["fence"]
         session = _SESSION.search(opened["options"])
@@ -188,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     for finding in found:
         print(finding)
     count = sum(len(list(blocks(page))) for page in DOCS.rglob("*.md"))
-    print(f"{len(found)} finding(s) in the {count} executed blocks of docs/")
+    print(f"{len(found)} finding(s) in the {count} executed and PyTorch-tab blocks of docs/")
     return 1 if found else 0
 
 
