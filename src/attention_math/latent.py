@@ -82,6 +82,19 @@ class MLAConfig:
     parts, ``v_head_dim`` the value width. ``rope_scaling`` is the ``rope_scaling`` dictionary
     (YaRN in the published models), which also changes the softmax scale (`softmax_scale`).
     ``rope_interleave``: RoPE pairs ``(x_2i, x_2i+1)``, as DeepSeek's weights are laid out.
+
+    Examples:
+        >>> from attention_math.latent import DEEPSEEK_V3
+        >>> DEEPSEEK_V3.qk_head_dim, DEEPSEEK_V3.kv_lora_rank + DEEPSEEK_V3.qk_rope_head_dim
+        (192, 576)
+
+    See Also:
+        - [`MLAWeights`][attention_math.latent.MLAWeights]: the weights of these sizes.
+        - [`mla_attention`][attention_math.latent.mla_attention]: the layer.
+
+    References:
+        - [DeepSeek-AI, 2024](https://arxiv.org/abs/2405.04434), DeepSeek-V2, §2.1 and
+          Appendix: the sizes.
     """
 
     hidden_size: int
@@ -191,6 +204,15 @@ class MLAWeights:
     (``(hidden, h·(d_nope + d_R))``) holds head ``i``'s ``[W_UQ_i | W_QR_i]``; ``w_q_a`` is
     ``W_DQ`` (``q_a_proj``). ``q_norm`` and ``kv_norm`` are the RMSNorm gains of the two
     latents. The biases are those of ``attention_bias=True``.
+
+    See Also:
+        - [`random_weights`][attention_math.latent.random_weights]: random ones, for trying.
+        - [`absorb`][attention_math.latent.absorb]: the absorbed products of these.
+        - [`hf.deepseek_v3.weights_of`][attention_math.hf.deepseek_v3.weights_of]: read from
+          a Hugging Face module.
+
+    References:
+        - [DeepSeek-AI, 2024](https://arxiv.org/abs/2405.04434), DeepSeek-V2, eqs. (9)–(19).
     """
 
     w_kv_a: Floats

@@ -4,9 +4,10 @@ module's forward, in float64, across configurations, seeds and lengths.
 Three things around the module compute in float32 whatever the input: ``DeepseekV3RMSNorm``
 (it casts to float32 to normalise), ``DeepseekV3RotaryEmbedding`` (its angles) and the eager
 attention (its softmax, ``dtype=torch.float32``). To compare at 1e-9 the test runs the
-module's SDPA attention (float64 throughout), gives the forward cos and sin computed in float64 (checked against the rotary
-module to float32 accuracy), and swaps the two norms for ``torch.nn.RMSNorm`` in float64 with
-the same gains and eps (checked against the module's own norms to float32 accuracy).
+module's SDPA attention (float64 throughout), gives the forward cos and sin computed in
+float64 (checked against the rotary module to float32 accuracy), and swaps the two norms for
+``torch.nn.RMSNorm`` in float64 with the same gains and eps; the module as published, with
+its own norms and angles, agrees to float32 accuracy.
 """
 
 from __future__ import annotations
