@@ -175,8 +175,8 @@ def exercises() -> list[Exercise]:
             numeric=_groups_ref,
             kind="scalar",
             explanation=(
-                "Solve $2 n_g d_h = d_c + d_R$: DeepSeek-V2's paper says MLA's cache equals that of "
-                "GQA with only 2.25 groups."
+                "Solve $2 n_g d_h = d_c + d_R$: DeepSeek-V2's paper says MLA's cache equals that "
+                "of GQA with only 2.25 groups."
             ),
             solution=_solve_gqa_groups,
         ),
