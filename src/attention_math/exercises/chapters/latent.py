@@ -9,10 +9,15 @@ time.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import sympy as sp
 
 from attention_math._lazy import np
 from attention_math.exercises.model import Exercise, Mistake
+
+if TYPE_CHECKING:
+    from attention_math.latent import MLAConfig
 
 __all__ = ["exercises"]
 
@@ -21,7 +26,7 @@ __all__ = ["exercises"]
 N_H, D_H, D_C, D_R = 128, 128, 512, 64
 
 
-def _v3() -> object:
+def _v3() -> MLAConfig:
     from attention_math.latent import DEEPSEEK_V3  # NumPy: build time only
 
     return DEEPSEEK_V3
@@ -30,34 +35,34 @@ def _v3() -> object:
 def _entries_ref(kind: str) -> np.ndarray:
     from attention_math.latent import cache_entries  # NumPy: build time only
 
-    return np.asarray(float(cache_entries(kind, _v3())))  # type: ignore[arg-type]
+    return np.asarray(float(cache_entries(kind, _v3())))
 
 
 def _ratio_ref() -> np.ndarray:
     from attention_math.latent import cache_entries  # NumPy: build time only
 
     c = _v3()
-    return np.asarray(cache_entries("mha", c) / cache_entries("mla", c))  # type: ignore[arg-type]
+    return np.asarray(cache_entries("mha", c) / cache_entries("mla", c))
 
 
 def _groups_ref() -> np.ndarray:
     from attention_math.latent import cache_entries  # NumPy: build time only
 
     c = _v3()
-    return np.asarray(cache_entries("mla", c) / cache_entries("gqa", c, n_kv_heads=1))  # type: ignore[arg-type]
+    return np.asarray(cache_entries("mla", c) / cache_entries("gqa", c, n_kv_heads=1))
 
 
 def _mscale_ref() -> np.ndarray:
     from attention_math.latent import softmax_scale  # NumPy: build time only
 
     c = _v3()
-    return np.asarray(softmax_scale(c) * np.sqrt(c.qk_head_dim))  # type: ignore[arg-type,attr-defined]
+    return np.asarray(softmax_scale(c) * np.sqrt(c.qk_head_dim))
 
 
 def _intensity_ref() -> np.ndarray:
     from attention_math.latent import decode_work  # NumPy: build time only
 
-    return np.asarray(decode_work("mla", _v3(), 4096).intensity)  # type: ignore[arg-type]
+    return np.asarray(decode_work("mla", _v3(), 4096).intensity)
 
 
 def _absorbed_query_ref(q: sp.Matrix, w_uk: sp.Matrix) -> np.ndarray:
@@ -75,7 +80,8 @@ def _absorbed_query_ref(q: sp.Matrix, w_uk: sp.Matrix) -> np.ndarray:
         w_o=np.zeros((1, 2)),
         w_q=w_q,
     )
-    return np.array([1.0, 0.0]) @ absorb(w, c).w_q_uk[0]  # (d_c,)
+    out: np.ndarray = np.array([1.0, 0.0]) @ absorb(w, c).w_q_uk[0]  # (d_c,)
+    return out
 
 
 def _absorbed_output_ref(w_uv: sp.Matrix, w_o: sp.Matrix) -> np.ndarray:
