@@ -660,8 +660,10 @@ class AbsorptionProof:
     w_uv_o: sp.Matrix
 
 
-def _sym(name: str, rows: int, cols: int) -> sp.Matrix:
-    return sp.Matrix(rows, cols, lambda i, j: sp.Symbol(f"{name}_{i}{j}"))
+def _sym(name: str, rows: int, cols: int, head: int | None = None) -> sp.Matrix:
+    """A matrix of symbols ``name_ij`` (``name^head_ij`` for one head's weights)."""
+    top = "" if head is None else f"^{head}"
+    return sp.Matrix(rows, cols, lambda i, j: sp.Symbol(f"{name}{top}_{i}{j}"))
 
 
 def absorption_proof(
@@ -691,16 +693,16 @@ def absorption_proof(
         ("d_rope", d_rope), ("d_v", d_v), ("hidden", hidden), ("n_heads", n_heads),
     ):  # fmt: skip
         check_count(name, n)
-    c_q, c_kv = _sym("cQ", length, d_q), _sym("cKV", length, d_c)
-    q_r, k_r = _sym("qR", length, d_rope), _sym("kR", length, d_rope)  # already rotated
+    c_q, c_kv = _sym("c", length, d_q), _sym("z", length, d_c)  # c^Q, c^KV
+    q_r, k_r = _sym("r", length, d_rope), _sym("s", length, d_rope)  # q^R, k^R, rotated
     rope_part = q_r * k_r.T  # (L, L): the same in both forms
     out = sp.zeros(length, hidden)
     out_abs = sp.zeros(length, hidden)
     first: tuple[sp.Matrix, ...] = ()
     for i in range(n_heads):
-        w_uq, w_uk = _sym(f"UQ{i}", d_q, d_nope), _sym(f"UK{i}", d_c, d_nope)
-        w_uv, w_o = _sym(f"UV{i}", d_c, d_v), _sym(f"O{i}", d_v, hidden)
-        a = _sym(f"A{i}", length, length)  # any attention weights
+        w_uq, w_uk = _sym("u", d_q, d_nope, i), _sym("k", d_c, d_nope, i)  # W^UQ_i, W^UK_i
+        w_uv, w_o = _sym("v", d_c, d_v, i), _sym("o", d_v, hidden, i)  # W^UV_i, W^O_i
+        a = _sym("a", length, length, i)  # any attention weights
         s = (c_q * w_uq) * (c_kv * w_uk).T + rope_part  # (L, L): expanded keys
         w_q_uk, w_uv_o = w_uq * w_uk.T, w_uv * w_o  # (d_q, d_c), (d_c, hidden)
         s_abs = (c_q * w_q_uk) * c_kv.T + rope_part  # (L, L): on the latents
@@ -742,14 +744,14 @@ def rope_breaks_absorption(d_q: int = 2, d_c: int = 2) -> tuple[sp.Matrix, sp.Ma
     check_count("d_q", d_q)
     check_count("d_c", d_c)
     delta = sp.Symbol("Delta", real=True)
-    w_uq, w_uk = _sym("UQ", d_q, 2), _sym("UK", d_c, 2)
+    w_uq, w_uk = _sym("u", d_q, 2), _sym("k", d_c, 2)  # W^UQ, W^UK
     m = w_uq * _rotation(delta) * w_uk.T  # (d_q, d_c)
     dm = m.diff(delta)  # (d_q, d_c)
     if all(sp.expand(e.subs(delta, 0)) == 0 for e in dm):  # at Δ = 0: W_UQ [[0, −1], [1, 0]] W_UKᵀ
         raise CrossCheckError("W_UQ R(Δ) W_UKᵀ should depend on Δ")
     # and the scores computed with RoPE at positions t, s are that middle matrix at θ(t − s)
     t, s, theta = sp.symbols("t s theta", real=True)
-    c_q, c_kv = _sym("cQ", 1, d_q), _sym("cKV", 1, d_c)
+    c_q, c_kv = _sym("c", 1, d_q), _sym("z", 1, d_c)  # c^Q, c^KV
     q = c_q * w_uq * _rotation(theta * t).T  # (1, 2): a row turned by θt
     k = c_kv * w_uk * _rotation(theta * s).T  # (1, 2): a row turned by θs
     lhs = (q * k.T)[0]
