@@ -253,8 +253,8 @@ def exercises() -> list[Exercise]:
             statement=(
                 "DeepSeek-V3 stretches its context $40$ times with YaRN and multiplies its "
                 "softmax scale $1/\\sqrt{d_{\\text{nope}} + d_R}$ by $m^2$, with "
-                "$m = 0.1 \\cdot \\texttt{mscale\\_all\\_dim} \\cdot \\ln(\\text{factor}) + 1$ and "
-                "`mscale_all_dim` $= 1$. Give $m^2$ exactly."
+                "$m = 0.1\\,\\mu \\ln(\\text{factor}) + 1$, where $\\mu = 1$ is the "
+                "configuration's `mscale_all_dim`. Give $m^2$ exactly."
             ),
             answer=mscale,
             mistakes=(Mistake("wrong_scale", sp.sqrt(mscale)),),
