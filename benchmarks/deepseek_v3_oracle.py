@@ -100,14 +100,18 @@ def cos_sin(c, length: int):
     )
     angle = np.arange(length)[:, None] * theta[None, :]  # (L, r/2)
     emb = np.concatenate([angle, angle], -1)  # (L, r): cat(freqs, freqs)
-    return torch.from_numpy(np.cos(emb) * factor)[None], torch.from_numpy(np.sin(emb) * factor)[None]
+    return torch.from_numpy(np.cos(emb) * factor)[None], torch.from_numpy(np.sin(emb) * factor)[
+        None
+    ]
 
 
 def float64_norms(m):
     for name in ("q_a_layernorm", "kv_a_layernorm"):
         old = getattr(m, name)
         if old is not None:
-            new = torch.nn.RMSNorm(old.weight.shape[0], eps=old.variance_epsilon, dtype=torch.float64)
+            new = torch.nn.RMSNorm(
+                old.weight.shape[0], eps=old.variance_epsilon, dtype=torch.float64
+            )
             with torch.no_grad():
                 new.weight.copy_(old.weight)
             setattr(m, name, new)
