@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time, __getattr_
     from attention_math import crosscheck as crosscheck
     from attention_math import display as display
     from attention_math import hf as hf
+    from attention_math import latent as latent
     from attention_math import numeric as numeric
     from attention_math import plot as plot
     from attention_math import reference as reference
@@ -42,6 +43,10 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time, __getattr_
     from attention_math.decoding import KVCache as KVCache
     from attention_math.decoding import incremental_attention as incremental_attention
     from attention_math.display import show as show
+    from attention_math.latent import MLAConfig as MLAConfig
+    from attention_math.latent import MLAWeights as MLAWeights
+    from attention_math.latent import cache_bytes_per_token as cache_bytes_per_token
+    from attention_math.latent import mla_attention as mla_attention
     from attention_math.multihead import AttentionParams as AttentionParams
     from attention_math.multihead import from_key_padding_mask as from_key_padding_mask
     from attention_math.multihead import multi_head_attention as multi_head_attention
@@ -89,11 +94,17 @@ _HOME: dict[str, str] = {
     "alibi_bias": "positional",
     "KVCache": "decoding",
     "incremental_attention": "decoding",
+    # multi-head latent attention (DeepSeek-V2/V3)
+    "mla_attention": "latent",
+    "MLAConfig": "latent",
+    "MLAWeights": "latent",
+    "cache_bytes_per_token": "latent",
     # results shown as maths and tables, here and in Jupyter
     "show": "display",
     # modules
     "display": "",
     "hf": "",
+    "latent": "",
     "plot": "",
     "crosscheck": "",
     "numeric": "",
@@ -110,6 +121,8 @@ __all__ = [
     "BlockConfig",
     "BlockParams",
     "KVCache",
+    "MLAConfig",
+    "MLAWeights",
     "__version__",
     "alibi_bias",
     "attention",
@@ -117,13 +130,16 @@ __all__ = [
     "attention_backward_with_dmask",
     "attention_weights",
     "attention_with_lse",
+    "cache_bytes_per_token",
     "causal_mask",
     "crosscheck",
     "display",
     "from_key_padding_mask",
     "hf",
     "incremental_attention",
+    "latent",
     "log_softmax",
+    "mla_attention",
     "multi_head_attention",
     "multi_head_weights",
     "numeric",

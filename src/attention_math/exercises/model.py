@@ -25,6 +25,7 @@ CHAPTERS: dict[str, str] = {
     "gradients": "Gradients",
     "views": "Other views of attention",
     "systems": "Heads, IO and decoding",
+    "latent": "Latent attention (MLA)",
 }
 """Chapter id -> title, in reading order (the site's navigation): the one list of chapters.
 
