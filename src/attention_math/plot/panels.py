@@ -297,11 +297,11 @@ def heads_through_w_o(
                 return (ln / lanes + 0.06, 1 - (step + 1) / steps + 0.03, 0.26 * 3 / lanes, 0.08)
 
         else:
-            fig = plt.figure(figsize=(10.0, 2.1 * lanes))
-            steps = 8
+            fig = plt.figure(figsize=(8.4, 2.4 * lanes))
+            steps = 7  # X shares the first column with the heads' Q, in the lane between
 
             def box(step: float, ln: float) -> tuple[float, float, float, float]:
-                return (step / steps + 0.03, 1 - (ln + 1) / lanes + 0.3 / lanes, 0.09, 0.45 / lanes)
+                return (step / steps + 0.03, 1 - (ln + 1) / lanes + 0.3 / lanes, 0.105, 0.4 / lanes)
 
         def panel(step: float, ln: float, m: Floats, title: str, xl: str, yl: str) -> Axes:
             ax = fig.add_axes(box(step, ln))
@@ -323,7 +323,7 @@ def heads_through_w_o(
         for i, (q, k, v, p, o) in enumerate(per_head):
             h, ln = i + 1, lane(i)
             first = i < before  # on X's first side: arrows leave X there
-            start = 0 if narrow else 1
+            start = 0
             # head h's matrices carry a superscript (h), as W_Q^(h) and the glossary's P^(i) do
             sup = f"^{{({h})}}"
             a_q = panel(start, ln, q, f"$Q{sup} = X W_Q{sup}$", "feature", "token")
@@ -350,9 +350,9 @@ def heads_through_w_o(
                 leave, enter = ((1.04, 0.5), (-0.3, 0.5)) if first else ((-0.3, 0.5), (1.04, 0.5))
                 _arrow(fig, a_h, a_c, leave, enter)
         else:  # the middle lane, after the heads: Concat · W_O = output
-            a_c = panel(5, mid, concat, f"Concat({names})", "column", "token")
-            panel(6, mid, wo, "× $W_O$", "output feature", "column")
-            panel(7, mid, out, "= output", "output feature", "token")
+            a_c = panel(4, mid, concat, f"Concat({names})", "column", "token")
+            panel(5, mid, wo, "× $W_O$", "output feature", "column")
+            panel(6, mid, out, "= output", "output feature", "token")
             for a_h, first in heads:  # head_h → Concat, down from above or up from below
                 leave, enter = ((0.5, -0.35), (0.5, 1.6)) if first else ((0.5, 1.55), (0.5, -0.35))
                 _arrow(fig, a_h, a_c, leave, enter)
