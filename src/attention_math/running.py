@@ -5,7 +5,7 @@ turns the raw scores (all even) into integer scores, so each weight is a power o
 divided by a sum of powers of ``e``, read by eye, and ``W_Q ≠ W_K`` makes the scores
 non-symmetric (token 1 attends most to token 3, token 3 most to token 2). ``d_v = 2``
 makes every value and every output a point in the plane. The 2×2 identity example
-([`IDENTITY_2X2`][attention_math.examples.IDENTITY_2X2]) stays as a worked example.
+([`IDENTITY_2X2`][attention_math.examples.IDENTITY_2X2]) is a worked example of its own.
 """
 
 from __future__ import annotations

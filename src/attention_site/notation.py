@@ -77,8 +77,9 @@ class Term:
     page: str = ""
 
 
-_F, _N, _G, _M, _W, _P, _L = (
+_F, _V, _N, _G, _M, _W, _P, _L = (
     "The forward pass",
+    "Dropout, other scores, symmetries",
     "Softmax and floating point",
     "Gradients",
     "Multi-head, cross-attention and positions",
@@ -87,8 +88,10 @@ _F, _N, _G, _M, _W, _P, _L = (
     "Long sequences",
 )
 
-GROUPS: tuple[str, ...] = (_F, _N, _G, _M, _W, _P, _L)
-"""The notation table's groups, in reading order."""
+GROUPS: tuple[str, ...] = (_F, _V, _N, _G, _M, _W, _P, _L)
+"""The notation table's groups, in reading order. Notation and shapes shows the first: the
+symbols of the forward pass itself; dropout, the other scoring functions and the
+reparametrisation ``F`` are in the second, shown by the glossary."""
 
 SYMBOLS: tuple[Symbol, ...] = (
     # the forward pass
@@ -116,8 +119,8 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$x$",
         ("x",),
-        "an input: one token (a row of $X$), the residual stream of a block, or in a general "
-        "statement a vector or a variable",
+        "an input: one token (a row of $X$), or in a general statement a vector or a variable "
+        "(in a transformer block, the block's input)",
         page="forward/qkv.md",
     ),
     Symbol(
@@ -218,7 +221,13 @@ SYMBOLS: tuple[Symbol, ...] = (
     ),
     Symbol(r"$e$", ("e",), "Euler's number, the base of the exponential", page="forward/index.md"),
     Symbol(r"$I$", ("I",), "the identity matrix", page="forward/qkv.md"),
-    Symbol(r"$\mathbf{1}$", (r"\mathbf{1}",), "a vector of ones", page="positions/modern-block.md"),
+    Symbol(
+        r"$\mathbf{1}$",
+        (r"\mathbf{1}",),
+        "a vector of ones",
+        page="positions/modern-block.md",
+        group=_P,
+    ),
     # softmax and floating point
     Symbol(
         r"$z_t$",
@@ -340,10 +349,10 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$D$",
         ("D",),
-        "on the audit page, the distance between a published and the exact value, in units "
-        r"of the last printed digit; in the FlashAttention backward, the column "
-        r"$D = \operatorname{rowsum}(dO \circ O)$ ($L_q$ entries)",
-        page="audit.md",
+        r"in the FlashAttention backward, the column $D = \operatorname{rowsum}(dO \circ O)$ "
+        "($L_q$ entries); on the audit page, the distance between a published and the exact "
+        "value, in units of the last printed digit",
+        page="long/flash-backward.md",
         group=_N,
     ),
     # gradients
@@ -657,7 +666,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"(kept) with probability $1 - p_{\text{drop}}$, else $0$",
         r"$\xi$: $L_q \times L_k$",
         "forward/dropout.md",
-        _F,
+        _V,
         any_subscript=True,
     ),
     Symbol(
@@ -834,8 +843,8 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$o$",
         ("o",),
-        r"one output row; in the online softmax the unnormalised running output "
-        r"$\sum_j e^{s_j - m} v_j$ ($m$ the running maximum of the scores $s_j$)",
+        r"one output row, a row of $O$ (on the online-softmax page also the unnormalised "
+        r"running output $\sum_j e^{s_j - m} v_j$)",
         r"$d_v$",
         "forward/weighted-sum.md",
         _F,
@@ -857,7 +866,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"$w_a$ here, since $v$ is a value)",
         "hidden width × query width, hidden width × key width; hidden width",
         "forward/scores.md",
-        _F,
+        _V,
     ),
     Symbol(
         r"$W$",
@@ -867,7 +876,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"$I/\sqrt{d_k}$ on $q$ and $k$ themselves)",
         "query width × key width",
         "forward/scores.md",
-        _F,
+        _V,
     ),
     Symbol(
         r"$F$",
@@ -876,7 +885,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         "unchanged",
         r"$d_k \times d_k$",
         "forward/qkv.md",
-        _F,
+        _V,
     ),
     Symbol(
         r"$P^{(i)}$",

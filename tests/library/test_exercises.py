@@ -125,12 +125,25 @@ def test_tolerance_is_enforced(ex):
 
 # Slips computed independently of the catalogue, with NumPy, from the inputs on the page.
 def test_numpy_slips_are_diagnosed():
-    eye = np.eye(2)
-    v = np.array([[1.0, 2.0], [3.0, 4.0]])
-    no_scale = numeric.softmax(eye)  # forgot 1/sqrt(d_k)
-    assert check("identity-weights", no_scale).diagnosis == "missing_scale"
-    assert check("identity-output", no_scale @ v).diagnosis == "missing_scale"
-    assert check("identity-weights", numeric.softmax(eye / 2)).diagnosis == "wrong_scale"
+    x = _as_float(get("slip-zero-weights").inputs["X"])  # (3, 2); Q = K = V = X
+    no_scale = numeric.softmax(x @ x.T)  # forgot 1/sqrt(d_k)
+    assert check("slip-zero-weights", no_scale).diagnosis == "missing_scale"
+    assert check("slip-zero-output", no_scale @ x).diagnosis == "missing_scale"
+    assert check("slip-zero-weights", numeric.softmax(x @ x.T / 2)).diagnosis == "wrong_scale"
+    e = np.exp(x @ x.T / np.sqrt(2))
+    e[x @ x.T == 0] = 0.0  # e^0 written as 0
+    slipped = e / e.sum(axis=1, keepdims=True)
+    assert check("slip-zero-weights", slipped).diagnosis == "exp0_zero"
+    assert check("slip-zero-output", slipped @ x).diagnosis == "exp0_zero"
+    rounded = np.round(numeric.attention_weights(x, x, x), 2) @ x  # rounded, then multiplied
+    assert check("slip-round-output", rounded).diagnosis == "rounded_early"
+    assert check("slip-round-output", numeric.attention(x, x, x)).correct
+
+    s, m = (_as_float(get("slip-axis-weights").inputs[n]) for n in ("S", "M"))
+    z = np.exp(s + m)  # (3, 3), zero where masked
+    assert check("slip-axis-weights", z / z.sum()).diagnosis == "whole_matrix"  # no axis
+    per_row = check("slip-axis-weights", z / z.sum(axis=-1, keepdims=True))
+    assert per_row.diagnosis == "rounding"  # right, in floats: the exercise wants it exactly
 
     s = _as_float(get("mask-causal-weights").inputs["S"])
     causal = numeric.causal_mask(3)
@@ -169,11 +182,8 @@ def test_numpy_slips_are_diagnosed():
             "[p_1*(g_1 - p_1*g_1 - p_2*g_2 - p_3*g_3), p_2*g_2 - p_2*(p_1*g_1 + p_2*g_2 + p_3*g_3),"
             " p_3*(g_3 - p_1*g_1 - p_2*g_2 - p_3*g_3)]",
         ),
-        ("identity-sigma", "[[3 - 2*p_1, 4 - 2*p_1], [1 + 2*p_1, 2 + 2*p_1]]"),
-        (
-            "identity-sigma",
-            "[[3 - 2*sigmoid(1/sqrt(2)), 4 - 2*sigmoid(2^(-1/2))], [1 + 2*p_1, 2 + 2*p_1]]",
-        ),
+        ("slip-axis-weights", "[[1, 0, 0], [1/3, 2/3, 0], [3/6, 1/6, 2/6]]"),
+        ("slip-sharp", "[[1/2, 0, 0.5], [0, 1/2, 1/2], [0, 0, 1]]"),
         ("modern-dropout-expectation", "a*v_1 + (1 - a)*v_2"),
         (
             "modern-dropout-expectation",
@@ -208,29 +218,25 @@ def test_wrong_tanh_forms_are_rejected():
 
 def test_symbols_match_by_name():
     p_1, p_2 = sp.symbols("p_1 p_2")  # no assumptions, unlike the catalogue's
-    assert check(
-        "identity-sigma",
-        sp.Matrix([[3 - 2 * p_1, 4 - 2 * p_1], [1 + 2 * p_1, 2 + 2 * p_1]]),
-    ).correct
     jac = sp.Matrix([[p_1 * (1 - p_1), -p_1 * p_2], [-p_1 * p_2, p_2 * (1 - p_2)]])
     assert check("softmax-jacobian", jac)
     assert check("softmax-jacobian", sp.diag(p_1, p_2)).diagnosis == "missing_term"
 
 
 def test_answers_use_the_names_the_statements_ask_for():
-    """One meaning per symbol (issue 37): the identity example's weight is typed `p_1` (σ is a
-    standard deviation), the dropout probability `p_drop` (p is the weights); each statement
-    names exactly the symbols its checker accepts."""
+    """One meaning per symbol (issue 37): a weight is typed `p_1` (σ is a standard deviation),
+    the dropout probability `p_drop` (p is the weights); each statement names exactly the
+    symbols its checker accepts."""
     from attention_math.exercises import get
 
-    for exercise_id in ("identity-sigma", "modern-dropout-expectation"):
+    for exercise_id in ("softmax-jacobian", "modern-dropout-expectation"):
         ex = get(exercise_id)
         for name in ex.symbols:
             assert f"`{name}`" in ex.statement, (exercise_id, name)
-    assert set(get("identity-sigma").symbols) == {"p_1"}
+    assert set(get("softmax-jacobian").symbols) == {"p_1", "p_2"}
     assert set(get("modern-dropout-expectation").symbols) == {"a", "p_drop", "v_1", "v_2"}
     with pytest.raises(ValueError, match="not allowed"):
-        check("identity-sigma", "[[3 - 2*sigma, 4 - 2*sigma], [1 + 2*sigma, 2 + 2*sigma]]")
+        check("softmax-jacobian", "[[sigma, 0], [0, sigma]]")
 
 
 def test_wrong_answer_without_a_known_slip_points_at_entries():
@@ -259,7 +265,7 @@ def test_bad_input_raises():
 def test_statement_and_solution_rendering():
     text = statement("forward-scores")
     assert "\\begin{bmatrix}" in text and "Id: `forward-scores`" in text
-    assert "within" in statement("identity-numeric")
+    assert "within" in statement("slip-round-output")
     out = solved("forward-scores", get("forward-scores").answer)
     assert "correct (exactly)" in out and "agrees" in out
     with pytest.raises(SolutionError, match="missing"):
@@ -274,9 +280,12 @@ def test_cli_lists_and_checks(capsys):
     assert "p_11" in capsys.readouterr().out
     assert main(["check", "scaling-factor", "1/8"]) == 0
     assert "correct" in capsys.readouterr().out
-    assert main(["check", "identity-weights", "[[e/(1+e), 1/(1+e)], [1/(1+e), e/(1+e)]]"]) == 2
+    typed_e = "[[1, 0, 0], [1/(1+e), e/(1+e), 0], [1, 1, 1]]"  # e is no name: E is
+    assert main(["check", "slip-axis-weights", typed_e]) == 2
     assert "unknown name 'e'" in capsys.readouterr().err
-    assert main(["check", "identity-weights", "[[E/(1+E), 1/(1+E)], [1/(1+E), E/(1+E)]]"]) == 1
+    no_scale = get("slip-zero-weights").mistakes[0]  # softmax(XXᵀ), typed with E
+    assert no_scale.diagnosis == "missing_scale"
+    assert main(["check", "slip-zero-weights", str(no_scale.answer.tolist())]) == 1
     assert DIAGNOSES["missing_scale"] in capsys.readouterr().out
     assert main(["check", "scaling-factor", "__import__('os')"]) == 2
     err = capsys.readouterr().err
@@ -456,8 +465,9 @@ def test_sharpening_numeric_side_reaches_the_limit_exactly() -> None:
     from attention_math.crosscheck import crosscheck
     from attention_math.exercises import get
 
-    ex = get("identity-sharp")
-    assert np.array_equal(ex.numeric(), np.eye(2))  # no 8e-308 beside an exact 0
+    ex = get("slip-sharp")
+    limit = np.array(ex.answer.tolist(), dtype=float)  # halves where two keys tie
+    assert np.array_equal(ex.numeric(), limit)  # no 8e-308 beside an exact 0
     assert crosscheck(ex.answer, ex.numeric()).error_eps == 0
 
 
@@ -490,7 +500,7 @@ def test_dk_without_the_transpose_is_named() -> None:
 
 
 def test_uniform_weights_are_the_other_limit() -> None:
-    r = check("identity-sharp", "[[1/2, 1/2], [1/2, 1/2]]")
+    r = check("slip-sharp", "[[1/3, 1/3, 1/3], [1/3, 1/3, 1/3], [1/3, 1/3, 1/3]]")
     assert (r.correct, r.diagnosis) == (False, "wrong_limit")
     assert "scale factor" not in r.message and "c → 0" in r.message
 

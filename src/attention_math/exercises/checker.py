@@ -228,7 +228,8 @@ def diagnose(ex: Exercise, got: sp.Basic) -> Result:
     """The verdict on ``got`` (already SymPy) for exercise ``ex``.
 
     Order: right (exactly, or within a stated tolerance); right up to rounding; a known slip
-    (the exercise's own, then "transposed"); wrong shape; plain wrong, naming the entries.
+    (the exercise's own, then "transposed"; with a stated tolerance a slip matched within it
+    comes before "close"); wrong shape; plain wrong, naming the entries.
 
     Examples:
         >>> import sympy as sp
@@ -263,18 +264,31 @@ def diagnose(ex: Exercise, got: sp.Basic) -> Result:
         return Result(ex.id, False, text)
     if verdict == "close":
         return Result(ex.id, False, f"{ex.id}: {DIAGNOSES['rounding']}.", "rounding")
+    mistakes = list(ex.mistakes)
+    if isinstance(want, sp.MatrixBase) and compare(want.T, want, 0) is None:
+        mistakes.append(Mistake("transposed", ex.answer.T))
+
+    def slip() -> Result | None:
+        for m in mistakes:
+            if compare(g, sub(m.answer), tol, relative=not absolute) is not None:
+                text = f"{ex.id}: not right: {DIAGNOSES[m.diagnosis]}."
+                detail = f" {m.detail}" if m.detail else ""
+                return Result(ex.id, False, text + detail, m.diagnosis)
+        return None
+
+    # with a stated tolerance, a slip matched within it (weights rounded before multiplying)
+    # says more than "close"
+    named = slip() if ex.tolerance is not None else None
+    if named is not None:
+        return named
     if ex.tolerance is not None and compare(g, want, ROUNDING_TOLERANCE) is not None:
         text = f"{ex.id}: close, but not every entry is within the tolerance {ex.tolerance:g}."
         return Result(ex.id, False, text, "rounding")
     if rounds_to(g, want):  # the right answer with too few digits: no slip to name
         return Result(ex.id, False, f"{ex.id}: {DIAGNOSES['rounding']}.", "rounding")
-    mistakes = list(ex.mistakes)
-    if isinstance(want, sp.MatrixBase) and compare(want.T, want, 0) is None:
-        mistakes.append(Mistake("transposed", ex.answer.T))
-    for m in mistakes:
-        if compare(g, sub(m.answer), tol, relative=not absolute) is not None:
-            text = f"{ex.id}: not right: {DIAGNOSES[m.diagnosis]}."
-            return Result(ex.id, False, text + (f" {m.detail}" if m.detail else ""), m.diagnosis)
+    named = slip()
+    if named is not None:
+        return named
     if _shape(g) != _shape(want):
         text = (
             f"{ex.id}: not right: {DIAGNOSES['shape']}: expected {_fmt_shape(_shape(want))}, "

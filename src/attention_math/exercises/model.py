@@ -37,6 +37,15 @@ DIAGNOSES: dict[str, str] = {
     "transposed": "your answer is the transpose of the right one (rows and columns swapped)",
     "missing_transpose": "dS must be transposed: key j collects column j of dS",
     "softmax_axis": "the softmax was taken over the wrong axis: each row (one query) must sum to 1",
+    "whole_matrix": (
+        "the softmax ran over the whole matrix (as SciPy's does without an axis): each row "
+        "(one query) must sum to 1 on its own"
+    ),
+    "exp0_zero": "e⁰ was taken as 0: it is 1, and only a score of −∞ gives weight 0",
+    "rounded_early": (
+        "the weights were rounded before multiplying: their rounding error, times the values, "
+        "reaches the output; round only the result"
+    ),
     "missing_scale": "the scale factor is missing: the scores must be multiplied by 1/√d_k",
     "wrong_limit": "that is the limit c → 0 (uniform weights), not c → ∞",
     "wrong_scale": "the scale factor is wrong: the scores must be multiplied by 1/√d_k",

@@ -228,11 +228,24 @@ def _shape(m: Floats) -> str:
 
 
 def heads_through_w_o(
-    x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: ArrayLike, w_o: ArrayLike, n_heads: int
+    x: ArrayLike,
+    w_q: ArrayLike,
+    w_k: ArrayLike,
+    w_v: ArrayLike,
+    w_o: ArrayLike,
+    n_heads: int,
+    *,
+    narrow: bool = False,
 ) -> str:
     """Self-attention with ``n_heads`` heads as a picture: ``X`` is projected once, the
     projections are cut into per-head column blocks ``Q_h, K_h, V_h``, each head attends on
     its own, and the heads' outputs are concatenated and multiplied by ``W_O``.
+
+    Arrows run from ``X`` to every head's ``Q``, ``K`` and ``V``, and from every head into
+    ``Concat``. The first half of the heads sit on one side of ``X`` (above it; left of it
+    when ``narrow``), the rest on the other. ``narrow=True`` turns the picture a quarter
+    turn for a phone: each head a column of panels read downwards, ``X`` between the
+    columns, and the recombination along the bottom.
 
     Every panel is computed here head by head and checked against
     [`multi_head_attention`][attention_math.multihead.multi_head_attention].
@@ -243,6 +256,9 @@ def heads_through_w_o(
         >>> x = np.eye(4)[:3]
         >>> text = heads_through_w_o(x, np.eye(4), np.eye(4), np.eye(4), np.eye(4), 2)
         >>> "3×2" in text and "Concat" in text
+        True
+        >>> phone = heads_through_w_o(x, np.eye(4), np.eye(4), np.eye(4), np.eye(4), 2, narrow=True)
+        >>> "3×2" in phone and "Concat" in phone
         True
     """
     from attention_math.multihead import AttentionParams, multi_head_attention
@@ -261,64 +277,112 @@ def heads_through_w_o(
     concat = np.hstack([h[4] for h in per_head])  # L × h·d_v
     out = concat @ wo  # L × d_out
     _check("output Concat · W_O", out, want)
-    cols, rows = 6, n_heads + 1  # one row per head, then the recombination
+    # grid places (step, lane): a head's steps Q, K, P, V, head run along its lane; X and the
+    # recombination sit in the middle lane, between the heads before and after it
+    before = (n_heads + 1) // 2  # heads on X's first side
+    lanes = n_heads + 1
+    mid = before  # the middle lane
+
+    def lane(i: int) -> int:
+        return i if i < before else i + 1
+
     with style():
         import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
 
-        fig = plt.figure(figsize=(8.4, 2.3 * rows))
+        if narrow:  # steps run down the page, lanes across; the recombination is the last row
+            fig = plt.figure(figsize=(1.3 * lanes, 10.5))
+            steps = 6
 
-        def panel(col: float, row: float, m: Floats, title: str, xl: str, yl: str) -> Axes:
-            box = (col / cols + 0.04, 1 - (row + 1) / rows + 0.3 / rows, 0.105, 0.45 / rows)
-            ax = fig.add_axes(box)
+            def box(step: float, ln: float) -> tuple[float, float, float, float]:
+                return (ln / lanes + 0.06, 1 - (step + 1) / steps + 0.03, 0.26 * 3 / lanes, 0.08)
+
+        else:
+            fig = plt.figure(figsize=(8.4, 2.4 * lanes))
+            steps = 7  # X shares the first column with the heads' Q, in the lane between
+
+            def box(step: float, ln: float) -> tuple[float, float, float, float]:
+                return (step / steps + 0.03, 1 - (ln + 1) / lanes + 0.3 / lanes, 0.105, 0.4 / lanes)
+
+        def panel(step: float, ln: float, m: Floats, title: str, xl: str, yl: str) -> Axes:
+            ax = fig.add_axes(box(step, ln))
             _panel(ax, m, f"{title}\n{_shape(m)}", xl, yl)
             return ax
 
-        ax_x = panel(0, (n_heads - 1) / 2, xs, "input $X$", "feature", "token")
+        # where an arrow leaves a panel and enters the next, in axes fractions
+        if narrow:
+            after, into = (0.5, -0.25), (0.5, 1.45)  # down the lane
+            side = {True: ((-0.3, 0.5), (1.04, 0.5)), False: ((1.04, 0.5), (-0.3, 0.5))}
+        else:
+            after, into = (1.03, 0.5), (-0.3, 0.5)  # along the lane
+            side = {True: ((0.5, 1.55), (0.5, -0.35)), False: ((0.5, -0.35), (0.5, 1.6))}
+        if narrow:
+            ax_x = panel(1.5, mid, xs, "input $X$", "feature", "token")
+        else:
+            ax_x = panel(0, mid, xs, "input $X$", "feature", "token")
+        heads = []
         for i, (q, k, v, p, o) in enumerate(per_head):
-            h = i + 1
+            h, ln = i + 1, lane(i)
+            first = i < before  # on X's first side: arrows leave X there
+            start = 0
             # head h's matrices carry a superscript (h), as W_Q^(h) and the glossary's P^(i) do
             sup = f"^{{({h})}}"
-            a_q = panel(1, i, q, f"$Q{sup} = X W_Q{sup}$", "feature", "token")
-            a_k = panel(2, i, k, f"$K{sup} = X W_K{sup}$", "feature", "token")
+            a_q = panel(start, ln, q, f"$Q{sup} = X W_Q{sup}$", "feature", "token")
+            a_k = panel(start + 1, ln, k, f"$K{sup} = X W_K{sup}$", "feature", "token")
             title = f"$P{sup}$ = softmax\n($Q{sup} K{sup}{{}}^\\top$ / √{d_k})"  # Kᵀ of head h
-            a_p = panel(3, i, p, title, "key", "query")
-            a_v = panel(4, i, v, f"$V{sup} = X W_V{sup}$", "feature", "token")
-            a_h = panel(5, i, o, f"head$_{h} = P{sup} V{sup}$", "feature", "token")
-            _arrow(fig, ax_x, a_q, (1.05, 0.5), (-0.3, 0.5))  # X → the head's projections
-            _arrow(fig, a_k, a_p, (1.03, 0.5), (-0.3, 0.5))  # Q^(h), K^(h) → P^(h)
-            _arrow(fig, a_v, a_h, (1.03, 0.5), (-0.3, 0.5))  # P^(h), V^(h) → head_h
-        last = n_heads  # the bottom row: Concat(heads) · W_O = output
+            a_p = panel(start + 2, ln, p, title, "key", "query")
+            a_v = panel(start + 3, ln, v, f"$V{sup} = X W_V{sup}$", "feature", "token")
+            a_h = panel(start + 4, ln, o, f"head$_{h} = P{sup} V{sup}$", "feature", "token")
+            leave, enter = side[first]
+            for a in (a_q, a_k, a_v):
+                _arrow(fig, ax_x, a, leave, enter)  # X → the head's Q, K and V
+            above_p = (0.5, 1.75) if narrow else into  # over P's three lines of title
+            _arrow(fig, a_k, a_p, after, above_p)  # Q^(h), K^(h) → P^(h)
+            _arrow(fig, a_v, a_h, after, into)  # P^(h), V^(h) → head_h
+            heads.append((a_h, first))
         names = ", ".join(f"head$_{h}$" for h in range(1, n_heads + 1))
-        panel(3, last, concat, f"Concat({names})", "column", "token")
-        panel(4, last, wo, "× $W_O$", "output feature", "column")
-        panel(5, last, out, "= output", "output feature", "token")
+        if narrow:  # Concat between the heads, then the bottom row: × W_O = output
+            a_c = panel(
+                4, mid, concat, f"Concat({names})".replace(", ", ",\n", 1), "column", "token"
+            )
+            panel(5, mid - 0.5, wo, "× $W_O$", "output feature", "column")
+            panel(5, mid + 0.5, out, "= output", "output feature", "token")
+            for a_h, first in heads:  # head_h → Concat, from the left or the right
+                leave, enter = ((1.04, 0.5), (-0.3, 0.5)) if first else ((-0.3, 0.5), (1.04, 0.5))
+                _arrow(fig, a_h, a_c, leave, enter)
+        else:  # the middle lane, after the heads: Concat · W_O = output
+            a_c = panel(4, mid, concat, f"Concat({names})", "column", "token")
+            panel(5, mid, wo, "× $W_O$", "output feature", "column")
+            panel(6, mid, out, "= output", "output feature", "token")
+            for a_h, first in heads:  # head_h → Concat, down from above or up from below
+                leave, enter = ((0.5, -0.35), (0.5, 1.6)) if first else ((0.5, 1.55), (0.5, -0.35))
+                _arrow(fig, a_h, a_c, leave, enter)
 
         fig.suptitle(
-            f"{n_heads} heads: $X$ projected, cut into column blocks, attended head by head,\n"
+            f"{n_heads} heads: $X$ projected, cut into column blocks,\nattended head by head, "
             "concatenated, times $W_O$",
             fontsize=10,
-            y=1.07,
+            y=1.06 if narrow else 1.07,
         )
         return svg(fig)
 
 
 @functools.cache  # a pure function of its arguments: drawn once per process
-def running_heads(n_heads: int = 2) -> str:
+def running_heads(n_heads: int = 2, *, narrow: bool = False) -> str:
     """[`heads_through_w_o`][attention_math.plot.panels.heads_through_w_o] for the running
     example (``attention_math.running.RUNNING``) cut into ``n_heads`` heads (two: ``d_k = 2``,
     ``d_v = 1`` each) with [`HEADS_W_O`][attention_math.plot.panels.HEADS_W_O];
-    as wide as its box.
+    as wide as its box (``narrow=True``: the layout for a phone).
 
     Examples:
         >>> from attention_math.plot.panels import running_heads
-        >>> "3×4" in running_heads()
+        >>> "3×4" in running_heads() and "3×4" in running_heads(narrow=True)
         True
     """
     from attention_math.running import RUNNING
 
     x, w_q, w_k, w_v = (RUNNING.numeric(n) for n in ("x", "w_q", "w_k", "w_v"))
     w_o = np.array(HEADS_W_O, dtype=np.float64)  # h·d_v × d_out
-    return fluid(heads_through_w_o(x, w_q, w_k, w_v, w_o, n_heads))
+    return fluid(heads_through_w_o(x, w_q, w_k, w_v, w_o, n_heads, narrow=narrow))
 
 
 def backward_graph(q: ArrayLike, k: ArrayLike, v: ArrayLike, d_out: ArrayLike) -> str:

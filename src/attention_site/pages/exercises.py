@@ -95,8 +95,10 @@ def decimals(exercise_id: str, values: ArrayLike, digits: int = 4) -> str:
         ('-0.4161', '0.125')
         >>> print(decimals("positions-sinusoidal", np.array([np.cos(0.1), 1.0])))
         \\begin{bmatrix}0.9950 & 1\\end{bmatrix}
-        >>> print(decimals("identity-numeric", [[1.66048, 2.66048], [2.33952, 3.33952]]))
-        \\begin{bmatrix}1.6605 & 2.6605 \\\\ 2.3395 & 3.3395\\end{bmatrix}
+        >>> x = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+        >>> from attention_math import numeric
+        >>> print(decimals("slip-round-output", numeric.attention(x, x, x)))
+        \\begin{bmatrix}0.8022 & 0.5989 \\\\ 0.5989 & 0.8022 \\\\ 0.7517 & 0.7517\\end{bmatrix}
     """
     import numpy as np  # build time only
 

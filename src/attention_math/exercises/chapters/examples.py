@@ -1,4 +1,6 @@
-"""Exercises on the 2×2 identity example. Reference answers are computed, never typed."""
+"""Exercises on the three slips of the worked examples (a score of 0 is not weight 0, the
+softmax's axis, rounding before multiplying), on inputs of their own. Reference answers are
+computed, never typed."""
 
 from __future__ import annotations
 
@@ -6,19 +8,22 @@ import sympy as sp
 
 from attention_math import symbolic
 from attention_math._lazy import np, numeric
-from attention_math.examples import IDENTITY_2X2
-from attention_math.exercises.build import (
-    attention_exercise,
-)
+from attention_math.exercises.build import additive_mask, attention_exercise
 from attention_math.exercises.model import Exercise, Mistake
 
-__all__ = ["exercises", "sharp_c"]
+__all__ = ["TOKENS", "exercises", "sharp_c"]
+
+TOKENS = sp.Matrix([[1, 0], [0, 1], [1, 1]])
+"""Three tokens in two dimensions (``L × d_model`` = 3 × 2), projected by the identity as in
+the five-words example: ``Q = K = V = X``, and some scores are ``0``."""
 
 
 def sharp_c() -> float:
-    """The ``c`` at which the sharpening exercise evaluates ``softmax(c I/√2)`` in float64: twice
-    the point where ``e^{-c/√2}`` falls below the smallest positive float64, so the small
-    weight is exactly ``0`` and NumPy returns the limit itself.
+    """The ``c`` at which the sharpening exercise evaluates ``softmax(c S)`` in float64, with
+    ``S = XXᵀ/√2`` of [`TOKENS`][attention_math.exercises.chapters.examples.TOKENS]: twice the
+    point where ``e^{-c/√2}`` (the smallest gap between a row's largest score and another,
+    times ``c``) falls below the smallest positive float64, so every small weight is exactly
+    ``0`` and NumPy returns the limit itself.
 
     Examples:
         >>> import numpy as np
@@ -30,150 +35,195 @@ def sharp_c() -> float:
     return float(2 * np.sqrt(2) * -np.log(tiny))
 
 
+def _e0_as_zero(S: sp.Matrix) -> sp.Matrix:
+    """The softmax of each row of ``S`` with every ``e^0`` written as ``0`` (the slip)."""
+    E = S.applyfunc(lambda s: 0 if s == 0 else sp.exp(s))
+    return sp.Matrix.vstack(*(E.row(i) / sum(E.row(i)) for i in range(E.rows)))
+
+
+def _rounded_first(P: sp.Matrix, V: sp.Matrix, digits: int) -> sp.Matrix:
+    """``P`` rounded to ``digits`` decimals, then multiplied by ``V`` (the slip)."""
+    return P.applyfunc(lambda p: sp.Float(round(float(p), digits), 30)) * V
+
+
 def exercises() -> list[Exercise]:
     """The exercises of this chapter, in reading order."""
-    ex = IDENTITY_2X2
-    X = ex.exact("x")
-    Q, K, V = (X * ex.exact(w) for w in ("w_q", "w_k", "w_v"))
-    shown = {"X": X, "W_Q": ex.exact("w_q"), "W_K": ex.exact("w_k"), "W_V": ex.exact("w_v")}
-    common = dict(chapter="examples", q=Q, k=K, v=V, inputs=shown)
-    out = attention_exercise(
-        id="identity-output",
-        title="Output of the 2×2 identity example",
-        statement="Compute the output $O$ of the 2×2 identity example exactly.",
-        what="output",
-        **common,
-        explanation=("Multiply the weights by $V = W_V$."),
-        solution=_solve_identity_output,
-    )
-    p_1 = sp.Symbol("p_1", positive=True)  # the weight sigmoid(1/√2)
-    a = 1 / sp.sqrt(2)
-    in_p_1 = out.answer.applyfunc(lambda e: symbolic.in_terms_of_sigmoid(e, a, p_1))
+    X = TOKENS
+    S = symbolic.scores(X, X)  # (3, 3): XXᵀ/√2, with zeros
+    P = symbolic.softmax(S)
+    shown = {"X": X}
+    common = dict(chapter="examples", q=X, k=X, v=X, inputs=shown)
+    zero = "e⁰ = 1: a key with score 0 still gets weight."
+    # the causal example: logarithms keep the weights rational
+    L2, L3 = sp.log(2), sp.log(3)
+    S_c = sp.Matrix([[0, 0, 0], [0, L2, 0], [L3, 0, L2]])  # above the diagonal: masked
+    M_c = additive_mask(sp.Matrix([[int(j <= i) for j in range(3)] for i in range(3)]))
+    V_c = sp.Matrix([[1, 0], [0, 1], [1, 1]])
+    E_c = (S_c + M_c).applyfunc(sp.exp)  # blocked entries: e^(-oo) = 0
+    whole = E_c / sum(E_c)  # one sum over the whole matrix: SciPy's softmax without an axis
+    causal = dict(chapter="examples", q=S_c, k=sp.eye(3), scale=1, scale_slips=False, mask=M_c)
     c = sp.Symbol("c", positive=True)
-    S = symbolic.scores(Q, K)  # (2, 2): the example's scaled scores, I/√2
     P_c = symbolic.softmax(c * S)
     return [
         attention_exercise(
-            id="identity-weights",
-            title="Weights of the 2×2 identity example",
+            id="slip-zero-weights",
+            title="Scores of zero",
             statement=(
-                "For the 2×2 identity example ($Q = XW_Q$, $K = XW_K$, $V = XW_V$), compute the "
-                "attention weights $P$ exactly."
+                "Three tokens $X$ in two dimensions, projected by the identity "
+                "($Q = K = V = X$, $d_k = 2$). Compute the attention weights $P$ exactly. "
+                "Several scores are $0$."
             ),
             **common,
+            extra=(Mistake("exp0_zero", _e0_as_zero(S), zero),),
             explanation=(
-                r"With identity projections $Q = K = I$, so $QK^\top = I$ and the scores are "
-                r"$1/\sqrt2$ on the diagonal and $0$ elsewhere."
+                r"$QK^\top = XX^\top$, divided by $\sqrt2$; a score of $0$ has "
+                r"$e^0 = 1$ in the softmax, so its key keeps a weight. Only $-\infty$ "
+                "(a mask) gives weight $0$."
             ),
-            solution=_solve_identity_weights,
-        ),
-        out,
-        Exercise(
-            id="identity-sigma",
-            chapter="examples",
-            title="The identity example in one weight",
-            statement=(
-                "Write the output $O$ of the 2×2 identity example in terms of the weight "
-                "$p_1 = \\operatorname{sigmoid}(1/\\sqrt2) = e^{1/\\sqrt2}/(1 + e^{1/\\sqrt2})$, "
-                "the first entry of $\\operatorname{softmax}(1/\\sqrt2, 0)$; type it as `p_1`. "
-                "Every entry is linear in $p_1$. (The checker compares values: a form that does "
-                "not use $p_1$ but equals the output is accepted too.)"
-            ),
-            answer=in_p_1,
-            inputs=shown,
-            mistakes=out.mistakes,
-            symbols={"p_1": p_1},
-            subs={p_1: symbolic.sigmoid(a)},
-            numeric=out.numeric,
-            explanation=(
-                r"Each row of scores is $(1/\sqrt2, 0)$ or $(0, 1/\sqrt2)$, so each row of "
-                r"weights is $(p_1, 1 - p_1)$ or $(1 - p_1, p_1)$. Then $O = PV$ "
-                r"is linear in $p_1$."
-            ),
-            solution=_solve_identity_sigma,
+            solution=_solve_zero_weights,
         ),
         attention_exercise(
-            id="identity-numeric",
-            title="The identity example to four decimals",
+            id="slip-zero-output",
+            title="Scores of zero: the output",
+            statement="With the same $X$, compute the output $O = PV$ exactly.",
+            what="output",
+            **common,
+            extra=(Mistake("exp0_zero", _e0_as_zero(S) * X, zero),),
+            explanation="Multiply the weights by $V = X$.",
+            solution=_solve_zero_output,
+        ),
+        attention_exercise(
+            id="slip-axis-weights",
+            title="The softmax's axis",
             statement=(
-                "Give the output $O$ of the 2×2 identity example as decimals; every entry must "
-                "be within the stated tolerance."
+                "The scores $S$ of a causal attention over three tokens are already scaled; "
+                "$M$ masks the keys after each query. Compute "
+                r"$P = \operatorname{softmax}(S + M)$ exactly, one softmax per row."
+            ),
+            **causal,
+            inputs={"S": S_c, "M": M_c},
+            extra=(Mistake("whole_matrix", whole),),
+            explanation=(
+                "Each row is its own softmax: row $i$ sums to one over the keys it may see. "
+                "A softmax over the whole matrix divides by one sum of all nine exponentials "
+                "instead, and no row then sums to one."
+            ),
+            solution=_solve_axis_weights,
+        ),
+        attention_exercise(
+            id="slip-axis-output",
+            title="The softmax's axis: the output",
+            statement="With the same $S$ and $M$, compute $O = \\operatorname{softmax}(S + M)V$.",
+            what="output",
+            v=V_c,
+            **causal,
+            inputs={"S": S_c, "M": M_c, "V": V_c},
+            extra=(Mistake("whole_matrix", whole * V_c),),
+            explanation=(
+                "The weights of each row times $V$. Each output row is a weighted average of "
+                "the value rows its query may see; with the whole-matrix weights it would be "
+                "that average scaled down by the row's share of the total."
+            ),
+            solution=_solve_axis_output,
+        ),
+        attention_exercise(
+            id="slip-round-output",
+            title="Round at the end",
+            statement=(
+                "With the three tokens $X$ of the first exercise, give the output $O = PV$ as "
+                "decimals; every entry must be within the stated tolerance."
             ),
             what="output",
             tolerance=5e-5,
             **common,
-            explanation=(
-                "NumPy computes it in floating point; every entry is well within the tolerance."
+            extra=tuple(
+                Mistake(
+                    "rounded_early",
+                    _rounded_first(P, X, n),
+                    f"Your weights were rounded to {n} decimals before multiplying.",
+                )
+                for n in (2, 3, 4)
             ),
-            solution=_solve_identity_numeric,
+            explanation=(
+                "Compute in floating point and round only the result: weights rounded first "
+                "carry their rounding error, times the values, into every output entry."
+            ),
+            solution=_solve_round_output,
         ),
         Exercise(
-            id="identity-sharp",
+            id="slip-sharp",
             chapter="examples",
-            title="Sharpening the identity example",
+            title="Sharpening: ties share",
             statement=(
-                "Multiply the scaled scores $S = QK^\\top/\\sqrt{d_k}$ of the identity example by "
-                "$c$: $P(c) = \\operatorname{softmax}(c\\,S)$. What is "
-                "$\\lim_{c\\to\\infty} P(c)$?"
+                r"Multiply the scaled scores $S = XX^\top/\sqrt2$ of the three tokens by $c$: "
+                r"$P(c) = \operatorname{softmax}(c\,S)$. What is $\lim_{c\to\infty} P(c)$?"
             ),
             answer=P_c.applyfunc(lambda e: sp.limit(e, c, sp.oo)),
             inputs={"S": S},
             mistakes=(Mistake("wrong_limit", P_c.subs(c, 0)),),
-            numeric=lambda: numeric.softmax(sharp_c() * np.eye(2) / np.sqrt(2)),
+            numeric=lambda: numeric.softmax(sharp_c() * _float(S)),
             explanation=(
-                r"$S = I/\sqrt2$, so row one is $(e^{c/\sqrt2}, 1)/(e^{c/\sqrt2} + 1)$: as $c "
-                r"\to \infty$ the diagonal weight tends to $1$ and the other to $0$. Large "
-                "scores make the softmax a hard maximum. In floating point the limit is "
-                r"reached at a finite $c$: once $e^{-c/\sqrt2}$ is at most half the smallest "
-                r"positive (subnormal) number, $r_{\min}/2$ (see [Masks](../why/masks.md)), it "
-                "rounds to exactly $0$ and so does the small weight; the decimals below are "
-                "NumPy's $P(c)$ at such a $c$."
+                r"As $c \to \infty$ each row's weight goes to its largest scores: a key below "
+                r"the row's maximum gets $e^{-c\,\mathrm{gap}} \to 0$. Where two keys tie for "
+                "the maximum they share the weight equally. In floating point the limit is "
+                r"reached at a finite $c$: once $e^{-c \cdot \mathrm{gap}}$ is at most half the "
+                r"smallest positive (subnormal) number, $r_{\min}/2$ (see "
+                "[Masks](../why/masks.md)), it rounds to exactly $0$; the decimals below are "
+                r"NumPy's $P(c)$ at such a $c$."
             ),
-            solution=_solve_identity_sharp,
+            solution=_solve_sharp,
         ),
     ]
+
+
+def _float(m: sp.Matrix) -> np.ndarray:
+    from attention_math.exercises.build import float_array
+
+    return float_array(m)
 
 
 # The solutions, as the chapter's page shows them (source and result): each computes its
 # exercise's answer from its inputs as a learner would, and must pass the checker.
 
 
-def _solve_identity_output(ex: Exercise) -> object:
+def _solve_zero_weights(ex: Exercise) -> object:
     X = ex.inputs["X"]
-    Q, K, V = X * ex.inputs["W_Q"], X * ex.inputs["W_K"], X * ex.inputs["W_V"]
-    S = Q * K.T / sp.sqrt(Q.cols)  # d_k = 2: the diagonal score is 1/sqrt(2)
-    E = S.applyfunc(sp.exp)
-    P = sp.Matrix.vstack(*(E.row(i) / sum(E.row(i)) for i in range(E.rows)))  # each row sums to 1
-    return P * V
-
-
-def _solve_identity_weights(ex: Exercise) -> object:
-    X = ex.inputs["X"]
-    Q, K = X * ex.inputs["W_Q"], X * ex.inputs["W_K"]  # the weights need no V
-    S = Q * K.T / sp.sqrt(Q.cols)  # d_k = 2: the diagonal score is 1/sqrt(2)
-    E = S.applyfunc(sp.exp)
+    S = X * X.T / sp.sqrt(X.cols)  # Q = K = X, d_k = 2
+    E = S.applyfunc(sp.exp)  # exp(0) = 1, not 0
     P = sp.Matrix.vstack(*(E.row(i) / sum(E.row(i)) for i in range(E.rows)))  # each row sums to 1
     return P
 
 
-def _solve_identity_sigma(ex: Exercise) -> object:
-    p_1 = sp.Symbol("p_1")  # the weight sigmoid(1/√2)
-    P = sp.Matrix([[p_1, 1 - p_1], [1 - p_1, p_1]])
-    O = (P * ex.inputs["W_V"]).expand()  # V = X W_V = W_V
-    return O
+def _solve_zero_output(ex: Exercise) -> object:
+    X = ex.inputs["X"]
+    S = X * X.T / sp.sqrt(X.cols)  # Q = K = X, d_k = 2
+    E = S.applyfunc(sp.exp)  # exp(0) = 1, not 0
+    P = sp.Matrix.vstack(*(E.row(i) / sum(E.row(i)) for i in range(E.rows)))
+    return P * X  # V = X
 
 
-def _solve_identity_numeric(ex: Exercise) -> object:
+def _solve_axis_weights(ex: Exercise) -> object:
+    E = (ex.inputs["S"] + ex.inputs["M"]).applyfunc(sp.exp)  # exp(-oo) = 0
+    P = sp.Matrix.vstack(*(E.row(i) / sum(E.row(i)) for i in range(E.rows)))  # per row
+    return P
+
+
+def _solve_axis_output(ex: Exercise) -> object:
+    E = (ex.inputs["S"] + ex.inputs["M"]).applyfunc(sp.exp)  # exp(-oo) = 0
+    P = sp.Matrix.vstack(*(E.row(i) / sum(E.row(i)) for i in range(E.rows)))  # per row
+    return P * ex.inputs["V"]
+
+
+def _solve_round_output(ex: Exercise) -> object:
     from attention_math import numeric
     from attention_math.exercises.build import float_array
 
-    x, w_q, w_k, w_v = (float_array(ex.inputs[n]) for n in ("X", "W_Q", "W_K", "W_V"))
-    q, k, v = numeric.compute_qkv(x, w_q, w_k, w_v)
-    return numeric.attention(q, k, v)
+    x = float_array(ex.inputs["X"])  # (3, 2)
+    return numeric.attention(x, x, x)  # float64 throughout; round only what you print
 
 
-def _solve_identity_sharp(ex: Exercise) -> object:
+def _solve_sharp(ex: Exercise) -> object:
     c = sp.Symbol("c", positive=True)
     E = (c * ex.inputs["S"]).applyfunc(sp.exp)
-    P = sp.Matrix.vstack(*(E.row(i) / sum(E.row(i)) for i in range(2)))
+    P = sp.Matrix.vstack(*(E.row(i) / sum(E.row(i)) for i in range(E.rows)))
     return P.applyfunc(lambda p: sp.limit(p, c, sp.oo))
