@@ -195,7 +195,7 @@ def indexer_scores(
 
     References:
         - [DeepSeek-AI, 2025](https://github.com/deepseek-ai/DeepSeek-V3.2-Exp/blob/main/DeepSeek_V3_2.pdf),
-          DeepSeek-V3.2-Exp, §2.1, eq. (1); also [arXiv:2512.02556](https://arxiv.org/abs/2512.02556).
+          DeepSeek-V3.2-Exp, §2.1, eq. (1).
     """
     q = as_float("q_index", q_index, min_ndim=3)
     w = as_float("w_index", w_index, min_ndim=2)
@@ -489,7 +489,9 @@ def selection_scores(
 
     Args:
         p_cmp: the compressed branch's weights ``(..., L_q, n_blocks)``.
-        block: ``l``; stride: ``d`` (it divides ``l`` and ``l'``); select_block: ``l'``.
+        block: ``l``, the tokens of a compression block.
+        stride: ``d``, the step between compression blocks (it divides ``l`` and ``l'``).
+        select_block: ``l'``, the tokens of a selection block.
         n_select: the number of selection blocks, ``⌈L_k / l'⌉``.
 
     Returns:
@@ -649,10 +651,13 @@ def nsa_attention(
         k: keys ``(L, d_k)``.
         v: values ``(L, d_v)``.
         gates: ``(..., L, 3)`` in ``[0, 1]``: compressed, selected, sliding.
-        block, stride: the compression blocks ``l`` and their step ``d``.
-        select_block, top_n: the selection blocks ``l'`` and how many each query keeps.
+        block: ``l``, the tokens of a compression block.
+        stride: ``d``, the step between compression blocks.
+        select_block: ``l'``, the tokens of a selection block.
+        top_n: the selection blocks each query keeps.
         window: the sliding window ``w``.
-        n_initial, n_local: selection blocks always kept (the paper: 1 and 2).
+        n_initial: selection blocks from the start always kept (the paper: 1).
+        n_local: selection blocks ending with the query's own always kept (the paper: 2).
         scale: factor on the scores; default ``1/√d_k``.
 
     Returns:

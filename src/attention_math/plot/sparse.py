@@ -82,7 +82,7 @@ def topk_error_figure(
             ax.set_xlabel("k (keys kept per query)")
             ax.set_ylabel("mean over queries")
             ax.set_title(title)
-            ax.legend(fontsize=8)
+            ax.legend(fontsize=8, loc="lower left")
         return fluid(svg(fig))
 
 
