@@ -38,7 +38,7 @@ def _topk() -> list[Exercise]:
     spread = eps * sp.Max(*(sp.Abs(_V[i] - _V[j]) for i in dropped for j in kept))
     bound = 2 * eps * sp.Max(*(sp.Abs(x) for x in _V))
     scores = sp.Matrix([[sp.log(4), sp.log(2), 0, 0]])  # log of 8·p: the same softmax
-    weights_text = "$p = (1/2,\\ 1/4,\\ 1/8,\\ 1/8)$"
+    weights_text = "$p = (1/2, 1/4, 1/8, 1/8)$"
     return [
         Exercise(
             id="sparse-topk-weights",
@@ -113,8 +113,9 @@ def _topk() -> list[Exercise]:
             chapter="sparse",
             title="The tight bound",
             statement=(
-                "For the same query and values, the error is at most "
-                "$\\varepsilon \\max_{i \\notin S,\\, j \\in S} |v_i - v_j|$. Compute this bound."
+                "For the same query and values, the error is at most $\\varepsilon$ times "
+                "the largest $|v_i - v_j|$ over a dropped key $i$ and a kept key $j$. Compute "
+                "this bound."
             ),
             answer=spread,
             inputs={"v": _V},
@@ -198,7 +199,9 @@ _LATENT, _INDEX_DIM, _CONTEXT, _TOP_K = 576, 128, 131072, 2048
 
 def _nsa_and_cost() -> list[Exercise]:
     """NSA's eq. (9), the pairs top-k scores and the bytes of a decoded token."""
-    p_cmp = sp.Matrix([[sp.Rational(i, 10) for i in (1, 2, 3, 4)]])
+    p_cmp = sp.Matrix(
+        [[sp.Rational(1, 6), sp.Rational(1, 6), sp.Rational(1, 3), sp.Rational(1, 3)]]
+    )
     slc = _eq9(p_cmp, 4, 2, 4, 3)
     # the slip: every overlapping compression block counted once
     once = sp.Matrix(
