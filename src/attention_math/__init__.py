@@ -63,6 +63,11 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time, __getattr_
     from attention_math.positional import alibi_bias as alibi_bias
     from attention_math.positional import rope as rope
     from attention_math.positional import sinusoidal as sinusoidal
+    from attention_math.sparse import indexer_scores as indexer_scores
+    from attention_math.sparse import nsa_attention as nsa_attention
+    from attention_math.sparse import topk_attention as topk_attention
+    from attention_math.sparse import topk_error as topk_error
+    from attention_math.sparse import topk_mask as topk_mask
 
 # name -> the module that defines it ("" for a module of the package under that name)
 _HOME: dict[str, str] = {
@@ -99,6 +104,12 @@ _HOME: dict[str, str] = {
     "MLAConfig": "latent",
     "MLAWeights": "latent",
     "cache_bytes_per_token": "latent",
+    # sparse selection: top-k keys, DeepSeek's indexer, NSA's three branches
+    "topk_attention": "sparse",
+    "topk_mask": "sparse",
+    "topk_error": "sparse",
+    "indexer_scores": "sparse",
+    "nsa_attention": "sparse",
     # results shown as maths and tables, here and in Jupyter
     "show": "display",
     # modules
@@ -137,11 +148,13 @@ __all__ = [
     "from_key_padding_mask",
     "hf",
     "incremental_attention",
+    "indexer_scores",
     "latent",
     "log_softmax",
     "mla_attention",
     "multi_head_attention",
     "multi_head_weights",
+    "nsa_attention",
     "numeric",
     "padding_mask",
     "plot",
@@ -152,6 +165,9 @@ __all__ = [
     "sliding_window_mask",
     "softmax",
     "symbolic",
+    "topk_attention",
+    "topk_error",
+    "topk_mask",
     "transformer_block",
 ]
 

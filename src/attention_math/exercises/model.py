@@ -26,6 +26,7 @@ CHAPTERS: dict[str, str] = {
     "views": "Other views of attention",
     "systems": "Heads, IO and decoding",
     "latent": "Latent attention (MLA)",
+    "sparse": "Sparse selection",
 }
 """Chapter id -> title, in reading order (the site's navigation): the one list of chapters.
 
@@ -140,6 +141,14 @@ DIAGNOSES: dict[str, str] = {
     "sum_axis": (
         "the sum runs over the wrong axis: in dS = P ∘ (dP − rowsum(P ∘ dP)) it runs over the "
         "keys of each query (a row), not over a column"
+    ),
+    "missing_relu": (
+        "the ReLU is missing: each head's score q·k is set to 0 when negative, before the "
+        "weights w sum the heads"
+    ),
+    "overlap_weight": (
+        "eq. (9) counts a compression block once per stride d it shares with the selection "
+        "block: a block wholly inside counts l/d times"
     ),
 }
 """Diagnosis code -> what it means, shown to the learner."""

@@ -47,8 +47,8 @@ def layer(module: Any) -> Callable[[Any], np.ndarray]:
             once, now, with ``.detach().numpy()``).
 
     Returns:
-        A function ``layer(x)``: ``x`` of shape ``(L, hidden)``, a causal sequence at
-        positions ``0 … L-1``, to the module's output, shape ``(L, hidden)``.
+        The layer as a function of ``x`` of shape ``(L, hidden)`` (a causal sequence at
+        positions ``0 … L-1``), giving the module's output, of the same shape.
 
     Raises:
         TypeError: ``module`` is of a class this package does not read.

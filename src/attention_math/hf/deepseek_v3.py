@@ -112,8 +112,8 @@ def layer(module: Any) -> Callable[[Any], np.ndarray]:
     with the configuration's ``rms_norm_eps``.
 
     Returns:
-        ``layer(x)``: ``x`` of shape ``(L, hidden_size)``, a causal sequence at positions
-        ``0 … L-1``, to the module's output ``(L, hidden_size)``.
+        The layer as a function of ``x`` of shape ``(L, hidden_size)`` (a causal sequence at
+        positions ``0 … L-1``), giving the module's output of the same shape.
 
     Raises:
         ValueError: a configuration `config_of` refuses, or two norms with different ``eps``.

@@ -146,12 +146,12 @@ def svg(fig: Figure) -> Svg:
     text = text.replace(_FG, "currentColor").replace(_FG.upper(), "currentColor")
     # the glyphs are paths: the text alternative names what the figure shows, for screen
     # readers and for search (titles, axes and legend entries, maths in Unicode)
-    label = html.escape(description(fig), quote=True)
-    text = text.replace("<svg ", f'<svg role="img" aria-label="{label}" ', 1)
     sizes = [t.get_fontsize() for t in fig.findobj(_text_class()) if _shown(t)]  # type: ignore[attr-defined]
     width = re.search(r'<svg [^>]*?width="([0-9.]+)pt"', text)
     if sizes and width is not None:
         text = legible(text, float(width.group(1)), min(sizes))
+    label = html.escape(description(fig), quote=True)
+    text = text.replace("<svg ", f'<svg role="img" aria-label="{label}" ', 1)
     return Svg(_scope_ids(text))
 
 
