@@ -241,7 +241,7 @@ def test_every_example_has_a_page_in_the_nav() -> None:
     for example_id in EXAMPLES:
         assert (root / "docs" / "examples" / f"{example_id}.md").is_file()
         assert f"examples/{example_id}.md" in nav
-    assert "Audit: audit.md" in nav
+    assert "audit.md" in nav  # the ledger of all examples, wherever the nav puts it
 
 
 def test_audit_table_links_each_example() -> None:
