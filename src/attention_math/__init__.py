@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time, __getattr_
     from attention_math import numeric as numeric
     from attention_math import plot as plot
     from attention_math import reference as reference
+    from attention_math import ssd as ssd
     from attention_math import symbolic as symbolic
     from attention_math.backward import AttentionGrads as AttentionGrads
     from attention_math.backward import AttentionGradsDMask as AttentionGradsDMask
@@ -58,6 +59,12 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time, __getattr_
     from attention_math.positional import alibi_bias as alibi_bias
     from attention_math.positional import rope as rope
     from attention_math.positional import sinusoidal as sinusoidal
+    from attention_math.ssd import semiseparable_mask as semiseparable_mask
+    from attention_math.ssd import ssd_attention as ssd_attention
+    from attention_math.ssd import ssd_check as ssd_check
+    from attention_math.ssd import ssd_chunked as ssd_chunked
+    from attention_math.ssd import ssd_recurrence as ssd_recurrence
+    from attention_math.ssd import state_space_dual as state_space_dual
 
 # name -> the module that defines it ("" for a module of the package under that name)
 _HOME: dict[str, str] = {
@@ -89,6 +96,13 @@ _HOME: dict[str, str] = {
     "alibi_bias": "positional",
     "KVCache": "decoding",
     "incremental_attention": "decoding",
+    # state-space duality (Mamba-2)
+    "state_space_dual": "ssd",
+    "ssd_recurrence": "ssd",
+    "ssd_attention": "ssd",
+    "ssd_chunked": "ssd",
+    "ssd_check": "ssd",
+    "semiseparable_mask": "ssd",
     # results shown as maths and tables, here and in Jupyter
     "show": "display",
     # modules
@@ -98,6 +112,7 @@ _HOME: dict[str, str] = {
     "crosscheck": "",
     "numeric": "",
     "reference": "",
+    "ssd": "",
     "symbolic": "",
 }
 
@@ -131,10 +146,17 @@ __all__ = [
     "plot",
     "reference",
     "rope",
+    "semiseparable_mask",
     "show",
     "sinusoidal",
     "sliding_window_mask",
     "softmax",
+    "ssd",
+    "ssd_attention",
+    "ssd_check",
+    "ssd_chunked",
+    "ssd_recurrence",
+    "state_space_dual",
     "symbolic",
     "transformer_block",
 ]
