@@ -58,9 +58,7 @@ def _inputs(a: ArrayLike, b: ArrayLike, c: ArrayLike, x: ArrayLike) -> tuple[Flo
             f"got a {aa.shape}, b {ba.shape}, c {ca.shape}, x {xa.shape}"
         )
     if ba.shape[-1] != ca.shape[-1]:
-        raise ValueError(
-            f"b and c need the same state size N, got b {ba.shape} and c {ca.shape}"
-        )
+        raise ValueError(f"b and c need the same state size N, got b {ba.shape} and c {ca.shape}")
     try:
         batch = np.broadcast_shapes(aa.shape[:-1], ba.shape[:-2], ca.shape[:-2], xa.shape[:-2])
     except ValueError:
@@ -342,7 +340,7 @@ def state_space_dual(
         >>> import attention_math as am
         >>> a, b, c = np.full(3, 0.5), np.ones((3, 1)), np.ones((3, 1))
         >>> x = np.ones((3, 1))
-        >>> am.state_space_dual(a, b, c, x, method="recurrence").ravel()  # 1, 1 + 1/2, 1 + 1/2 + 1/4
+        >>> am.state_space_dual(a, b, c, x, method="recurrence").ravel()  # 1, 1 + ½, 1 + ½ + ¼
         array([1.  , 1.5 , 1.75])
 
     See Also:
@@ -359,15 +357,19 @@ def state_space_dual(
     elif method == "chunked":
         out = ssd_chunked(a, b, c, x, chunk_size)
     else:
-        raise ValueError(
-            f'method must be "recurrence", "attention" or "chunked", got {method!r}'
-        )
+        raise ValueError(f'method must be "recurrence", "attention" or "chunked", got {method!r}')
     assert isinstance(out, np.ndarray)
     return out
 
 
 def ssd_check(
-    a: ArrayLike, b: ArrayLike, c: ArrayLike, x: ArrayLike, *, chunk_size: int, bound_eps: float = 64.0
+    a: ArrayLike,
+    b: ArrayLike,
+    c: ArrayLike,
+    x: ArrayLike,
+    *,
+    chunk_size: int,
+    bound_eps: float = 64.0,
 ) -> dict[str, float]:
     """Compute the three forms and compare: the relative deviation of ``"attention"`` and
     ``"chunked"`` from ``"recurrence"`` (max abs difference / max abs output), in machine
@@ -399,7 +401,7 @@ def ssd_check(
     ref = ssd_recurrence(a, b, c, x)
     assert isinstance(ref, np.ndarray)
     eps = float(np.finfo(ref.dtype).eps)
-    scale = max(float(np.abs(ref).max(initial=0.0)), np.finfo(ref.dtype).tiny)
+    scale = max(float(np.abs(ref).max(initial=0.0)), float(np.finfo(ref.dtype).tiny))
     length = ref.shape[-2]
     out: dict[str, float] = {}
     for name, y in (

@@ -83,7 +83,9 @@ def test_the_reader_computes_what_mamba2_mixer_computes(torch, g, h, p, n, chunk
         read = {m: mamba2.layer(module, method=m) for m in ("recurrence", "attention", "chunked")}
         default = hf.layer(module)  # the dispatcher: chunked, the module's chunk size
         for length in LENGTHS:
-            x = np.random.default_rng(100 * seed + length).standard_normal((length, module.hidden_size))
+            x = np.random.default_rng(100 * seed + length).standard_normal(
+                (length, module.hidden_size)
+            )
             want = _forward(torch, module, x)
             ours = {m: f(x) for m, f in read.items()}
             for m, y in ours.items():

@@ -25,6 +25,7 @@ CHAPTERS: dict[str, str] = {
     "gradients": "Gradients",
     "views": "Other views of attention",
     "systems": "Heads, IO and decoding",
+    "ssd": "State-space duality",
 }
 """Chapter id -> title, in reading order (the site's navigation): the one list of chapters.
 
@@ -131,6 +132,12 @@ DIAGNOSES: dict[str, str] = {
         "the sum runs over the wrong axis: in dS = P ∘ (dP − rowsum(P ∘ dP)) it runs over the "
         "keys of each query (a row), not over a column"
     ),
+    # state-space duality (Mamba-2)
+    "decay_off_by_one": (
+        "the weight of x_j at step i decays by a_(j+1) ⋯ a_i: a_j is not in it (the state "
+        "decayed by a_j before x_j entered)"
+    ),
+    "decay_missing": "the state decays at every step: h_t = a_t h_(t−1) + b_t x_t, not h_(t−1) + …",
 }
 """Diagnosis code -> what it means, shown to the learner."""
 

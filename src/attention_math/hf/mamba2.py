@@ -101,8 +101,10 @@ class Mamba2Weights:
         self.intermediate: int = int(module.intermediate_size)  # I = H·P
         self.chunk_size: int = int(module.chunk_size)
         self.activation: str = str(module.activation)
-        limit = module.time_step_limit if config is None else config_value(
-            config, "time_step_limit", module.time_step_limit
+        limit = (
+            module.time_step_limit
+            if config is None
+            else config_value(config, "time_step_limit", module.time_step_limit)
         )
         self.dt_min, self.dt_max = (float(v) for v in limit)
         self.w_in = array(module.in_proj.weight).T  # (hidden, I + conv_dim + H)
@@ -204,9 +206,7 @@ def layer(
         True
     """
     if method not in ("recurrence", "attention", "chunked"):
-        raise ValueError(
-            f'method must be "recurrence", "attention" or "chunked", got {method!r}'
-        )
+        raise ValueError(f'method must be "recurrence", "attention" or "chunked", got {method!r}')
     weights = Mamba2Weights(module)
 
     def forward(x: ArrayLike) -> Floats:
