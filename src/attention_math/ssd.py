@@ -108,7 +108,7 @@ def semiseparable_mask(a: ArrayLike) -> Floats:
             diagonal), as linear attention uses it.
 
     References:
-        Dao & Gu (2024), "Transformers are SSMs", §3.2 (semiseparable matrices):
+        Dao & Gu (2024), "Transformers are SSMs", §3 (semiseparable matrices):
         https://arxiv.org/abs/2405.21060
     """
     aa = as_float("a", a, min_ndim=1)
@@ -225,7 +225,7 @@ def ssd_attention(a: ArrayLike, b: ArrayLike, c: ArrayLike, x: ArrayLike) -> Flo
         attention_math.attention: softmax attention, whose weights are normalised scores.
 
     References:
-        Dao & Gu (2024), "Transformers are SSMs", §4 (the SSD layer as masked attention):
+        Dao & Gu (2024), "Transformers are SSMs", §4–5 (masked attention, the duality):
         https://arxiv.org/abs/2405.21060
     """
     aa, ba, ca, xa = _inputs(a, b, c, x)

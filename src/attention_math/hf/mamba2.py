@@ -32,7 +32,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from attention_math._checks import as_float
 from attention_math.block import rms_norm
-from attention_math.hf._read import array, config_value
+from attention_math.hf._read import array
 from attention_math.ssd import SSDMethod, state_space_dual
 
 __all__ = ["Mamba2Weights", "causal_conv1d", "layer", "mixer", "silu", "softplus"]
@@ -93,7 +93,6 @@ class Mamba2Weights:
     """A ``Mamba2Mixer``'s configuration and weights, as float64 NumPy arrays."""
 
     def __init__(self, module: Any) -> None:
-        config = module.config if hasattr(module, "config") else None
         self.num_heads: int = int(module.num_heads)  # H
         self.head_dim: int = int(module.head_dim)  # P
         self.n_groups: int = int(module.n_groups)  # G
@@ -101,11 +100,7 @@ class Mamba2Weights:
         self.intermediate: int = int(module.intermediate_size)  # I = H·P
         self.chunk_size: int = int(module.chunk_size)
         self.activation: str = str(module.activation)
-        limit = (
-            module.time_step_limit
-            if config is None
-            else config_value(config, "time_step_limit", module.time_step_limit)
-        )
+        limit = module.time_step_limit  # Δ is clamped to it (default (0, ∞))
         self.dt_min, self.dt_max = (float(v) for v in limit)
         self.w_in = array(module.in_proj.weight).T  # (hidden, I + conv_dim + H)
         self.b_in = _bias(module.in_proj)

@@ -15,9 +15,9 @@ __all__ = ["ssd_blocks_figure"]
 
 @functools.cache  # a pure function of its arguments: drawn once per process
 def ssd_blocks_figure(length: int = 12, chunk_size: int = 4, n: int = 2, seed: int = 0) -> Svg:
-    """Left: the decay mask 𝐋 for random decays; right: ``|𝐋 ∘ C Bᵀ|`` cut into chunks, each
-    block named by how the chunked algorithm computes it (diagonal: attention; below: through
-    the states, rank ≤ N, checked here; above: zero).
+    """``|𝐋 ∘ C Bᵀ|`` for random decays and projections, cut into chunks, each block named by
+    how the chunked algorithm computes it (diagonal: attention; below: through the states,
+    rank ≤ N, checked here; above: zero).
 
     Examples:
         >>> from attention_math.plot.semiseparable import ssd_blocks_figure
@@ -38,37 +38,26 @@ def ssd_blocks_figure(length: int = 12, chunk_size: int = 4, n: int = 2, seed: i
     with style():
         import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
 
-        fig, axes = plt.subplots(1, 2, figsize=(9.0, 4.6))
-        shown = (
-            (
-                axes[0],
-                np.where(mask > 0, mask, np.nan),
-                rf"mask $\mathbf{{L}}$, $a_t \in [0.6, 1]$, L = {length}",
-            ),
-            (
-                axes[1],
-                np.where(matrix > 0, matrix, np.nan),
-                rf"$|\mathbf{{L}} \circ C B^\top|$, chunks of Q = {chunk_size}",
-            ),
+        fig, ax = plt.subplots(figsize=(5.2, 4.9))
+        ax.imshow(np.where(matrix > 0, matrix, np.nan), cmap="Blues", vmin=0)
+        ax.set(
+            title=rf"$|\mathbf{{L}} \circ C B^\top|$, L = {length}, N = {n}, Q = {chunk_size}",
+            xlabel="key (source) j",
+            ylabel="query (output) i",
         )
-        for ax, m, title in shown:
-            ax.imshow(m, cmap="Blues", vmin=0)
-            ax.set(title=title, xlabel="key (source) j", ylabel="query (output) i")
-            ax.set_xticks(range(0, length, chunk_size))
-            ax.set_yticks(range(0, length, chunk_size))
-            ax.set_xticklabels([str(s + 1) for s in range(0, length, chunk_size)])
-            ax.set_yticklabels([str(s + 1) for s in range(0, length, chunk_size)])
-        ax = axes[1]
-        for s in list(starts)[1:]:
+        ticks = list(range(0, length, chunk_size))
+        ax.set_xticks(ticks, [str(s + 1) for s in ticks])
+        ax.set_yticks(ticks, [str(s + 1) for s in ticks])
+        for s in ticks[1:]:
             ax.axhline(s - 0.5, color="black", lw=1.2)
             ax.axvline(s - 0.5, color="black", lw=1.2)
         half = (chunk_size - 1) / 2
-        for s in starts:
-            for s2 in starts:
-                label = "attention" if s == s2 else (f"rank ≤ {n}\nstates" if s > s2 else "0")
+        for s in ticks:
+            for s2 in ticks:
+                label = "attention" if s == s2 else (f"rank ≤ {n}:\nstates" if s > s2 else "0")
                 colour = "#b3001b" if s == s2 else "black"
                 box = {"facecolor": "white", "alpha": 0.85, "edgecolor": "none"}
-                ax.text(s2 + half, s + half, label, ha="center", va="center", fontsize=9,
+                ax.text(s2 + half, s + half, label, ha="center", va="center", fontsize=10,
                         color=colour, fontweight="bold", bbox=box)  # fmt: skip
         fig.tight_layout()
-        return fluid(svg(fig), "46rem")
+        return fluid(svg(fig), "30rem")

@@ -164,9 +164,8 @@ def exercises() -> list[Exercise]:
             title="From dt to a decay",
             statement=(
                 "In a `Mamba2Mixer`, a token's `dt + dt_bias` is $0$ for some head, whose "
-                "`A_log` is $\\ln 3$. The module takes $\\Delta = \\operatorname{softplus}("
-                "\\text{dt} + \\text{dt\\_bias})$ and $A = -\\exp(\\text{A\\_log})$. What is the "
-                "decay $a = \\exp(\\Delta A)$?"
+                "`A_log` is $\\ln 3$. The module takes $\\Delta$ = softplus(`dt + dt_bias`) and "
+                "$A$ = −exp(`A_log`). What is the decay $a = \\exp(\\Delta A)$?"
             ),
             answer=sp.exp(sp.log(1 + sp.exp(0)) * -sp.exp(sp.log(3))),
             numeric=_decay_ref,
