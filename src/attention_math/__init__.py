@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time, __getattr_
     from attention_math import numeric as numeric
     from attention_math import plot as plot
     from attention_math import reference as reference
+    from attention_math import ssd as ssd
     from attention_math import symbolic as symbolic
     from attention_math.backward import AttentionGrads as AttentionGrads
     from attention_math.backward import AttentionGradsDMask as AttentionGradsDMask
@@ -68,6 +69,12 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time, __getattr_
     from attention_math.sparse import topk_attention as topk_attention
     from attention_math.sparse import topk_error as topk_error
     from attention_math.sparse import topk_mask as topk_mask
+    from attention_math.ssd import semiseparable_mask as semiseparable_mask
+    from attention_math.ssd import ssd_attention as ssd_attention
+    from attention_math.ssd import ssd_check as ssd_check
+    from attention_math.ssd import ssd_chunked as ssd_chunked
+    from attention_math.ssd import ssd_recurrence as ssd_recurrence
+    from attention_math.ssd import state_space_dual as state_space_dual
 
 # name -> the module that defines it ("" for a module of the package under that name)
 _HOME: dict[str, str] = {
@@ -110,6 +117,13 @@ _HOME: dict[str, str] = {
     "topk_error": "sparse",
     "indexer_scores": "sparse",
     "nsa_attention": "sparse",
+    # state-space duality (Mamba-2)
+    "state_space_dual": "ssd",
+    "ssd_recurrence": "ssd",
+    "ssd_attention": "ssd",
+    "ssd_chunked": "ssd",
+    "ssd_check": "ssd",
+    "semiseparable_mask": "ssd",
     # results shown as maths and tables, here and in Jupyter
     "show": "display",
     # modules
@@ -120,6 +134,7 @@ _HOME: dict[str, str] = {
     "crosscheck": "",
     "numeric": "",
     "reference": "",
+    "ssd": "",
     "symbolic": "",
 }
 
@@ -160,10 +175,17 @@ __all__ = [
     "plot",
     "reference",
     "rope",
+    "semiseparable_mask",
     "show",
     "sinusoidal",
     "sliding_window_mask",
     "softmax",
+    "ssd",
+    "ssd_attention",
+    "ssd_check",
+    "ssd_chunked",
+    "ssd_recurrence",
+    "state_space_dual",
     "symbolic",
     "topk_attention",
     "topk_error",

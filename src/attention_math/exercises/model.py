@@ -27,6 +27,7 @@ CHAPTERS: dict[str, str] = {
     "systems": "Heads, IO and decoding",
     "latent": "Latent attention (MLA)",
     "sparse": "Sparse selection",
+    "ssd": "State-space duality",
 }
 """Chapter id -> title, in reading order (the site's navigation): the one list of chapters.
 
@@ -150,6 +151,12 @@ DIAGNOSES: dict[str, str] = {
         "eq. (9) counts a compression block once per stride d it shares with the selection "
         "block: a block wholly inside counts l/d times"
     ),
+    # state-space duality (Mamba-2)
+    "decay_off_by_one": (
+        "the weight of x_j at step i decays by a_(j+1) ⋯ a_i: a_j is not in it (the state "
+        "decayed by a_j before x_j entered)"
+    ),
+    "decay_missing": "the state decays at every step: h_t = a_t h_(t−1) + b_t x_t, not h_(t−1) + …",
 }
 """Diagnosis code -> what it means, shown to the learner."""
 
