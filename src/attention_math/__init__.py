@@ -42,6 +42,11 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time, __getattr_
     from attention_math.decoding import KVCache as KVCache
     from attention_math.decoding import incremental_attention as incremental_attention
     from attention_math.display import show as show
+    from attention_math.gates import sigmoid_gate as sigmoid_gate
+    from attention_math.gates import sink_attention as sink_attention
+    from attention_math.gates import sink_gate as sink_gate
+    from attention_math.gates import sink_softmax as sink_softmax
+    from attention_math.gates import zero_centred_rms_norm as zero_centred_rms_norm
     from attention_math.multihead import AttentionParams as AttentionParams
     from attention_math.multihead import from_key_padding_mask as from_key_padding_mask
     from attention_math.multihead import multi_head_attention as multi_head_attention
@@ -89,6 +94,12 @@ _HOME: dict[str, str] = {
     "alibi_bias": "positional",
     "KVCache": "decoding",
     "incremental_attention": "decoding",
+    # sinks and gates (gpt-oss, Qwen3-Next)
+    "sink_softmax": "gates",
+    "sink_attention": "gates",
+    "sink_gate": "gates",
+    "sigmoid_gate": "gates",
+    "zero_centred_rms_norm": "gates",
     # results shown as maths and tables, here and in Jupyter
     "show": "display",
     # modules
@@ -132,11 +143,16 @@ __all__ = [
     "reference",
     "rope",
     "show",
+    "sigmoid_gate",
+    "sink_attention",
+    "sink_gate",
+    "sink_softmax",
     "sinusoidal",
     "sliding_window_mask",
     "softmax",
     "symbolic",
     "transformer_block",
+    "zero_centred_rms_norm",
 ]
 
 __version__ = "0.1.0"
