@@ -88,7 +88,7 @@ def init(kind: str, vocab: int = 6, d_head: int = 8, *, seed: int = 0) -> GatedT
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     rng = np.random.default_rng(seed)
     d_in = vocab + 3
-    w = {
+    w: dict[str, Floats] = {
         "w_q": rng.normal(0, 0.3, (d_in, d_head)),
         "w_k": rng.normal(0, 0.3, (d_in, d_head)),
         "w_v": rng.normal(0, 0.3, (d_in, vocab)),
