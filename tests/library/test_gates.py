@@ -160,3 +160,49 @@ def test_zero_centred_rms_norm():
 def test_bad_input_is_refused_by_name(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+@pytest.mark.parametrize("kind", ["softmax", "sink", "gate"])
+@pytest.mark.parametrize("bos", [True, False])
+def test_the_toys_gradients_are_the_finite_differences(kind, bos):
+    from attention_math.toy import gated
+
+    toy = gated.init(kind, vocab=4, d_head=3, seed=5)
+    if kind == "gate":
+        toy.weights["b_g"][:] = np.random.default_rng(6).normal(0, 0.5, 4)
+    x, target, _ = gated.ask_rest_batch(np.random.default_rng(7), 3, 6, 4, bos=bos)
+    _, grads = gated.loss_and_grads(toy, x, target)
+    assert sorted(grads) == sorted(toy.weights)
+    h = 1e-6
+    for name, w in toy.weights.items():
+        flat = w.reshape(-1)  # a view: a change here changes the toy
+        for i in range(flat.size):
+            keep = flat[i]
+            flat[i] = keep + h
+            up, _ = gated.loss_and_grads(toy, x, target)
+            flat[i] = keep - h
+            down, _ = gated.loss_and_grads(toy, x, target)
+            flat[i] = keep
+            want = (up - down) / (2 * h)
+            got = grads[name].reshape(-1)[i]
+            assert abs(got - want) <= 1e-7 + 1e-6 * abs(want), (name, i, got, want)
+
+
+def test_the_toys_tasks():
+    from attention_math.toy import gated
+
+    x, target, rest = gated.ask_rest_batch(np.random.default_rng(0), 4, 7, 5, bos=False)
+    tokens = x[..., :6].argmax(-1)  # (B, L): no BOS, every token is content
+    assert (tokens >= 1).all()
+    for b in range(4):
+        for i in range(1, 7):
+            want = (
+                np.zeros(5)
+                if rest[b, i]
+                else np.bincount(tokens[b, : i + 1] - 1, minlength=5) / (i + 1)
+            )
+            np.testing.assert_allclose(target[b, i], want)
+    toy = gated.train("sink", steps=3, batch=4, length=7, vocab=5, bos=False)
+    mass = gated.attention_mass(toy, bos=False, batch=8, length=7)
+    assert 0 <= mass["first_rest"] <= 1 and 0 <= mass["sink_rest"] <= 1
+    assert mass["gate_rest"] == 1.0  # no gate in the sink variant
