@@ -20,9 +20,9 @@ def sink_gate_figure(
     masses: Mapping[tuple[bool, str], Mapping[str, float]],
     losses: Mapping[tuple[bool, str], NDArray[np.floating]],
 ) -> str:
-    """Left: for each setting (with a start token, without) and variant, the rest queries'
+    """Above: for each setting (with a start token, without) and variant, the rest queries'
     weight on the first token, on the sink and on the other tokens, and their mean gate;
-    right: the training losses.
+    below: the training losses.
 
     Args:
         masses: ``(bos, kind) →`` [`attention_mass`][attention_math.toy.gated.attention_mass].
@@ -40,7 +40,7 @@ def sink_gate_figure(
     with style():
         import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
 
-        fig, (left, right) = plt.subplots(1, 2, figsize=(9.5, 3.8), width_ratios=(1.25, 1))
+        fig, (left, right) = plt.subplots(2, 1, figsize=(6.4, 7.6), height_ratios=(1.1, 1))
         names, first, sink, gate = [], [], [], []
         for bos in (True, False):
             for kind in ("softmax", "sink", "gate"):
@@ -57,7 +57,7 @@ def sink_gate_figure(
         left.bar(x, other, bottom=f + s, color="C7", alpha=0.5, label="other tokens")
         left.plot(x, gate, "kD", markersize=5, label="mean gate σ")
         left.set_xticks(x, names, fontsize=7.5)
-        left.set_ylim(0, 1.12)
+        left.set_ylim(0, 1.16)
         left.set_ylabel("weight (bars), gate (◆)")
         left.set_xlabel("variant, setting")
         left.set_title("Rest queries: where the weight goes")
@@ -78,6 +78,7 @@ def sink_gate_figure(
         right.set_xlabel("training step")
         right.set_ylabel("mean squared error")
         right.set_title("Training loss")
-        right.legend(frameon=False, fontsize=7, loc="lower left")
+        right.set_ylim(1e-8, 3.0)
+        right.legend(frameon=False, fontsize=7.5, loc="lower left", ncol=2)
         fig.tight_layout()
         return fluid(svg(fig))
