@@ -77,11 +77,11 @@ def _sinks(sink: ArrayLike, batch: tuple[int, ...], what: str) -> Floats:
     if np.isnan(s).any() or np.isposinf(s).any():
         raise ValueError("sink contains NaN or +inf; -inf (no sink) is the only infinity")
     try:
-        np.broadcast_shapes(s.shape, batch)
+        fits = np.broadcast_shapes(s.shape, batch) == batch
     except ValueError:
-        raise ValueError(
-            f"sink of shape {s.shape} does not broadcast against the {what} {batch}"
-        ) from None
+        fits = False
+    if not fits:  # one logit per row, or one broadcast over rows: never more rows than z has
+        raise ValueError(f"sink of shape {s.shape} does not broadcast to the {what} {batch}")
     return s
 
 

@@ -206,3 +206,8 @@ def test_the_toys_tasks():
     mass = gated.attention_mass(toy, bos=False, batch=8, length=7)
     assert 0 <= mass["first_rest"] <= 1 and 0 <= mass["sink_rest"] <= 1
     assert mass["gate_rest"] == 1.0  # no gate in the sink variant
+
+
+def test_a_sink_may_not_add_rows():
+    with pytest.raises(ValueError, match=r"sink of shape \(2, 3\) does not broadcast to"):
+        gates.sink_softmax(np.zeros((3, 4)), np.zeros((2, 3)))

@@ -13,16 +13,16 @@ from attention_math.hf._read import config_value
 __all__ = ["rope_of"]
 
 
-def rope_of(config: Any, head_dim: int) -> Callable[[np.ndarray], np.ndarray]:
+def rope_of(config: Any) -> Callable[[np.ndarray], np.ndarray]:
     """RoPE as the config asks: ``rope_parameters`` (``rope_theta``, ``rope_type``, its
     scaling fields, ``partial_rotary_factor``), for ``(…, L, head_dim)`` at positions
-    ``0 … L − 1``.
+    ``0 … L − 1``; the rotated width is ``int(head_dim · partial_rotary_factor)``.
 
     Examples:
         >>> from types import SimpleNamespace
         >>> import numpy as np
         >>> config = SimpleNamespace(rope_parameters={"rope_type": "default", "rope_theta": 100.0})
-        >>> rope_of(config, 2)(np.array([[1.0, 0.0], [1.0, 0.0]])).round(4)
+        >>> rope_of(config)(np.array([[1.0, 0.0], [1.0, 0.0]])).round(4)
         array([[1.    , 0.    ],
                [0.5403, 0.8415]])
     """
@@ -44,5 +44,4 @@ def rope_of(config: Any, head_dim: int) -> Callable[[np.ndarray], np.ndarray]:
             max_position_embeddings=max_pos,
         )  # (…, L, head_dim)
 
-    del head_dim  # the width is the array's; kept in the signature for the reader's intent
     return apply

@@ -48,7 +48,7 @@ def layer(module: Any) -> Callable[[Any], np.ndarray]:
         for n in ("q_proj", "k_proj", "v_proj", "o_proj")
     )
     sinks = array(module.sinks)  # (H,): one learned logit per query head
-    rotate = rope_of(config, d)
+    rotate = rope_of(config)
 
     def forward(x: Any) -> np.ndarray:
         x = np.asarray(x, dtype=np.float64)  # (L, hidden)

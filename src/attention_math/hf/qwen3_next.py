@@ -49,7 +49,7 @@ def layer(module: Any) -> Callable[[Any], np.ndarray]:
         for n in ("q_proj", "k_proj", "v_proj", "o_proj")
     )
     w_qn, w_kn = array(module.q_norm.weight), array(module.k_norm.weight)  # (d,) each
-    rotate = rope_of(config, d)
+    rotate = rope_of(config)
 
     def forward(x: Any) -> np.ndarray:
         x = np.asarray(x, dtype=np.float64)  # (L, hidden)
