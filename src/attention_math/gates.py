@@ -318,7 +318,7 @@ def zero_centred_rms_norm(x: ArrayLike, weight: ArrayLike, *, eps: float = 1e-6)
 
     References:
         - [Zhang & Sennrich, 2019](https://arxiv.org/abs/1910.07467): RMSNorm.
-        - [Qwen Team, 2025](https://arxiv.org/abs/2505.09388), Qwen3 technical report: QK-norm.
+        - [Yang et al., 2025](https://arxiv.org/abs/2505.09388), Qwen3 Technical Report: QK-norm.
     """
     w = as_float("weight", weight)
     return rms_norm(x, 1.0 + w, eps=eps)
