@@ -44,6 +44,11 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time, __getattr_
     from attention_math.decoding import KVCache as KVCache
     from attention_math.decoding import incremental_attention as incremental_attention
     from attention_math.display import show as show
+    from attention_math.gates import sigmoid_gate as sigmoid_gate
+    from attention_math.gates import sink_attention as sink_attention
+    from attention_math.gates import sink_gate as sink_gate
+    from attention_math.gates import sink_softmax as sink_softmax
+    from attention_math.gates import zero_centred_rms_norm as zero_centred_rms_norm
     from attention_math.latent import MLAConfig as MLAConfig
     from attention_math.latent import MLAWeights as MLAWeights
     from attention_math.latent import cache_bytes_per_token as cache_bytes_per_token
@@ -124,6 +129,12 @@ _HOME: dict[str, str] = {
     "ssd_chunked": "ssd",
     "ssd_check": "ssd",
     "semiseparable_mask": "ssd",
+    # sinks and gates (gpt-oss, Qwen3-Next)
+    "sink_softmax": "gates",
+    "sink_attention": "gates",
+    "sink_gate": "gates",
+    "sigmoid_gate": "gates",
+    "zero_centred_rms_norm": "gates",
     # results shown as maths and tables, here and in Jupyter
     "show": "display",
     # modules
@@ -177,6 +188,10 @@ __all__ = [
     "rope",
     "semiseparable_mask",
     "show",
+    "sigmoid_gate",
+    "sink_attention",
+    "sink_gate",
+    "sink_softmax",
     "sinusoidal",
     "sliding_window_mask",
     "softmax",
@@ -191,6 +206,7 @@ __all__ = [
     "topk_error",
     "topk_mask",
     "transformer_block",
+    "zero_centred_rms_norm",
 ]
 
 __version__ = "0.1.0"

@@ -26,6 +26,7 @@ CHAPTERS: dict[str, str] = {
     "views": "Other views of attention",
     "systems": "Heads, IO and decoding",
     "latent": "Latent attention (MLA)",
+    "gates": "Sinks and gates",
     "sparse": "Sparse selection",
     "ssd": "State-space duality",
 }
@@ -78,6 +79,16 @@ DIAGNOSES: dict[str, str] = {
         "consecutive windows share a token: each layer reaches w − 1 tokens further, not w"
     ),
     "softmax_one": "softmax₁ adds 1 (e⁰, the extra zero logit) to the denominator",
+    "sink_missing": (
+        "the sink is missing: its e^s stays in the denominator, so the keys' weights sum to less "
+        "than 1"
+    ),
+    "gate_sign": "the gate is σ(g) = 1/(1 + e^(−g)), not σ(−g): a large g lets the output through",
+    "chunk_whole": (
+        "Qwen3-Next splits each head's 2·d numbers into query then gate, not the whole "
+        "projection in two halves"
+    ),
+    "gain_offset": "Qwen3-Next's RMSNorm multiplies by 1 + w (its weight starts at 0), not by w",
     "missing_mask": "the mask is missing: a blocked key must get weight 0",
     "wrong_factor": "off by a constant factor: check the ½ in the formula",
     "pi_direction": (
