@@ -105,6 +105,7 @@ _SYMBOLS = {
     r"\min": "min",
     r"\in": "∈",
     r"\ldots": "…",
+    r"\cdots": "⋯",
     r"\dots": "…",
     r"\leq": "≤",
     r"\geq": "≥",
@@ -142,6 +143,7 @@ def _math(tex: str) -> str:
     s = re.sub(r"\\(?:operatorname|mathrm|text|mathit|mathbf|mathcal|mathbb)" + _GROUP, r"\1", tex)
     s = re.sub(r"\^(?:\\top|\{\\top\})", "ᵀ", s)
     s = re.sub(r"\\hat\s*(?:\{(\w)\}|(\w))", lambda m: (m[1] or m[2]) + "\u0302", s)  # q̂
+    s = re.sub(r"\\mathbf\s*(?:\{(\w)\}|(\w))", lambda m: m[1] or m[2], s)  # bold: the letter
     s = re.sub(r"\\tilde\s*(?:\{(\w)\}|(\w))", lambda m: (m[1] or m[2]) + "\u0303", s)  # q̃
     s = re.sub(r"\\bar\s*(?:\{(\w)\}|(\w))", lambda m: (m[1] or m[2]) + "\u0304", s)  # x̄
     for name, char in sorted(_SYMBOLS.items(), key=lambda kv: -len(kv[0])):
