@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import sympy as sp
 
+from attention_math import symbolic
 from attention_math._lazy import np
 from attention_math.exercises.build import (
     attention_exercise,
 )
 from attention_math.exercises.model import Exercise, Mistake
+from attention_math.exercises.steps import step
 
 __all__ = ["exercises"]
 
@@ -18,6 +20,10 @@ def exercises() -> list[Exercise]:
     d_k = sp.Symbol("d_k", positive=True, integer=True)
     s = sp.Symbol("s", positive=True)
     row = sp.Matrix([[4, 0]])
+    Q_m, mu = sp.Matrix([[1, 2], [0, 1]]), sp.Matrix([1, 1])  # two queries; μ is a column
+    K_m = sp.Matrix([[1, 0], [2, 1], [0, 3]])  # three keys
+    K_q = sp.Matrix([[sp.log(3), 1], [0, 2], [sp.log(2), 0]])  # μ·k_j: log 3, 0, log 2
+    mu_q = sp.Matrix([1, 0])
     return [
         Exercise(
             id="scaling-variance",
@@ -90,6 +96,65 @@ def exercises() -> list[Exercise]:
             explanation=(r"Divide by $\sqrt{16} = 4$ first, then take the softmax of the row."),
             solution=_solve_scaling_row,
         ),
+        Exercise(
+            id="scaling-key-mean",
+            chapter="scaling",
+            title="A key mean changes nothing",
+            task="prove",
+            statement=(
+                "Add the same vector $\\mu$ to every key: $k_j \\to k_j + \\mu$. Show that the "
+                "attention weights do not change. Give the change of the (unscaled) scores, "
+                "$Q(K + \\mathbf{1}\\mu^\\top)^\\top - QK^\\top$, for $Q$ and $\\mu$ below "
+                "(three keys)."
+            ),
+            answer=Q_m * mu * sp.ones(1, 3),
+            inputs={"Q": Q_m, "mu": mu},
+            mistakes=(Mistake("mean_side", sp.ones(2, 1) * (K_m * mu).T),),
+            explanation=(
+                "1. The new score of query $i$ and key $j$ is $q_i \\cdot (k_j + \\mu) = "
+                "q_i \\cdot k_j + q_i \\cdot \\mu$.\n"
+                "2. The added term $q_i \\cdot \\mu$ does not depend on $j$: row $i$ of the "
+                "scores moves by one number, so the change is $Q\\mu\\,\\mathbf{1}^\\top$, "
+                "every row constant.\n"
+                "3. A softmax ignores a constant added to its whole row (shift invariance), "
+                "so every weight, and the output, stays as it was.\n\n"
+                "A key bias is invisible to attention; that is why a key projection's "
+                "bias term can be dropped without loss, and why a mean shared by all keys "
+                "does not spoil the $1/\\sqrt{d_k}$ argument."
+            ),
+            solution=_solve_scaling_key_mean,
+        ),
+        Exercise(
+            id="scaling-query-mean",
+            chapter="scaling",
+            title="A query mean sharpens",
+            task="explain",
+            statement=(
+                "Now add $\\mu$ to every query instead. A query $q = (0, 0)$ gives uniform "
+                "weights over any keys. Explain why adding $\\mu$ to it moves the weights "
+                "when adding $\\mu$ to the keys did not, and give the weights of "
+                "$q + \\mu$ over the keys $K$ below (unscaled scores, exactly)."
+            ),
+            answer=symbolic.softmax((K_q * mu_q).T),
+            inputs={"K": K_q, "mu": mu_q},
+            mistakes=(Mistake("mean_side", sp.Matrix([[sp.Rational(1, 3)] * 3])),),
+            kind="weights",
+            explanation=(
+                "1. The new score of key $j$ is $(q + \\mu)\\cdot k_j = q \\cdot k_j + "
+                "\\mu \\cdot k_j$.\n"
+                "2. The added term $\\mu \\cdot k_j$ depends on $j$: it is a different "
+                "number for each key, not a shift of the row, so shift invariance does not "
+                "remove it.\n"
+                "3. Here $q \\cdot k_j = 0$ and $\\mu \\cdot k_j$ is the first column of "
+                "$K$: $(\\log 3, 0, \\log 2)$, so the weights are $(3, 1, 2)/6 = "
+                "(1/2, 1/6, 1/3)$ instead of $1/3$ each.\n\n"
+                "The row's spread grows with $\\lvert\\mu\\rvert$ (the added scores are "
+                "$\\mu \\cdot (k_j - \\bar k)$ around their mean), so a large query mean "
+                "sharpens every row alike, towards the keys that point along $\\mu$: the "
+                "asymmetry the scaling chapter measures."
+            ),
+            solution=_solve_scaling_query_mean,
+        ),
     ]
 
 
@@ -118,4 +183,26 @@ def _solve_scaling_factor(ex: Exercise) -> object:
 def _solve_scaling_row(ex: Exercise) -> object:
     z = ex.inputs["S_raw"] / sp.sqrt(16)  # (1, 2)
     E = z.applyfunc(sp.exp)
+    return E / sum(E)
+
+
+def _solve_scaling_key_mean(ex: Exercise) -> object:
+    Q, mu = ex.inputs["Q"], ex.inputs["mu"]  # (2, 2), (2, 1)
+    K = sp.Matrix(3, 2, lambda j, c: sp.Symbol(f"k_{j + 1}{c + 1}", real=True))  # any keys
+    shifted = K + sp.ones(3, 1) * mu.T  # (3, 2): μ added to every key
+    change = step("each row moves by q_i·μ", Q * shifted.T - Q * K.T, Q * mu * sp.ones(1, 3))
+    step(
+        "so the weights stay",
+        symbolic.softmax(Q * shifted.T),
+        symbolic.softmax(Q * K.T),
+    )
+    return change  # (2, 3): every row constant
+
+
+def _solve_scaling_query_mean(ex: Exercise) -> object:
+    K, mu = ex.inputs["K"], ex.inputs["mu"]  # (3, 2), (2, 1)
+    q = sp.zeros(1, 2)  # (1, 2): uniform weights on its own
+    step("q alone gives uniform weights", symbolic.softmax(q * K.T), sp.ones(1, 3) / 3)
+    added = step("the added scores are μ·k_j", (q + mu.T) * K.T - q * K.T, (K * mu).T)
+    E = added.applyfunc(sp.exp)  # (1, 3): (3, 1, 2)
     return E / sum(E)
