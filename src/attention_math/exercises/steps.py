@@ -23,7 +23,7 @@ def _zero(d: sp.Expr) -> bool:
         return True
     if sp.cancel(sp.together(d)) == 0 or sp.simplify(d) == 0:
         return True
-    return sp.simplify(sp.expand(sp.powsimp(sp.expand_log(d, force=True)))) == 0
+    return bool(sp.simplify(sp.expand(sp.powsimp(sp.expand_log(d, force=True)))) == 0)
 
 
 def step(

@@ -152,9 +152,10 @@ def statement(exercise_id: str) -> str:
 
 
 def simplest(x: sp.Basic) -> sp.Basic:
-    """``x`` with each entry in its shortest exact form: a sum over one denominator cancelled,
+    """``x`` with each number in its shortest exact form: a sum over one denominator cancelled,
     or simplified, whichever prints shorter (``2/(2 + e) + e/(2 + e)`` is ``1``). An entry no
-    form shortens is kept as it is.
+    form shortens, and a formula in symbols (``n(w − 1) + 1``, as its solution wrote it), is
+    kept as it is.
 
     Examples:
         >>> import sympy as sp
@@ -165,7 +166,7 @@ def simplest(x: sp.Basic) -> sp.Basic:
     """
 
     def one(e: sp.Expr) -> sp.Expr:
-        if not isinstance(e, sp.Add):  # a sum is what prints unsimplified
+        if not isinstance(e, sp.Add) or e.free_symbols:  # a formula keeps its written form
             return e
         forms = [e, sp.cancel(sp.together(e)), sp.simplify(e)]
         return min(forms, key=lambda f: len(latex(f)))
