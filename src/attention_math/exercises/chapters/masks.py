@@ -176,10 +176,10 @@ def exercises() -> list[Exercise]:
                 "exercise) and the row comes out uniform instead.\n\n"
                 'None of the three says "this query sees nothing". For a partly blocked '
                 "row every convention agrees; for an empty one it must be a choice. "
-                "PyTorch's `scaled_dot_product_attention` chose zero weights and a zero "
-                "output row in version 2.5 "
-                "([pytorch/pytorch#133882](https://github.com/pytorch/pytorch/pull/133882), "
-                "its `_safe_softmax`; before, NaN), while `torch.softmax` of a row of "
+                "PyTorch's `scaled_dot_product_attention` chose, in version 2.5, a zero "
+                "output row: its safe softmax gives an empty row zero weights "
+                "([pytorch/pytorch#133882](https://github.com/pytorch/pytorch/pull/133882); "
+                "before, NaN), while `torch.softmax` of a row of "
                 "$-\\infty$ is still NaN. This project returns zeros too; see "
                 "[Masks](../why/masks.md)."
             ),

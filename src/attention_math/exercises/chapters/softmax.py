@@ -157,10 +157,9 @@ def exercises() -> list[Exercise]:
                 "$\\dfrac{e^c e^{s_i}}{e^c \\sum_l e^{s_l}} = \\dfrac{e^{s_i}}{\\sum_l e^{s_l}}"
                 "$, for every $i$ and every $c$, so the ratio is $1$.\n\n"
                 "The softmax sees only the differences $s_i - s_j$. That is why the stable "
-                "softmax may subtract $\\max s$, why a mask may be a large negative number "
-                "instead of $-\\infty$ only up to rounding, and why a bias shared by a whole "
-                "row (a key mean, a query's own norm) does nothing. SymPy checks each step "
-                "for three scores."
+                "softmax may subtract $\\max s$ before exponentiating, and why a bias shared "
+                "by a whole row (a key mean, a query's own norm) does nothing. SymPy checks "
+                "each step for three scores."
             ),
             solution=_solve_softmax_shift_proof,
         ),
