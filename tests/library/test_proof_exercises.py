@@ -99,3 +99,11 @@ def test_the_float_facts_the_explanations_state(torch) -> None:
     blocked = torch.tensor([[False, False], [True, True]])  # query 1 sees nothing
     out = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=blocked)
     assert torch.equal(out[0, 0, 0], torch.zeros(4)) and torch.isfinite(out).all()
+
+
+def test_the_command_line_labels_a_proof_too() -> None:
+    from attention_math.exercises.cli import show_exercise
+
+    text = show_exercise("softmax-shift-proof")
+    assert "\n\nProof. Show that" in text and "the value your argument arrives at" in text
+    assert "Proof." not in show_exercise("softmax-logs")
