@@ -140,6 +140,10 @@ DIAGNOSES: dict[str, str] = {
         "the sum runs over the wrong axis: in dS = P ∘ (dP − rowsum(P ∘ dP)) it runs over the "
         "keys of each query (a row), not over a column"
     ),
+    "mean_terms": (
+        "the means add terms: Var(xy) = E[x²]E[y²] − (E[x]E[y])² for independent x, y, which "
+        "is not Var(x)·Var(y) unless both means are zero"
+    ),
     "lse_shift": (
         "the maximum m subtracted inside the logarithm must be added back outside it: "
         "log Σ e^(s_i) = m + log Σ e^(s_i − m)"

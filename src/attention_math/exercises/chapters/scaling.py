@@ -24,6 +24,7 @@ def exercises() -> list[Exercise]:
     K_m = sp.Matrix([[1, 0], [2, 1], [0, 3]])  # three keys
     K_q = sp.Matrix([[sp.log(3), 1], [0, 2], [sp.log(2), 0]])  # μ·k_j: log 3, 0, log 2
     mu_q = sp.Matrix([1, 0])
+    mu_qs, mu_ks = sp.symbols("mu_q mu_k", real=True)  # the entries' means
     return [
         Exercise(
             id="scaling-variance",
@@ -64,6 +65,44 @@ def exercises() -> list[Exercise]:
                 r"random variable by $\sqrt{d_k}$ divides its variance by $d_k$."
             ),
             solution=_solve_scaling_variance_s,
+        ),
+        Exercise(
+            id="scaling-variance-means",
+            chapter="scaling",
+            title="Variance of a dot product when the means are not zero",
+            task="prove",
+            statement=(
+                "The $1/\\sqrt{d_k}$ argument assumes mean-zero entries. Let the entries of "
+                "$q$ have mean $\\mu_q$, those of $k$ mean $\\mu_k$, all of variance $1$ and "
+                "independent. Show that $\\operatorname{Var}(q_l k_l) = 1 + \\mu_q^2 + "
+                "\\mu_k^2$ and give $\\operatorname{Var}(q \\cdot k)$. Use `d_k`, `mu_q`, "
+                "`mu_k`."
+            ),
+            answer=d_k * (1 + mu_qs**2 + mu_ks**2),
+            mistakes=(Mistake("mean_terms", d_k),),
+            symbols={"d_k": d_k, "mu_q": mu_qs, "mu_k": mu_ks},
+            kind="expression",
+            explanation=(
+                "1. Independence: $\\mathbb{E}[q_l k_l] = \\mathbb{E}[q_l]\\,\\mathbb{E}[k_l] "
+                "= \\mu_q \\mu_k$.\n"
+                "2. Independence again, for the squares: $\\mathbb{E}[q_l^2 k_l^2] = "
+                "\\mathbb{E}[q_l^2]\\,\\mathbb{E}[k_l^2] = (1 + \\mu_q^2)(1 + \\mu_k^2)$, since "
+                "$\\mathbb{E}[x^2] = \\operatorname{Var}(x) + \\mathbb{E}[x]^2$.\n"
+                "3. $\\operatorname{Var}(q_l k_l) = (1 + \\mu_q^2)(1 + \\mu_k^2) - "
+                "\\mu_q^2 \\mu_k^2 = 1 + \\mu_q^2 + \\mu_k^2$: not the product of the "
+                "variances, $1$.\n"
+                "4. Terms with different $l$ use different entries, so they are independent "
+                "and their variances add: $\\operatorname{Var}(q \\cdot k) = d_k\\,(1 + "
+                "\\mu_q^2 + \\mu_k^2)$.\n\n"
+                "With $\\mu_q = \\mu_k = 0$ this is the $d_k$ of the first exercise, and "
+                "$1/\\sqrt{d_k}$ brings it to $1$. With means it brings it only to "
+                "$1 + \\mu_q^2 + \\mu_k^2$. Over the scores of one query, though, the key "
+                "mean is a shift of the row and does nothing (the exercise below), while the "
+                "query mean spreads the row: the scaling argument is about the query's side. "
+                "SymPy checks steps 1 to 3 with normal entries, for which `sympy.stats` "
+                "computes the moments."
+            ),
+            solution=_solve_scaling_variance_means,
         ),
         Exercise(
             id="scaling-factor",
@@ -206,3 +245,16 @@ def _solve_scaling_query_mean(ex: Exercise) -> object:
     added = step("the added scores are μ·k_j", (q + mu.T) * K.T - q * K.T, (K * mu).T)
     E = added.applyfunc(sp.exp)  # (1, 3): (3, 1, 2)
     return E / sum(E)
+
+
+def _solve_scaling_variance_means(ex: Exercise) -> object:
+    from sympy.stats import E, Normal, covariance, variance
+
+    d_k, mu_q, mu_k = (ex.symbols[n] for n in ("d_k", "mu_q", "mu_k"))
+    q_1, q_2 = Normal("q_1", mu_q, 1), Normal("q_2", mu_q, 1)  # two entries of q
+    k_1, k_2 = Normal("k_1", mu_k, 1), Normal("k_2", mu_k, 1)  # two entries of k
+    step("E[q k] = μ_q μ_k", E(q_1 * k_1), mu_q * mu_k)
+    step("E[q² k²] = (1 + μ_q²)(1 + μ_k²)", E(q_1**2 * k_1**2), (1 + mu_q**2) * (1 + mu_k**2))
+    term = step("Var(q k) = 1 + μ_q² + μ_k²", variance(q_1 * k_1), 1 + mu_q**2 + mu_k**2)
+    step("different terms are uncorrelated", covariance(q_1 * k_1, q_2 * k_2), 0)
+    return d_k * term  # the d_k variances add
