@@ -70,6 +70,8 @@ _SYMBOLS = {
     r"\sin": "sin",
     r"\ln": "ln",
     r"\propto": "∝",
+    r"\pm": "±",
+    r"\cup": "∪",
     r"\mid": "|",
     r"\left": "",
     r"\right": "",
@@ -140,7 +142,8 @@ def _root(arg: str) -> str:
 
 def _math(tex: str) -> str:
     """One inline formula (the text between ``$ … $``) as Unicode."""
-    s = re.sub(r"\\(?:operatorname|mathrm|text|mathit|mathbf|mathcal|mathbb)" + _GROUP, r"\1", tex)
+    s = tex.replace(r"\mathbf{1}", "𝟏")  # the all-ones vector: c𝟏, not c1
+    s = re.sub(r"\\(?:operatorname|mathrm|text|mathit|mathbf|mathcal|mathbb)" + _GROUP, r"\1", s)
     s = re.sub(r"\^(?:\\top|\{\\top\})", "ᵀ", s)
     s = re.sub(r"\\hat\s*(?:\{(\w)\}|(\w))", lambda m: (m[1] or m[2]) + "\u0302", s)  # q̂
     s = re.sub(r"\\mathbf\s*(?:\{(\w)\}|(\w))", lambda m: m[1] or m[2], s)  # bold: the letter

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import sympy as sp
 
 from attention_math.exercises import CHAPTERS, catalogue, check, get
 from attention_math.exercises.cli import show_exercise
@@ -171,3 +172,34 @@ def test_a_chapters_page_builds_that_chapter_only(monkeypatch) -> None:
     assert page.count('??? success "Solution"') == len(registry._BUILT["masks"])
     assert get("softmax-logs").chapter == "softmax"  # found by building on, in order
     assert list(registry._BUILT)[:2] == ["masks", "forward"] and "views" not in registry._BUILT
+
+
+def test_a_proof_is_labelled_and_its_answer_is_what_the_argument_reaches() -> None:
+    for ex in catalogue().values():
+        text = statement(ex.id)
+        label = {"prove": "**Proof.** ", "explain": "**Explain.** "}.get(ex.task)
+        assert text.startswith(label) if label else not text.startswith("**"), ex.id
+        assert ("the value your argument arrives at" in text) == (label is not None), ex.id
+
+
+def test_a_step_that_fails_fails_the_page(monkeypatch) -> None:
+    """A proof's page runs its solution: a step SymPy cannot verify stops the build."""
+    from attention_math.exercises.steps import StepError, step
+
+    def wrong(ex):
+        return step("the ratio is 2", sp.Integer(1), sp.Integer(2))
+
+    ex = dataclasses.replace(get("softmax-shift-proof"), solution=wrong)
+    monkeypatch.setattr(pages, "get", lambda i: ex if i == ex.id else get(i))
+    with pytest.raises(StepError, match="the ratio is 2"):
+        entry("softmax-shift-proof")
+
+
+def test_exact_answers_are_shown_simplified() -> None:
+    """Reader finding (issue 53): print 1, not 2/(2 + e) + e/(2 + e)."""
+    e = sp.E
+    assert pages.simplest(sp.Matrix([[2 / (2 + e) + e / (2 + e)]])) == sp.Matrix([[1]])
+    n, w = sp.symbols("n w")
+    assert pages.simplest(n * (w - 1) + 1) == n * (w - 1) + 1  # a formula keeps its form
+    shown = solved("forward-output", get("forward-output").solution(get("forward-output")))
+    assert r"\frac{3}{2 + e} & 1\end{bmatrix}" in shown

@@ -36,6 +36,7 @@ _VALUES = tuple(
     )
 )  # fmt: skip
 _N_POINTS = 3
+_INFINITIES = (sp.oo, -sp.oo, sp.zoo)
 
 
 def _value(i: int, k: int, sign_free: bool = False) -> sp.Rational:
@@ -129,12 +130,23 @@ def compare(got: sp.Basic, want: sp.Basic, tolerance: float, relative: bool = Tr
         'close'
         >>> compare(sp.Integer(1), sp.Integer(2), 1e-3) is None
         True
+        >>> compare(-sp.oo, -sp.oo, 1e-3), compare(sp.oo, -sp.oo, 1e-3), compare(-sp.oo, -1, 1e-3)
+        ('exact', None, None)
     """
     if _shape(got) != _shape(want):
         return None
     inexact = got.has(sp.Float)
     g_ex = _rationalise(got) if inexact else got
     a, b = _entries(g_ex), _entries(want)
+    # an infinite entry (float16(−10⁹) is −∞) is right only as the same infinity; the finite
+    # entries are compared as below
+    infinite = [x in _INFINITIES or y in _INFINITIES for x, y in zip(a, b, strict=True)]
+    if any(x != y for x, y, inf in zip(a, b, infinite, strict=True) if inf):
+        return None
+    a = [x for x, inf in zip(a, infinite, strict=True) if not inf]
+    b = [y for y, inf in zip(b, infinite, strict=True) if not inf]
+    if not b:
+        return "exact"
     free = sorted(set().union(*(e.free_symbols for e in a + b)), key=str)
     points = (
         [{s: _value(i, k, _sign_free(s)) for i, s in enumerate(free)} for k in range(_N_POINTS)]

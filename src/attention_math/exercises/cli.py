@@ -13,7 +13,7 @@ import sympy as sp
 from attention_math.exercises.catalogue import catalogue
 from attention_math.exercises.checker import diagnose
 from attention_math.exercises.convert import to_sympy
-from attention_math.exercises.model import CHAPTERS, Exercise, input_tex, shape_words
+from attention_math.exercises.model import CHAPTERS, TASKS, Exercise, input_tex, shape_words
 from attention_math.exercises.parse import unreadable
 from attention_math.terminal import UsageError, did_you_mean, plain, wrap
 
@@ -61,7 +61,9 @@ def show_exercise(exercise_id: str) -> str:
         check it with: python -m attention_math check scaling-factor "ANSWER"
     """
     ex = _get(exercise_id)
-    lines = [f"{ex.id}: {plain(ex.title)}", "", wrap(plain(ex.statement))]
+    label = TASKS[ex.task]  # "Proof" or "Explain": it asks for an argument that ends in a value
+    text = f"{label}. {ex.statement}" if label else ex.statement
+    lines = [f"{ex.id}: {plain(ex.title)}", "", wrap(plain(text))]
     # nested lists: the same syntax an answer is typed in
     lines += [
         wrap(f"{plain(f'${input_tex(name)}$')} = {sp.sstr(sp.Matrix(v).tolist())}", indent="  ")
@@ -70,7 +72,8 @@ def show_exercise(exercise_id: str) -> str:
     if ex.symbols:
         lines.append(f"symbols: {', '.join(ex.symbols)}")
     how = "exact" if ex.tolerance is None else f"within {ex.tolerance:g}"
-    lines.append(f"answer: {shape_words(ex.shape)}, {how}")
+    reached = ", the value your argument arrives at" if label else ""
+    lines.append(f"answer: {shape_words(ex.shape)}, {how}{reached}")
     lines.append(f'check it with: python -m attention_math check {ex.id} "ANSWER"')
     return "\n".join(lines)
 

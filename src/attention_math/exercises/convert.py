@@ -36,8 +36,10 @@ def _scalar(x: object, symbols: Mapping[str, sp.Basic]) -> sp.Expr:
     if isinstance(x, int):
         return sp.Integer(int(x))
     if isinstance(x, float):
-        if not math.isfinite(float(x)):
+        if math.isnan(x):
             raise ValueError(f"answer contains the non-finite value {x!r}")
+        if math.isinf(x):  # an answer may be ±∞ (float16(−1e9)); NaN never is
+            return sp.oo if x > 0 else -sp.oo
         return sp.Float(repr(float(x)))  # the shortest decimal that reads back as x
     if isinstance(x, Fraction):
         return sp.Rational(x.numerator, x.denominator)

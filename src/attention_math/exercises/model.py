@@ -11,7 +11,16 @@ import sympy as sp
 if TYPE_CHECKING:  # the NumPy reference is only called at build time
     import numpy as np
 
-__all__ = ["CHAPTERS", "DIAGNOSES", "Exercise", "Mistake", "Result", "input_tex", "shape_words"]
+__all__ = [
+    "CHAPTERS",
+    "DIAGNOSES",
+    "TASKS",
+    "Exercise",
+    "Mistake",
+    "Result",
+    "input_tex",
+    "shape_words",
+]
 
 CHAPTERS: dict[str, str] = {
     "forward": "The forward pass",
@@ -168,8 +177,36 @@ DIAGNOSES: dict[str, str] = {
         "decayed by a_j before x_j entered)"
     ),
     "decay_missing": "the state decays at every step: h_t = a_t h_(t−1) + b_t x_t, not h_(t−1) + …",
+    "mean_terms": (
+        "the means add terms: Var(xy) = E[x²]E[y²] − (E[x]E[y])² for independent x, y, which "
+        "is not Var(x)·Var(y) unless both means are zero"
+    ),
+    "lse_shift": (
+        "the maximum m subtracted inside the logarithm must be added back outside it: "
+        "log Σ e^(s_i) = m + log Σ e^(s_i − m)"
+    ),
+    "fp16_saturates": (
+        "float16 does not saturate: a number beyond its largest finite value, 65504, rounds to ±∞"
+    ),
+    "fill_absorbs": (
+        "in exact arithmetic a fill shared by the whole row cancels, but the float rounds "
+        "s_j − 10⁹ to −10⁹ itself: the scores are gone before the softmax"
+    ),
+    "head_block": (
+        "head i meets its own block of rows of W_O (rows (i − 1)·d_v + 1 to i·d_v), not "
+        "another head's"
+    ),
+    "mean_side": (
+        "query and key swapped: a key mean adds q_i·μ to row i (one number per row, which the "
+        "softmax ignores); a query mean adds μ·k_j (one number per key, which moves the weights)"
+    ),
 }
 """Diagnosis code -> what it means, shown to the learner."""
+
+TASKS: dict[str, str] = {"compute": "", "prove": "Proof", "explain": "Explain"}
+"""What an exercise asks -> the label its page shows: ``"compute"`` a value (no label);
+``"prove"`` and ``"explain"`` an argument, whose worked solution is checked step by step and
+whose checkable answer is the value the argument arrives at."""
 
 
 def input_tex(name: str) -> str:
@@ -224,6 +261,8 @@ class Exercise:
     (Markdown with LaTeX), and ``solution`` computes the answer from the exercise as a learner
     would (the page prints its source and its result, which must pass this checker);
     ``remark``, when there is more to say, returns Markdown shown after the result.
+    ``task`` (a key of `TASKS`) says whether the exercise asks for a value or for an argument
+    (a proof, an explanation) that ends in one.
     """
 
     id: str
@@ -242,10 +281,13 @@ class Exercise:
     explanation: str = ""
     solution: Callable[[Exercise], object] | None = None
     remark: Callable[[Exercise], str] | None = None
+    task: str = "compute"
 
     def __post_init__(self) -> None:
         if self.chapter not in CHAPTERS:
             raise ValueError(f"{self.id}: unknown chapter {self.chapter!r}")
+        if self.task not in TASKS:
+            raise ValueError(f"{self.id}: unknown task {self.task!r}; known: {', '.join(TASKS)}")
         if self.tolerance is not None and not self.tolerance > 0:
             raise ValueError(f"{self.id}: tolerance must be positive, got {self.tolerance!r}")
 

@@ -24,7 +24,7 @@ from attention_math.exercises import get
 from attention_math.exercises.catalogue import by_chapter
 from attention_math.exercises.checker import diagnose
 from attention_math.exercises.convert import to_sympy
-from attention_math.exercises.model import CHAPTERS, Exercise, input_tex, shape_words
+from attention_math.exercises.model import CHAPTERS, TASKS, Exercise, input_tex, shape_words
 from attention_math.exercises.parse import FUNCTIONS
 from attention_math.symbolic import latex
 from attention_math.terminal import plain
@@ -40,6 +40,7 @@ __all__ = [
     "entry",
     "heading",
     "page_links",
+    "simplest",
     "solved",
     "statement",
     "tolerance_tex",
@@ -76,7 +77,8 @@ def _significant(x: float, digits: int) -> str:
     text = f"{x:#.{digits}g}"
     mantissa, e, exponent = text.partition("e")
     short = mantissa.rstrip("0").rstrip(".")
-    return (short if float(short + e + exponent) == x else mantissa) + e + exponent
+    kept = short if float(short + e + exponent) == x else mantissa.rstrip(".")  # not "1001."
+    return kept + e + exponent
 
 
 def decimals(exercise_id: str, values: ArrayLike, digits: int = 4) -> str:
@@ -122,6 +124,7 @@ def decimals(exercise_id: str, values: ArrayLike, digits: int = 4) -> str:
 
 def statement(exercise_id: str) -> str:
     """The exercise as Markdown: statement, inputs as LaTeX, the form of the answer, its box.
+    A proof or an explanation (``task``) is labelled so, before its statement.
 
     Examples:
         >>> from attention_site.pages.exercises import statement
@@ -131,19 +134,46 @@ def statement(exercise_id: str) -> str:
         *Answer:* a single value, exact. Id: `scaling-factor`.
         <BLANKLINE>
         <form class="exercise-check" data-exercise-id="scaling-factor" ...</form>
+        >>> statement("softmax-shift-proof").startswith("**Proof.** ")
+        True
     """
     from attention_math.display import display  # NumPy: build time only
 
     ex = get(exercise_id)
-    parts = [ex.statement]
+    label = TASKS[ex.task]  # a proof or an explanation says so first
+    parts = [f"**{label}.** {ex.statement}" if label else ex.statement]
     if ex.inputs:
         inputs = (f"{input_tex(n)} = {latex(m)}" for n, m in ex.inputs.items())
         parts.append(display(r", \qquad ".join(inputs)))
     form = "exact" if ex.tolerance is None else f"every entry within {tolerance_tex(ex.tolerance)}"
     names = f"; symbols: {', '.join(f'`{s}`' for s in ex.symbols)}" if ex.symbols else ""
-    parts.append(f"*Answer:* {shape_words(ex.shape)}, {form}{names}. Id: `{ex.id}`.")
+    reached = ", the value your argument arrives at" if label else ""
+    parts.append(f"*Answer:* {shape_words(ex.shape)}, {form}{reached}{names}. Id: `{ex.id}`.")
     parts.append(answer_box(ex.id))  # checked in the reader's browser (attention_site.live_runtime)
     return "\n\n".join(p.strip("\n") for p in parts)
+
+
+def simplest(x: sp.Basic) -> sp.Basic:
+    """``x`` with each number in its shortest exact form: a sum over one denominator cancelled,
+    or simplified, whichever prints shorter (``2/(2 + e) + e/(2 + e)`` is ``1``). An entry no
+    form shortens, and a formula in symbols (``n(w − 1) + 1``, as its solution wrote it), is
+    kept as it is.
+
+    Examples:
+        >>> import sympy as sp
+        >>> from attention_site.pages.exercises import simplest
+        >>> e = sp.E
+        >>> simplest(sp.Matrix([[2 / (2 + e) + e / (2 + e), e / (2 + e)]]))
+        Matrix([[1, E/(2 + E)]])
+    """
+
+    def one(e: sp.Expr) -> sp.Expr:
+        if not isinstance(e, sp.Add) or e.free_symbols:  # a formula keeps its written form
+            return e
+        forms = [e, sp.cancel(sp.together(e)), sp.simplify(e)]
+        return min(forms, key=lambda f: len(latex(f)))
+
+    return x.applyfunc(one) if isinstance(x, sp.MatrixBase) else one(sp.sympify(x))
 
 
 def solved(exercise_id: str, answer: object) -> str:
@@ -175,7 +205,7 @@ def solved(exercise_id: str, answer: object) -> str:
     result = diagnose(ex, got)
     if not result.correct:
         raise SolutionError(f"the solution of {exercise_id} fails its checker: {result.message}")
-    tex = latex(got)
+    tex = latex(simplest(got))
     note, folded = "", ""
     if ex.numeric is not None:
         num = ex.numeric()

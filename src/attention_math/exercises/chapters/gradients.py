@@ -11,6 +11,7 @@ from attention_math.exercises.build import (
     float_array,
 )
 from attention_math.exercises.model import Exercise, Mistake
+from attention_math.exercises.steps import step
 
 __all__ = ["exercises"]
 
@@ -159,6 +160,43 @@ def exercises() -> list[Exercise]:
             ),
             solution=_solve_grad_dk,
         ),
+        Exercise(
+            id="grad-ds-rowsum",
+            chapter="gradients",
+            title="Why each row of dS sums to zero",
+            task="prove",
+            statement=(
+                "For one row, $\\partial \\ell/\\partial s_j = p_j\\,(g_j - \\sum_i p_i g_i)$ "
+                "(exercise above). Show that these three entries sum to zero for every "
+                "upstream gradient $g$, and explain why they must. Give "
+                "$\\sum_j \\partial \\ell/\\partial s_j$ in `p_1`, `p_2`, `p_3`, `g_1`, "
+                "`g_2`, `g_3`."
+            ),
+            answer=sp.Integer(0),
+            mistakes=(
+                Mistake(
+                    "missing_term",
+                    dot,
+                    "That is the sum without the subtracted p_j·(p·g): the entries are "
+                    "p_j·(g_j − p·g).",
+                ),
+            ),
+            symbols={str(s): s for s in (*ps, *gs)},
+            subs={ps[2]: 1 - ps[0] - ps[1]},
+            kind="expression",
+            explanation=(
+                "1. Sum the entries: $\\sum_j p_j g_j - (\\sum_i p_i g_i)\\sum_j p_j$.\n"
+                "2. The weights sum to one, so the second term is $\\sum_i p_i g_i$ and the "
+                "two cancel: the sum is $0$, whatever $g$ is.\n\n"
+                "Why it must: adding the same $c$ to every score of the row leaves the "
+                "weights, hence the loss, unchanged (shift invariance), so the loss's "
+                "derivative along $(1, 1, 1)$, which is this sum, is zero. In matrix form "
+                "it is $\\mathbf{1}^\\top J = 0$ for the softmax's Jacobian. A useful check "
+                "on any hand-written backward pass: every row of $dS$ must sum to zero "
+                "(up to rounding)."
+            ),
+            solution=_solve_grad_ds_rowsum,
+        ),
     ]
 
 
@@ -206,3 +244,13 @@ def _solve_grad_dq(ex: Exercise) -> object:
 def _solve_grad_dk(ex: Exercise) -> object:
     dK = ex.inputs["dS"].T * ex.inputs["Q"] / sp.sqrt(4)  # (2, 2) @ (2, 4) -> (2, 4), shape of K
     return dK
+
+
+def _solve_grad_ds_rowsum(ex: Exercise) -> object:
+    p = sp.Matrix([[ex.symbols[f"p_{j}"] for j in (1, 2, 3)]])  # (1, 3)
+    g = sp.Matrix([[ex.symbols[f"g_{j}"] for j in (1, 2, 3)]])  # (1, 3)
+    pg = (p * g.T)[0]  # p·g
+    dS = sp.Matrix([[p[j] * (g[j] - pg) for j in range(3)]])  # (1, 3)
+    total = step("the sum of the entries", sum(dS), pg - pg * sum(p))
+    one = {p[2]: 1 - p[0] - p[1]}  # the weights sum to one
+    return step("the weights sum to one", total, sp.Integer(0), given=one)

@@ -12,6 +12,7 @@ from attention_math.exercises.build import (
     float_array,
 )
 from attention_math.exercises.model import Exercise, Mistake
+from attention_math.exercises.steps import step
 
 __all__ = ["exercises"]
 
@@ -26,6 +27,7 @@ def exercises() -> list[Exercise]:
     def concat(scale: sp.Expr) -> sp.Matrix:
         return sp.Matrix.hstack(*(symbolic.attention(x, x, x, scale=scale) for x in heads))
 
+    W_O = sp.Matrix([[1, 0, 2], [0, 1, 1], [3, 1, 0], [1, 2, 1]])  # (h·d_v, d_model) = (4, 3)
     wrong = Mistake("wrong_scale", concat(1 / sp.sqrt(6)), "Each head uses 1/√d_k, not 1/√d_model.")
     return [
         attention_exercise(
@@ -93,6 +95,39 @@ def exercises() -> list[Exercise]:
             ),
             solution=_solve_multihead_params,
         ),
+        Exercise(
+            id="multihead-concat-sum",
+            chapter="multihead",
+            title="Concatenate, then project: a sum over heads",
+            task="prove",
+            statement=(
+                "Two heads with $d_v = 2$ give outputs $\\text{head}_1, \\text{head}_2$ "
+                "($n \\times 2$ each). Split $W_O$ ($4 \\times 3$, below) into blocks of rows "
+                "$W_O^{(1)}, W_O^{(2)}$ and show that "
+                "$\\operatorname{Concat}(\\text{head}_1, \\text{head}_2)\\,W_O = "
+                "\\text{head}_1 W_O^{(1)} + \\text{head}_2 W_O^{(2)}$. Give $W_O^{(2)}$."
+            ),
+            answer=W_O[2:, :],
+            inputs={"W_O": W_O},
+            mistakes=(Mistake("head_block", W_O[:2, :]),),
+            explanation=(
+                "1. Write $C = [\\,\\text{head}_1 \\;\\; \\text{head}_2\\,]$ and "
+                "$W_O = \\begin{bmatrix} W_O^{(1)} \\\\ W_O^{(2)} \\end{bmatrix}$, split after "
+                "row $d_v = 2$: the column blocks of $C$ match the row blocks of $W_O$.\n"
+                "2. Entry $(t, m)$ of $CW_O$ is $\\sum_{c=1}^{4} C_{tc} (W_O)_{cm}$; split the "
+                "sum at $c = 2$: the first half is $(\\text{head}_1 W_O^{(1)})_{tm}$, the "
+                "second $(\\text{head}_2 W_O^{(2)})_{tm}$.\n"
+                "3. So $CW_O = \\text{head}_1 W_O^{(1)} + \\text{head}_2 W_O^{(2)}$, "
+                "block multiplication; here $W_O^{(2)}$ is rows 3 and 4 of $W_O$.\n\n"
+                "What it means: each head writes into the model's $d_{model}$-wide stream "
+                "through its own $d_v \\times d_{model}$ matrix, and the writes add. Nothing "
+                "mixes the heads but this sum, which is why a head can be studied, ablated "
+                "(its block set to zero) or pruned on its own, and why "
+                '$W_V^{(i)} W_O^{(i)}$ (the head\'s "OV circuit") is the unit that matters. '
+                "SymPy checks it for symbolic heads."
+            ),
+            solution=_solve_multihead_concat_sum,
+        ),
     ]
 
 
@@ -125,3 +160,15 @@ def _solve_multihead_params(ex: Exercise) -> object:
     d_k = d_v = d_model / h
     count = h * 3 * d_model * d_k + (h * d_v) * d_model
     return sp.simplify(count)
+
+
+def _solve_multihead_concat_sum(ex: Exercise) -> object:
+    W_O = ex.inputs["W_O"]  # (4, 3): h·d_v rows, d_model columns
+    head_1 = sp.Matrix(2, 2, lambda t, c: sp.Symbol(f"a_{t + 1}{c + 1}"))  # (n, d_v) = (2, 2)
+    head_2 = sp.Matrix(2, 2, lambda t, c: sp.Symbol(f"b_{t + 1}{c + 1}"))  # (2, 2)
+    C = sp.Matrix.hstack(head_1, head_2)  # (2, 4)
+    W_1, W_2 = W_O[:2, :], W_O[2:, :]  # (2, 3) each: the blocks of rows
+    step("Concat·W_O is the sum over heads", C * W_O, head_1 * W_1 + head_2 * W_2)
+    W = sp.Matrix(4, 3, lambda c, m: sp.Symbol(f"w_{c + 1}{m + 1}"))  # any W_O, not just this one
+    step("for every W_O", C * W, head_1 * W[:2, :] + head_2 * W[2:, :])
+    return W_2

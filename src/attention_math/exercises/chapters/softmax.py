@@ -11,6 +11,7 @@ from attention_math.exercises.build import (
     float_array,
 )
 from attention_math.exercises.model import Exercise, Mistake
+from attention_math.exercises.steps import fact, step
 
 __all__ = ["exercises"]
 
@@ -25,6 +26,10 @@ def exercises() -> list[Exercise]:
     a = sp.Symbol("a", real=True)
     p = sp.Matrix([p1, p2])
     exps = S.applyfunc(sp.exp)
+    c = sp.Symbol("c", real=True)
+    p3 = sp.Symbol("p_3", positive=True)
+    pv = sp.Matrix([p1, p2, p3])  # (3, 1)
+    big = sp.Matrix([[1000, 1000 + L3]])
     return [
         Exercise(
             id="softmax-logs",
@@ -124,6 +129,106 @@ def exercises() -> list[Exercise]:
             ),
             solution=_solve_softmax_sigmoid,
         ),
+        Exercise(
+            id="softmax-shift-proof",
+            chapter="softmax",
+            title="Why a shift changes nothing",
+            task="prove",
+            statement=(
+                "Show that adding the same number $c$ to every score leaves the softmax as it "
+                "is: $\\operatorname{softmax}(s + c\\mathbf{1}) = \\operatorname{softmax}(s)$. "
+                "Give the ratio $\\operatorname{softmax}(s + c\\mathbf{1})_i / "
+                "\\operatorname{softmax}(s)_i$ (it may use `c`)."
+            ),
+            answer=sp.Integer(1),
+            mistakes=(
+                Mistake(
+                    "unnormalized",
+                    sp.exp(c),
+                    "The denominator gains the factor e^c as well, and it cancels.",
+                ),
+            ),
+            symbols={"c": c},
+            kind="scalar",
+            explanation=(
+                "1. Each exponential gains the same factor: $e^{s_i + c} = e^c\\,e^{s_i}$.\n"
+                "2. So does their sum: $\\sum_l e^{s_l + c} = e^c \\sum_l e^{s_l}$.\n"
+                "3. In the quotient the factor $e^c$ cancels: "
+                "$\\dfrac{e^c e^{s_i}}{e^c \\sum_l e^{s_l}} = \\dfrac{e^{s_i}}{\\sum_l e^{s_l}}"
+                "$, for every $i$ and every $c$, so the ratio is $1$.\n\n"
+                "The softmax sees only the differences $s_i - s_j$. That is why the stable "
+                "softmax may subtract $\\max s$ before exponentiating, and why a bias shared "
+                "by a whole row (a key mean, a query's own norm) does nothing. SymPy checks "
+                "each step for three scores."
+            ),
+            solution=_solve_softmax_shift_proof,
+        ),
+        Exercise(
+            id="softmax-jacobian-rows",
+            chapter="softmax",
+            title="The Jacobian's rows sum to zero",
+            task="prove",
+            statement=(
+                "For $p = \\operatorname{softmax}(s)$ with three entries, the Jacobian is "
+                "$J = \\operatorname{diag}(p) - pp^\\top$. Show that $J$ is symmetric and that "
+                "$J\\mathbf{1} = 0$, and explain why it must be so. Give $J\\mathbf{1}$ in "
+                "terms of `p_1`, `p_2`, `p_3`."
+            ),
+            answer=sp.zeros(3, 1),
+            mistakes=(Mistake("missing_term", pv),),
+            symbols={"p_1": p1, "p_2": p2, "p_3": p3},
+            subs={p3: 1 - p1 - p2},
+            kind="expression",
+            explanation=(
+                "1. Differentiate $p_i = e^{s_i}/\\sum_l e^{s_l}$: "
+                "$J_{ij} = \\partial p_i/\\partial s_j = p_i(\\delta_{ij} - p_j)$, which is "
+                "$\\operatorname{diag}(p) - pp^\\top$.\n"
+                "2. Symmetric: $(pp^\\top)^\\top = pp^\\top$ and a diagonal matrix is "
+                "symmetric, so $J^\\top = J$.\n"
+                "3. $J\\mathbf{1} = p - p\\,(p^\\top\\mathbf{1}) = p\\,(1 - \\sum_l p_l)$, "
+                "which is $0$ because the weights sum to one.\n\n"
+                "Why it must be so: moving every score by the same $c$ does not change $p$ "
+                "(the exercise above), so the derivative of $p$ along $\\mathbf{1}$, which "
+                "is $J\\mathbf{1}$, is zero. And $\\sum_i p_i = 1$ for every $s$, so the "
+                "derivative of that sum, $\\mathbf{1}^\\top J$, is zero too: with "
+                "symmetry, the columns say the same as the rows. The backward pass inherits "
+                "it: each row of $dS$ sums to zero."
+            ),
+            solution=_solve_softmax_jacobian_rows,
+        ),
+        Exercise(
+            id="softmax-logsumexp",
+            chapter="softmax",
+            title="The log-sum-exp and its maximum",
+            task="explain",
+            statement=(
+                "The log-sum-exp $\\operatorname{lse}(s) = \\log \\sum_i e^{s_i}$ is the "
+                "logarithm of the softmax's denominator. For $s$ below, $e^{1000}$ overflows "
+                "float64. Show that $\\operatorname{lse}(s) = m + \\operatorname{lse}(s - "
+                "m\\mathbf{1})$ with $m = \\max_i s_i$, explain why the right-hand side "
+                "cannot overflow, and give $\\operatorname{lse}(s)$ exactly."
+            ),
+            answer=1000 + sp.log(4),
+            inputs={"s": big},
+            mistakes=(Mistake("lse_shift", sp.log(4)),),
+            numeric=lambda: _lse_float64(),
+            kind="scalar",
+            explanation=(
+                "1. Factor $e^m$ out of the sum: $\\sum_i e^{s_i} = e^m \\sum_i e^{s_i - m}$.\n"
+                "2. Take the logarithm of the product: $\\operatorname{lse}(s) = m + \\log "
+                "\\sum_i e^{s_i - m}$.\n"
+                "3. Every $s_i - m \\le 0$, so every term is at most $1$ and one of them is "
+                "$e^0 = 1$: the sum lies between $1$ and $n$, and its logarithm between $0$ "
+                "and $\\log n$. Nothing overflows, and nothing underflows to $\\log 0$.\n"
+                "4. Here $m = 1000 + \\log 3$ and $s - m = (-\\log 3, 0)$, so the sum is "
+                "$1/3 + 1 = 4/3$ and $\\operatorname{lse}(s) = 1000 + \\log 3 + \\log(4/3) = "
+                "1000 + \\log 4$.\n\n"
+                "The same $m$ is what the online softmax keeps as its running maximum; "
+                "$\\operatorname{lse}$ is what FlashAttention stores per row for the "
+                "backward pass."
+            ),
+            solution=_solve_softmax_logsumexp,
+        ),
     ]
 
 
@@ -187,3 +292,47 @@ def _remark_softmax_shift(ex: Exercise) -> str:
         f"${r.normwise_eps:.3g}\\,\\varepsilon$ relative to the largest weight, the units of "
         "the check above."
     )
+
+
+def _solve_softmax_shift_proof(ex: Exercise) -> object:
+    s = sp.Matrix([sp.symbols("s_1:4", real=True)])  # (1, 3): three scores
+    c = ex.symbols["c"]
+    e = s.applyfunc(sp.exp)  # (1, 3)
+    e_c = (s + c * sp.ones(1, 3)).applyfunc(sp.exp)  # (1, 3): the shifted exponentials
+    step("each exponential gains e^c", e_c, sp.exp(c) * e)
+    step("so does their sum", sum(e_c), sp.exp(c) * sum(e))
+    step("e^c cancels in the quotient", e_c / sum(e_c), e / sum(e))
+    ratio = step("the ratio is 1", (e_c[0] / sum(e_c)) / (e[0] / sum(e)), sp.Integer(1))
+    return ratio
+
+
+def _solve_softmax_jacobian_rows(ex: Exercise) -> object:
+    s = sp.Matrix([sp.symbols("s_1:4", real=True)])  # (1, 3)
+    p_s = symbolic.softmax(s)  # (1, 3), in terms of the scores
+    p_1, p_2, p_3 = (ex.symbols[f"p_{i}"] for i in (1, 2, 3))
+    p = sp.Matrix([p_1, p_2, p_3])  # (3, 1)
+    J = sp.diag(p_1, p_2, p_3) - p * p.T  # (3, 3)
+    in_s = {p_1: p_s[0], p_2: p_s[1], p_3: p_s[2]}
+    step("J is the derivative", sp.Matrix(3, 3, lambda i, j: sp.diff(p_s[i], s[j])), J.subs(in_s))
+    step("J is symmetric", J.T, J)
+    ones = sp.ones(3, 1)
+    J1 = step("J·1 = p(1 − Σp)", J * ones, p * (1 - p_1 - p_2 - p_3))
+    return step("the weights sum to one", J1, sp.zeros(3, 1), given={p_3: 1 - p_1 - p_2})
+
+
+def _solve_softmax_logsumexp(ex: Exercise) -> object:
+    s = ex.inputs["s"]  # (1, 2)
+    fact("e^1000 overflows float64", s[0] > sp.log(sp.Float("1.7976931348623157e308")))
+    m = max(s)  # 1000 + log 3
+    lse = sp.log(sum(s.applyfunc(sp.exp)))
+    shifted = m + sp.log(sum((s - m * sp.ones(1, 2)).applyfunc(sp.exp)))
+    step("factor e^m out of the sum", lse, shifted)
+    fact("every shifted score is at most 0", all(x - m <= 0 for x in s))
+    return step("the sum is 4/3", shifted, 1000 + sp.log(4))
+
+
+def _lse_float64() -> np.floating:
+    s = np.array([1000.0, 1000.0 + np.log(3.0)])  # (2,)
+    m = s.max()
+    lse: np.floating = m + np.log(np.exp(s - m).sum())
+    return lse

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import sympy as sp
 
+from attention_math import symbolic
 from attention_math._lazy import np
 from attention_math.derivations import cost
 from attention_math.exercises.build import float_array
 from attention_math.exercises.model import Exercise, Mistake
+from attention_math.exercises.steps import step
 
 __all__ = ["exercises"]
 
@@ -311,6 +313,7 @@ def _io() -> list[Exercise]:
     o_new = sp.exp(0 - m_new) * o_old + e_tile * v_tile
     no_rescale = o_old + e_tile * v_tile
     L, d = sp.symbols("L d", positive=True)
+    m_A, m_all = sp.symbols("m_A m", real=True)  # the merge's references
     qk_flops, qk_bytes = io_d.intensity_steps()["S = QKᵀ"]
     return [
         Exercise(
@@ -411,6 +414,43 @@ def _io() -> list[Exercise]:
                 "$dK$) against two in the forward."
             ),
             solution=_solve_systems_backward_ratio,
+        ),
+        Exercise(
+            id="systems-merge-proof",
+            chapter="systems",
+            title="Why merging online-softmax states is exact",
+            task="prove",
+            statement=(
+                "A query row's keys are split into sets $A$ and $B$. Over each, the online "
+                "softmax keeps a state $(m, \\lambda, o)$: a reference $m$ (its running "
+                "maximum), $\\lambda = \\sum_j e^{s_j - m}$ and $o = \\sum_j e^{s_j - m} v_j$. "
+                "The merge takes $m = \\max(m_A, m_B)$, "
+                "$\\lambda = e^{m_A - m}\\lambda_A + e^{m_B - m}\\lambda_B$ and $o$ likewise. "
+                "Show that $o/\\lambda$ is exactly the attention output over $A \\cup B$. By "
+                "what factor is $\\lambda_A$ multiplied? Use `m_A` and `m`."
+            ),
+            answer=sp.exp(m_A - m_all),
+            mistakes=(Mistake("missing_rescale", sp.Integer(1)),),
+            symbols={"m_A": m_A, "m": m_all},
+            kind="expression",
+            explanation=(
+                "1. Rescaling changes a state's reference: "
+                "$e^{m_A - m}\\lambda_A = \\sum_{j \\in A} e^{m_A - m} e^{s_j - m_A} = "
+                "\\sum_{j \\in A} e^{s_j - m}$, and the same for $o_A$ and for $B$.\n"
+                "2. With both at the reference $m$, the sums add: $\\lambda = "
+                "\\sum_{j \\in A \\cup B} e^{s_j - m}$ and $o = \\sum_{j \\in A \\cup B} "
+                "e^{s_j - m} v_j$.\n"
+                "3. Divide: the common $e^{-m}$ cancels (shift invariance), so $o/\\lambda = "
+                "\\sum_j e^{s_j} v_j / \\sum_l e^{s_l}$, the softmax-weighted average over "
+                "all the keys. The factor on $\\lambda_A$ is $e^{m_A - m}$.\n\n"
+                "Steps 1 to 3 hold for **any** reference $m$: the algebra does not need the "
+                "maximum. The maximum is there for the floats: with it every exponent "
+                "$s_j - m$ and $m_A - m$ is at most $0$, so nothing overflows. And the "
+                "merge is associative, so tiles (FlashAttention) or chunks of the cache "
+                "(Flash-Decoding) can be merged in any grouping. SymPy checks the steps "
+                "with symbolic scores, values and references."
+            ),
+            solution=_solve_systems_merge_proof,
         ),
     ]
 
@@ -640,3 +680,32 @@ def _solve_systems_relbias_grad(ex: Exercise) -> object:
 def _solve_systems_store_bytes(ex: Exercise) -> object:
     h, L = 16, 2048
     return h * L * L * 2 - h * L * 4
+
+
+def _solve_systems_merge_proof(ex: Exercise) -> object:
+    s = sp.symbols("s_1:4", real=True)  # keys 1, 2 in A; key 3 in B
+    v = sp.symbols("v_1:4", real=True)  # one value column
+    m_A, m = ex.symbols["m_A"], ex.symbols["m"]
+    m_B = sp.Symbol("m_B", real=True)  # any references: the algebra needs no maximum
+    lam_A, o_A = (
+        sum(sp.exp(s[j] - m_A) for j in (0, 1)),
+        sum(sp.exp(s[j] - m_A) * v[j] for j in (0, 1)),
+    )
+    lam_B, o_B = sp.exp(s[2] - m_B), sp.exp(s[2] - m_B) * v[2]
+    factor = sp.exp(m_A - m)
+    step(
+        "rescaling moves A's reference to m", factor * lam_A, sum(sp.exp(s[j] - m) for j in (0, 1))
+    )
+    lam = step(
+        "the rescaled sums add",
+        factor * lam_A + sp.exp(m_B - m) * lam_B,
+        sum(sp.exp(s[j] - m) for j in range(3)),
+    )
+    o = step(
+        "and so do the outputs",
+        factor * o_A + sp.exp(m_B - m) * o_B,
+        sum(sp.exp(s[j] - m) * v[j] for j in range(3)),
+    )
+    p = symbolic.softmax(sp.Matrix([s]))  # (1, 3)
+    step("o/λ is attention over all the keys", o / lam, (p * sp.Matrix(v))[0])
+    return factor
