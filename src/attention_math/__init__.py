@@ -58,6 +58,14 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time, __getattr_
     from attention_math.positional import alibi_bias as alibi_bias
     from attention_math.positional import rope as rope
     from attention_math.positional import sinusoidal as sinusoidal
+    from attention_math.precision import FloatFormat as FloatFormat
+    from attention_math.precision import hadamard_rotation as hadamard_rotation
+    from attention_math.precision import kv_quantized_attention as kv_quantized_attention
+    from attention_math.precision import low_precision_attention as low_precision_attention
+    from attention_math.precision import low_precision_error_bound as low_precision_error_bound
+    from attention_math.precision import quantize_int as quantize_int
+    from attention_math.precision import round_exact as round_exact
+    from attention_math.precision import round_to_format as round_to_format
 
 # name -> the module that defines it ("" for a module of the package under that name)
 _HOME: dict[str, str] = {
@@ -89,6 +97,15 @@ _HOME: dict[str, str] = {
     "alibi_bias": "positional",
     "KVCache": "decoding",
     "incremental_attention": "decoding",
+    # low precision: bfloat16, FP8, KV-cache quantisation
+    "FloatFormat": "precision",
+    "round_to_format": "precision",
+    "round_exact": "precision",
+    "low_precision_attention": "precision",
+    "low_precision_error_bound": "precision",
+    "hadamard_rotation": "precision",
+    "quantize_int": "precision",
+    "kv_quantized_attention": "precision",
     # results shown as maths and tables, here and in Jupyter
     "show": "display",
     # modules
@@ -109,6 +126,7 @@ __all__ = [
     "AttentionParams",
     "BlockConfig",
     "BlockParams",
+    "FloatFormat",
     "KVCache",
     "__version__",
     "alibi_bias",
@@ -121,16 +139,23 @@ __all__ = [
     "crosscheck",
     "display",
     "from_key_padding_mask",
+    "hadamard_rotation",
     "hf",
     "incremental_attention",
+    "kv_quantized_attention",
     "log_softmax",
+    "low_precision_attention",
+    "low_precision_error_bound",
     "multi_head_attention",
     "multi_head_weights",
     "numeric",
     "padding_mask",
     "plot",
+    "quantize_int",
     "reference",
     "rope",
+    "round_exact",
+    "round_to_format",
     "show",
     "sinusoidal",
     "sliding_window_mask",

@@ -25,6 +25,7 @@ CHAPTERS: dict[str, str] = {
     "gradients": "Gradients",
     "views": "Other views of attention",
     "systems": "Heads, IO and decoding",
+    "precision": "Low precision",
 }
 """Chapter id -> title, in reading order (the site's navigation): the one list of chapters.
 
@@ -131,6 +132,20 @@ DIAGNOSES: dict[str, str] = {
         "the sum runs over the wrong axis: in dS = P ∘ (dP − rowsum(P ∘ dP)) it runs over the "
         "keys of each query (a row), not over a column"
     ),
+    "no_implicit_bit": (
+        "a normal number has an implicit leading 1: p = fraction bits + 1, so u = 2^-(m+1)"
+    ),
+    "ieee_max": (
+        "that is the IEEE layout; E4M3fn has no infinities, so the top exponent holds numbers "
+        "and only its all-ones fraction is NaN"
+    ),
+    "truncated": "that is the value below (rounding toward zero); round to the nearest",
+    "min_normal": "that is the smallest normal value; the subnormals go further down",
+    "u_not_attained": (
+        "u is the bound; the error is largest at the midpoint 1 + u, relative to it: u/(1+u)"
+    ),
+    "tie_not_even": "a tie goes to the even code (round half to even), not always up",
+    "first_order": "that drops the u² term: (1 + u)² − 1 = 2u + u²",
 }
 """Diagnosis code -> what it means, shown to the learner."""
 
