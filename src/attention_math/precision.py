@@ -170,6 +170,14 @@ class FloatFormat:
         return Fraction(2**m + frac, 2**m) * _pow2(self.emax)
 
     @property
+    def finite_values(self) -> int:
+        """How many non-negative finite values there are (zero included): every pattern
+        with the sign bit clear but those of ±inf and NaN."""
+        patterns = 1 << (self.exponent_bits + self.fraction_bits)
+        special = (1 << self.fraction_bits) if self.infinities else 1  # top exponent, or S.1…1.1…1
+        return patterns - special
+
+    @property
     def min_normal(self) -> Fraction:
         """The smallest positive normal value, ``2^emin``."""
         return _pow2(self.emin)
@@ -849,7 +857,9 @@ def hadamard_rotation(d: int, rng: np.random.Generator | int | None = 0) -> NDAr
     n = _power_of_two(d)
     gen = np.random.default_rng(rng)
     signs = gen.choice([-1.0, 1.0], size=n)  # (d,)
-    h = np.array(hadamard_matrix(n).tolist(), dtype=np.float64)  # (d, d), entries ±1
+    h = np.ones((1, 1))
+    while h.shape[0] < n:  # Sylvester's doubling, as hadamard_matrix (the tests compare)
+        h = np.block([[h, h], [h, -h]])  # (2k, 2k)
     r: NDArray[np.float64] = signs[:, None] * h / math.sqrt(n)  # (d, d): D H / √d
     return r
 

@@ -57,6 +57,8 @@ def test_grid_sizes_and_ends():
     assert len(pr.grid("e4m3")) == 127  # 128 patterns with the sign clear, one NaN
     assert len(pr.grid("e5m2")) == 124  # four of the top binade are inf and NaNs
     assert pr.grid("e5m2")[-1] == pr.FLOAT8_E5M2.max_finite
+    for fmt in FP:
+        assert fmt.finite_values == len(pr.grid(fmt))
 
 
 @pytest.mark.parametrize("fmt", FP, ids=lambda f: f.name)
@@ -237,6 +239,10 @@ def test_hadamard_rotation_is_orthogonal_and_spreads_a_coordinate():
         assert np.allclose(np.abs(np.eye(d)[0] @ r), 1 / np.sqrt(d))
     h = pr.hadamard_matrix(8)
     assert h * h.T == 8 * sp.eye(8)
+    # the numeric R is D H / √d with the exact H
+    r = pr.hadamard_rotation(8, rng=3)
+    signs = np.sign(r[:, 0])
+    assert np.array_equal(r * np.sqrt(8) * signs[:, None], np.array(h.tolist(), dtype=float))
 
 
 def test_the_rotation_leaves_exact_attention_unchanged_numerically():
