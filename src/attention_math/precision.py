@@ -700,16 +700,26 @@ def _bound(
     big_e = (eps + shift).max(axis=1, keepdims=True) + 2.01 * u_acc  # (n_q, 1), exp rounding too
     p = _softmax_rows(s)  # (n_q, n_k) exact weights (float64)
     a = p @ vh  # (n_q, d_v): Σ p |v̂|
-    grow = np.expm1(2 * big_e)  # e^{2E} − 1
-    a_prime = (1 + grow) * a  # Σ p' |v̂|
-    col = vh.sum(axis=0, keepdims=True)  # (1, d_v): Σ_j |v̂_j|, ℓ ≥ 1
-    gn = _gamma(n_k + 1, u_acc)
-    r1 = u_p * a_prime + alpha_p / 2 * col  # rounding P̃
-    r2 = gn * ((1 + u_p) * a_prime + alpha_p / 2 * col)  # accumulating P̃V
-    kappa = (1 + u_acc) / (1 - gn) - 1  # dividing by ℓ, itself a float32 sum
-    reference = (n_k + d + 16) * 2.0**-53 * (p @ av)  # the float64 reference's own error
-    out: NDArray[np.float64] = kappa * (a_prime + r1 + r2) + r1 + r2 + grow * a + p @ ev + reference
-    return out
+    with np.errstate(over="ignore", invalid="ignore"):  # e^{2E} may overflow: an inf bound
+        grow = np.expm1(2 * big_e)  # e^{2E} − 1
+
+        def times(x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.float64]:
+            prod: NDArray[np.float64] = np.where(y == 0, 0.0, x * y)  # inf · 0 is 0 here
+            return prod
+
+        a_prime = a + times(grow, a)  # Σ p' |v̂|
+        col = vh.sum(axis=0, keepdims=True)  # (1, d_v): Σ_j |v̂_j|, ℓ ≥ 1
+        gn = _gamma(n_k + 1, u_acc)
+        r1 = u_p * a_prime + alpha_p / 2 * col  # rounding P̃
+        r2 = gn * ((1 + u_p) * a_prime + alpha_p / 2 * col)  # accumulating P̃V
+        kappa = (1 + u_acc) / (1 - gn) - 1  # dividing by ℓ, itself a float32 sum
+        reference = (n_k + d + 16) * 2.0**-53 * (p @ av)  # the float64 reference's own error
+        out: NDArray[np.float64] = (
+            kappa * (a_prime + r1 + r2) + r1 + r2 + times(grow, a) + p @ ev + reference
+        )
+    # a 0 · inf left (a zero weight times an overflowed factor) is bounded by inf, honestly
+    bound: NDArray[np.float64] = np.where(np.isnan(out), np.inf, out)
+    return bound
 
 
 def _input_error(a: NDArray[np.float64], fmt: FloatFormat, s: float) -> NDArray[np.float64]:
