@@ -189,6 +189,16 @@ def test_the_bound_holds_on_larger_random_inputs_and_shrinks_with_u():
     assert bounds["float8_e4m3fn"].max() < bounds["float8_e5m2"].max()
 
 
+def test_an_overflowing_bound_is_inf_never_nan():
+    # scores of 2760 with E4M3 inputs: e^{2E} overflows; a zero value column still bounds 0
+    q, k, v = np.array([[40.0]]), np.array([[69.0]]), np.array([[0.0]])
+    bound = pr.low_precision_error_bound(q, k, v, "e4m3", round_p=False)
+    assert not np.isnan(bound).any() and bound[0, 0] >= 0
+    q, k, v = np.array([[40.0, 1.0]]), np.array([[69.0, 1.0], [-69.0, 2.0]]), np.ones((2, 1))
+    bound = pr.low_precision_error_bound(q, k, v, "e5m2")
+    assert np.isinf(bound).all()
+
+
 def test_the_float64_reference_is_exact_attention():
     # the reference the errors are measured against, checked against 60-digit exact values
     from attention_math.crosscheck import crosscheck
