@@ -761,8 +761,16 @@ def low_precision_error_bound(
     smaller.
 
     Args:
-        q, k, v, fmt, scale, round_inputs, round_p, scaling, rotation: as in
+        q: queries, ``(n_q, d_k)``.
+        k: keys, ``(n_k, d_k)``.
+        v: values, ``(n_k, d_v)``.
+        fmt: a `FloatFormat` or its short name.
+        scale: the factor on the scores; ``None``: ``1/√d_k``.
+        round_inputs: as in
             [`low_precision_attention`][attention_math.precision.low_precision_attention].
+        round_p: as there.
+        scaling: as there.
+        rotation: as there.
 
     Returns:
         The bound, ``(n_q, d_v)``.

@@ -13,8 +13,9 @@ __all__ = ["rotation_figure"]
 
 
 def rotation_figure(panels: Sequence[tuple[str, OutlierErrors]]) -> Svg:
-    """One panel per grid: the relative RMS error of ``Q̂K̂ᵀ`` against the outlier size,
-    without (circles) and with (squares) the rotation, on log-log axes.
+    """The relative RMS error of ``Q̂K̂ᵀ`` against the outlier size, one colour per grid,
+    without (solid, circles) and with (dashed, squares) the rotation, on log-log axes: one
+    panel, so that it reads on a phone too.
 
     Examples:
         >>> from attention_math.precision import outlier_errors
@@ -25,19 +26,26 @@ def rotation_figure(panels: Sequence[tuple[str, OutlierErrors]]) -> Svg:
         True
     """
     if not panels:
-        raise ValueError("rotation_figure needs at least one panel")
+        raise ValueError("rotation_figure needs at least one grid")
     with style():
         import matplotlib.pyplot as plt  # optional dependency: imported when a figure is drawn
 
-        fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels), 3.3), squeeze=False)
-        for ax, (name, e) in zip(axes[0], panels, strict=True):
-            ax.plot(e.outliers, e.plain, "o-", label="plain")
-            ax.plot(e.outliers, e.rotated, "s-", label="rotated (Hadamard)")
-            ax.set_xscale("log")
-            ax.set_yscale("log")
-            ax.set_xlabel("outlier factor")
-            ax.set_ylabel("relative RMS error of QKᵀ")
-            ax.set_title(name)
-        axes[0][0].legend(frameon=False, fontsize=8)
+        fig, ax = plt.subplots(figsize=(6.4, 4.0))
+        for i, (name, e) in enumerate(panels):
+            colour = f"C{i}"
+            ax.plot(e.outliers, e.plain, "o-", color=colour, label=f"{name}, plain")
+            ax.plot(e.outliers, e.rotated, "s--", color=colour, label=f"{name}, rotated")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("outlier factor (1% of the entries of Q and K)")
+        ax.set_ylabel("relative RMS error of the scores")
+        ax.set_title("Rounding QKᵀ with and without the Hadamard rotation")
+        ax.legend(
+            frameon=False,
+            fontsize=8,
+            ncol=len(panels),
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.2),
+        )
         fig.tight_layout()
-        return fluid(svg(fig))
+        return fluid(svg(fig), max_width="40rem")
