@@ -69,6 +69,14 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time, __getattr_
     from attention_math.positional import alibi_bias as alibi_bias
     from attention_math.positional import rope as rope
     from attention_math.positional import sinusoidal as sinusoidal
+    from attention_math.precision import FloatFormat as FloatFormat
+    from attention_math.precision import hadamard_rotation as hadamard_rotation
+    from attention_math.precision import kv_quantized_attention as kv_quantized_attention
+    from attention_math.precision import low_precision_attention as low_precision_attention
+    from attention_math.precision import low_precision_error_bound as low_precision_error_bound
+    from attention_math.precision import quantize_int as quantize_int
+    from attention_math.precision import round_exact as round_exact
+    from attention_math.precision import round_to_format as round_to_format
     from attention_math.sparse import indexer_scores as indexer_scores
     from attention_math.sparse import nsa_attention as nsa_attention
     from attention_math.sparse import topk_attention as topk_attention
@@ -135,6 +143,15 @@ _HOME: dict[str, str] = {
     "sink_gate": "gates",
     "sigmoid_gate": "gates",
     "zero_centred_rms_norm": "gates",
+    # low precision: bfloat16, FP8, KV-cache quantisation
+    "FloatFormat": "precision",
+    "round_to_format": "precision",
+    "round_exact": "precision",
+    "low_precision_attention": "precision",
+    "low_precision_error_bound": "precision",
+    "hadamard_rotation": "precision",
+    "quantize_int": "precision",
+    "kv_quantized_attention": "precision",
     # results shown as maths and tables, here and in Jupyter
     "show": "display",
     # modules
@@ -157,6 +174,7 @@ __all__ = [
     "AttentionParams",
     "BlockConfig",
     "BlockParams",
+    "FloatFormat",
     "KVCache",
     "MLAConfig",
     "MLAWeights",
@@ -172,11 +190,15 @@ __all__ = [
     "crosscheck",
     "display",
     "from_key_padding_mask",
+    "hadamard_rotation",
     "hf",
     "incremental_attention",
     "indexer_scores",
+    "kv_quantized_attention",
     "latent",
     "log_softmax",
+    "low_precision_attention",
+    "low_precision_error_bound",
     "mla_attention",
     "multi_head_attention",
     "multi_head_weights",
@@ -184,8 +206,11 @@ __all__ = [
     "numeric",
     "padding_mask",
     "plot",
+    "quantize_int",
     "reference",
     "rope",
+    "round_exact",
+    "round_to_format",
     "semiseparable_mask",
     "show",
     "sigmoid_gate",

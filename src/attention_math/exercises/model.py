@@ -38,6 +38,7 @@ CHAPTERS: dict[str, str] = {
     "gates": "Sinks and gates",
     "sparse": "Sparse selection",
     "ssd": "State-space duality",
+    "precision": "Low precision",
 }
 """Chapter id -> title, in reading order (the site's navigation): the one list of chapters.
 
@@ -200,6 +201,20 @@ DIAGNOSES: dict[str, str] = {
         "query and key swapped: a key mean adds q_i·μ to row i (one number per row, which the "
         "softmax ignores); a query mean adds μ·k_j (one number per key, which moves the weights)"
     ),
+    "no_implicit_bit": (
+        "a normal number has an implicit leading 1: p = fraction bits + 1, so u = 2^-(m+1)"
+    ),
+    "ieee_max": (
+        "that is the IEEE layout; E4M3fn has no infinities, so the top exponent holds numbers "
+        "and only its all-ones fraction is NaN"
+    ),
+    "truncated": "that is the value below (rounding toward zero); round to the nearest",
+    "min_normal": "that is the smallest normal value; the subnormals go further down",
+    "u_not_attained": (
+        "u is the bound; the error is largest at the midpoint 1 + u, relative to it: u/(1+u)"
+    ),
+    "tie_not_even": "a tie goes to the even code (round half to even), not always up",
+    "first_order": "that drops the u² term: (1 + u)² − 1 = 2u + u²",
 }
 """Diagnosis code -> what it means, shown to the learner."""
 
