@@ -746,14 +746,14 @@ def low_precision_error_bound(
 
     - inputs: ``|q̂ − q| ≤ u|q| + α/(2 s_Q)`` entrywise, the same for ``K`` and ``V``;
     - scores: ``|Ŝ_ij − s_ij| ≤ ε_ij = c Σ_t (e_q|k| + |q|e_k + e_q e_k)
-      + c((1+u₃₂)²(1+γ_{d+1}) − 1) Σ_t |q̂||k̂|`` (``c`` the scale);
+      + c((1+u₃₂)²(1+γ_(d+1)) − 1) Σ_t |q̂||k̂|`` (``c`` the scale);
     - ``P̃_j = exp(s_j − m + δ_j)`` with ``|δ_j| ≤ E = max_j ε_ij + u₃₂(|Ŝ_j| + max|Ŝ|) + 2.01 u₃₂``
       (rounding ``S − m`` and ``exp``), so ``p'_j = P̃_j/ΣP̃`` is the softmax of ``s + δ``
       and ``|p'_j − p_j| ≤ (e^{2E} − 1) p_j``;
     - rounding ``P̃``: ``|fl(P̃_j) − P̃_j| ≤ u P̃_j + α/2``, divided by ``ℓ ≥ 1`` (the row's
       maximum contributes ``exp(0) = 1`` exactly);
-    - ``P̃V`` accumulated: ``γ_{n+1} Σ_j fl(P̃_j)|v̂_j|``; the division by ``ℓ`` (a float32
-      sum): a factor within ``(1 + u₃₂)/(1 − γ_{n+1})``.
+    - ``P̃V`` accumulated: ``γ_(n+1) Σ_j fl(P̃_j)|v̂_j|``; the division by ``ℓ`` (a float32
+      sum): a factor within ``(1 + u₃₂)/(1 − γ_(n+1))``.
 
     The sum of these terms is returned, plus ``(n + d + 16)·2^-53 Σ p|v|`` for the float64
     reference's own rounding. It assumes float32 neither underflows nor overflows. It is a
@@ -826,7 +826,7 @@ def hadamard_matrix(d: int) -> sp.Matrix:
 
     References:
         - [Sylvester, 1867](https://doi.org/10.1080/14786446708639914): the doubling
-          construction ``H_{2d} = [[H, H], [H, −H]]``.
+          construction ``H_(2d) = [[H, H], [H, −H]]``.
 
     Examples:
         >>> from attention_math.precision import hadamard_matrix

@@ -65,8 +65,10 @@ WIDTHS = """async () => {
   const measure = () => ({viewport: window.innerWidth,
   page: document.documentElement.scrollWidth, body: document.body.scrollWidth,
   // typeset maths squeezed to nothing (visible, yet a pixel or two wide)
+  // (a formula's other drawing, hidden at this width, is not squeezed: extensions.linebreak)
   collapsed: [...document.querySelectorAll('article mjx-container > svg')]
-    .filter(s => s.closest('.arithmatex').offsetParent !== null)
+    .filter(s => s.closest('.arithmatex').offsetParent !== null &&
+                 getComputedStyle(s.parentElement).display !== 'none')
     .filter(s => s.getBoundingClientRect().width < 3).length,
   // boxes that scroll sideways yet cannot be reached with the keyboard
   unreachable: [...document.querySelectorAll('article *')]
