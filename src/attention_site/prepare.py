@@ -34,11 +34,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from attention_math._cache import write_atomic
+from attention_site.address import KEPT, site_url
 
 __all__ = ["STEPS", "Prepared", "changed", "for_build", "main", "prepare", "site_url"]
 
 ROOT = Path(__file__).resolve().parents[2]
-STATE = ".prepare"  # under the root: keys, the notebooks' index, the runtime's downloads
+STATE = KEPT.name  # under the root: keys, the notebooks' index, the runtime's downloads
 
 Outputs = dict[str, bytes]  # path under the root -> bytes
 
@@ -55,18 +56,6 @@ class Prepared:
         ran = ", ".join(f"{k} {v:.1f} s" for k, v in self.ran.items()) or "nothing"
         done = f"prepare: made {ran}; up to date: {', '.join(self.skipped) or 'nothing'}"
         return "\n".join([done, *self.notes])
-
-
-def site_url(root: Path = ROOT) -> str:
-    """The site's address as ``mkdocs.yml`` sets it (``SITE_URL`` overrides it there)."""
-    text = (root / "mkdocs.yml").read_text(encoding="utf-8")
-    # an anchor (&site_url, which the extensions' options refer to) may stand before the tag
-    env = r'^site_url:\s*(?:&\w+\s+)?!ENV\s*\[\s*SITE_URL\s*,\s*"([^"]+)"\s*\]'
-    m = re.search(env, text, re.M)
-    if m:
-        return os.environ.get("SITE_URL") or m[1]
-    m = re.search(r"^site_url:\s*(?:&\w+\s+)?(\S+)", text, re.M)
-    return m[1].strip("\"'") if m else "/"
 
 
 def _hash(parts: Iterable[bytes]) -> str:
