@@ -267,7 +267,9 @@ def changed(root: Path = ROOT, steps: Iterable[str] | None = None) -> Outputs:
 
     Written into ``docs/``, they would make ``mkdocs serve``, which watches it, build the whole
     site a second time after each edit. The steps' other files (``.prepare/``, which no one
-    watches) are written; ``keys.json`` is not, so the next `prepare` writes ``docs/``.
+    watches) are written, and the step's key in ``keys.json`` is forgotten, so the next
+    `prepare` makes the step again and writes ``docs/``, even when the edit was undone
+    (``.prepare/`` then holds what the edit made, which the kept key no longer describes).
     Each step's outputs are kept in memory by key, so an edit of one page remakes the
     notebooks once.
     """
@@ -276,6 +278,7 @@ def changed(root: Path = ROOT, steps: Iterable[str] | None = None) -> Outputs:
         json.loads(keys_file.read_text(encoding="utf-8")) if keys_file.is_file() else {}
     )
     out: Outputs = {}
+    forgotten = False
     for name in steps or STEPS:
         key_of, make = STEPS[name]
         key = key_of(root)
@@ -287,7 +290,11 @@ def changed(root: Path = ROOT, steps: Iterable[str] | None = None) -> Outputs:
         if memo not in _MEMO or _MEMO[memo][0] != key:
             _MEMO[memo] = (key, make(root))
         outputs = _MEMO[memo][1]
-        _write(root, {p: data for p, data in outputs.items() if not p.startswith("docs/")})
+        if _write(root, {p: data for p, data in outputs.items() if not p.startswith("docs/")}):
+            if last.get("key") is not None:
+                last["key"], forgotten = None, True
+    if forgotten:
+        write_atomic(keys_file, json.dumps(keys, indent=1, sort_keys=True).encode())
         out.update(
             {
                 p: data
