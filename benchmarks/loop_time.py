@@ -58,7 +58,7 @@ from typing import Any
 
 from _common import ROOT, result_path  # benchmarks/, the script's directory
 
-from attention_math._cache import user_cache
+from attention_site.address import KEPT
 
 OUT = result_path(__file__)
 # on the 2-core machine: the cold build from issue 13, the loop from issue 36
@@ -192,7 +192,7 @@ def measure(figures: dict[str, Any], skip_tests: bool) -> dict[str, Any]:
             # twice: first with no kept browser visits (every page visited, as under CI or on
             # a machine's first run), then again as a contributor's next run of the same
             # sources (every page's bytes unchanged: the kept visits reused)
-            shutil.rmtree(user_cache() / "visits", ignore_errors=True)
+            shutil.rmtree(clone / KEPT.name / "visits", ignore_errors=True)  # the clone's own
             for key, when in (("test_command_first", "tests_first"), ("test_command", "tests")):
                 figures[f"load_before_{when}"] = load()
                 # pytest's 40 slowest steps (setup, call, teardown) come with the figure: the

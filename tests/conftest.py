@@ -170,7 +170,7 @@ def pytest_terminal_summary(terminalreporter) -> None:
     if _VISITS:
         kept = (
             f"{_VISITS['reused']} reused a record kept for the very same bytes "
-            "(ATTENTION_MATH_VISIT_CACHE=0 visits every page)"
+            "(delete .prepare/visits/ to visit every page)"
             if _VISITS["kept"]
             else "no kept records used"
         )

@@ -540,9 +540,8 @@ def findings_table(
 ) -> str:
     """The findings as a Markdown table (or plain text with ``markdown=False``).
 
-    ``link`` is the URL of the example pages' folder relative to the page that prints the
-    table (``"../examples/"`` from ``/audit/``): the example column links to ``{link}{id}/``,
-    the built page, since links inside printed Markdown are not rewritten by MkDocs;
+    ``link`` is the URL of the example pages' folder (the site gives its absolute path, which
+    both of its generators leave as printed): the example column links to ``{link}{id}/``;
     ``where=False`` drops the column saying where in its source the claim appears.
 
     Examples:

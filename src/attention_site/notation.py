@@ -33,6 +33,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from attention_site.address import page_url
+
 __all__ = [
     "GROUPS",
     "SYMBOLS",
@@ -1387,22 +1389,18 @@ _TITLES = {
 }
 
 
-def _link(page: str, base: str) -> str:
+def _link(page: str) -> str:
     if not page:
         return ""
     fallback = page.removesuffix(".md").removesuffix("/index").split("/")[-1].replace("-", " ")
-    # the built page's URL: MkDocs does not rewrite .md links inside printed Markdown
-    url = page.removesuffix(".md").removesuffix("index") + (
-        "" if page.endswith("index.md") else "/"
-    )
-    return f"[{_TITLES.get(page, fallback.capitalize())}]({base}{url})"
+    # absolute, under the site's path: what a block prints is resolved alike by MkDocs and
+    # Zensical only then (attention_site.address)
+    return f"[{_TITLES.get(page, fallback.capitalize())}]({page_url(page)})"
 
 
-def symbols_table(group: str | None = None, base: str = "") -> str:
-    """The notation table as Markdown: every symbol of ``group`` (all when ``None``).
-
-    ``base`` is prepended to the links: the path from the *built* page showing the table to
-    the site's root (``"../"`` from ``/glossary/``), since the links go to built pages.
+def symbols_table(group: str | None = None) -> str:
+    """The notation table as Markdown: every symbol of ``group`` (all when ``None``), each
+    linked to the page that introduces it by its absolute address (`page_url`).
 
     Examples:
         >>> from attention_site.notation import symbols_table
@@ -1414,11 +1412,11 @@ def symbols_table(group: str | None = None, base: str = "") -> str:
     rows = ["| symbol | meaning | shape | introduced in |", "|---|---|---|---|"]
     for s in SYMBOLS:
         if group is None or s.group == group:
-            rows.append(f"| {s.tex} | {s.meaning} | {s.shape} | {_link(s.page, base)} |")
+            rows.append(f"| {s.tex} | {s.meaning} | {s.shape} | {_link(s.page)} |")
     return "\n".join(rows)
 
 
-def terms_list(base: str = "") -> str:
+def terms_list() -> str:
     """The glossary's words as a Markdown definition list, alphabetically.
 
     Examples:
@@ -1428,6 +1426,6 @@ def terms_list(base: str = "") -> str:
     """
     out: list[str] = []
     for t in sorted(TERMS, key=lambda t: t.word.lower()):
-        see = f" See {_link(t.page, base)}." if t.page else ""
+        see = f" See {_link(t.page)}." if t.page else ""
         out += [t.word, f":   {t.meaning}{see}", ""]
     return "\n".join(out)

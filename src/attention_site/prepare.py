@@ -34,11 +34,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from attention_math._cache import write_atomic
+from attention_site.address import KEPT, site_url
 
 __all__ = ["STEPS", "Prepared", "changed", "for_build", "main", "prepare", "site_url"]
 
 ROOT = Path(__file__).resolve().parents[2]
-STATE = ".prepare"  # under the root: keys, the notebooks' index, the runtime's downloads
+STATE = KEPT.name  # under the root: keys, the notebooks' index, the runtime's downloads
 
 Outputs = dict[str, bytes]  # path under the root -> bytes
 
@@ -55,18 +56,6 @@ class Prepared:
         ran = ", ".join(f"{k} {v:.1f} s" for k, v in self.ran.items()) or "nothing"
         done = f"prepare: made {ran}; up to date: {', '.join(self.skipped) or 'nothing'}"
         return "\n".join([done, *self.notes])
-
-
-def site_url(root: Path = ROOT) -> str:
-    """The site's address as ``mkdocs.yml`` sets it (``SITE_URL`` overrides it there)."""
-    text = (root / "mkdocs.yml").read_text(encoding="utf-8")
-    # an anchor (&site_url, which the extensions' options refer to) may stand before the tag
-    env = r'^site_url:\s*(?:&\w+\s+)?!ENV\s*\[\s*SITE_URL\s*,\s*"([^"]+)"\s*\]'
-    m = re.search(env, text, re.M)
-    if m:
-        return os.environ.get("SITE_URL") or m[1]
-    m = re.search(r"^site_url:\s*(?:&\w+\s+)?(\S+)", text, re.M)
-    return m[1].strip("\"'") if m else "/"
 
 
 def _hash(parts: Iterable[bytes]) -> str:
@@ -278,7 +267,9 @@ def changed(root: Path = ROOT, steps: Iterable[str] | None = None) -> Outputs:
 
     Written into ``docs/``, they would make ``mkdocs serve``, which watches it, build the whole
     site a second time after each edit. The steps' other files (``.prepare/``, which no one
-    watches) are written; ``keys.json`` is not, so the next `prepare` writes ``docs/``.
+    watches) are written, and the step's key in ``keys.json`` is forgotten, so the next
+    `prepare` makes the step again and writes ``docs/``, even when the edit was undone
+    (``.prepare/`` then holds what the edit made, which the kept key no longer describes).
     Each step's outputs are kept in memory by key, so an edit of one page remakes the
     notebooks once.
     """
@@ -287,6 +278,7 @@ def changed(root: Path = ROOT, steps: Iterable[str] | None = None) -> Outputs:
         json.loads(keys_file.read_text(encoding="utf-8")) if keys_file.is_file() else {}
     )
     out: Outputs = {}
+    forgotten = False
     for name in steps or STEPS:
         key_of, make = STEPS[name]
         key = key_of(root)
@@ -298,7 +290,11 @@ def changed(root: Path = ROOT, steps: Iterable[str] | None = None) -> Outputs:
         if memo not in _MEMO or _MEMO[memo][0] != key:
             _MEMO[memo] = (key, make(root))
         outputs = _MEMO[memo][1]
-        _write(root, {p: data for p, data in outputs.items() if not p.startswith("docs/")})
+        if _write(root, {p: data for p, data in outputs.items() if not p.startswith("docs/")}):
+            if last.get("key") is not None:
+                last["key"], forgotten = None, True
+    if forgotten:
+        write_atomic(keys_file, json.dumps(keys, indent=1, sort_keys=True).encode())
         out.update(
             {
                 p: data

@@ -60,3 +60,15 @@ def test_a_known_gap_is_reported_apart_and_does_not_fail(
     assert failed == ""
     assert known.startswith("explorables: 1 page(s) differ (known: no sliders yet (upstream #1))")
     assert "t/index.html: mkdocs 1, zensical 0" in known
+
+
+def test_a_link_that_leads_nowhere_fails_even_if_named_a_gap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a = _site(tmp_path / "a", {"t/index.html": PAGE, "e/index.html": ""})
+    gone = PAGE.replace('"../e/"', '"../gone/"')
+    b = _site(tmp_path / "b", {"t/index.html": gone, "e/index.html": ""})
+    monkeypatch.setitem(compare.KNOWN_GAPS, "links", "resolved otherwise (upstream #2)")
+    failed, known = compare.compare(a, b).report()
+    assert failed.startswith("links: 1 page(s) differ\n") and "../gone/" in failed
+    assert known == ""

@@ -119,6 +119,19 @@ def test_under_serve_what_changed_is_handed_over_not_written_into_docs(root: Pat
     assert prep.changed(root, steps) == {}
 
 
+def test_an_edit_undone_under_serve_is_prepared_again(root: Path) -> None:
+    """A rebuild of ``mkdocs serve`` writes .prepare/ for an edit; once the edit is undone,
+    the next prepare must not take .prepare/ as made for the page as it is again."""
+    prep.prepare(root, ["notebooks"])
+    page = root / "docs" / "forward" / "softmax.md"
+    page.write_text(CODE_PAGE + "\nAn edit.\n", encoding="utf-8")
+    assert prep.changed(root, ["notebooks"])  # .prepare/notebooks.json now for the edit
+    page.write_text(CODE_PAGE, encoding="utf-8")  # undone
+    assert list(prep.prepare(root, ["notebooks"]).ran) == ["notebooks"]
+    index = json.loads((root / ".prepare" / "notebooks.json").read_text(encoding="utf-8"))
+    assert fingerprint(CODE_PAGE) in index
+
+
 def test_a_process_first_build_prepares_and_its_rebuilds_take_changes_in_memory(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,11 +1,13 @@
 """No file the build runs reaches a private name of the generators and their plugins.
 
 MkDocs, Material, mkdocstrings and its Python handler, markdown-exec, pymdown-extensions,
-gen-files, literate-nav and Zensical are used through what they document: configuration,
+gen-files, literate-nav, Zensical and matplotlib (which draws the figures) are used through
+what they document: configuration,
 hook events, Python-Markdown extensions. So no module of ``src/``, ``hooks/`` or
 ``benchmarks/`` (and no name ``mkdocs.yml`` points to) imports one of their private modules (a
 dotted part with a leading underscore: ``markdown_exec._internal``), reads a private attribute
-of one of them (``module._name``), or assigns an attribute of theirs (``Highlight.highlight = …``,
+of one of them (``module._name``, ``Class.__dict__["_name"]``, ``getattr(module, "_name")``),
+or assigns an attribute of theirs (``Highlight.highlight = …``,
 ``setattr(module, …)``): a patch release of any of them cannot break the build.
 """
 
@@ -26,6 +28,7 @@ GUARDED = {
     "mkdocs_gen_files",
     "mkdocs_literate_nav",
     "zensical",
+    "matplotlib",
 }
 
 
@@ -99,6 +102,25 @@ def violations(source: str, where: str) -> list[str]:
             and _root(node.args[0]) in bound
         ):
             found.append(f"{where}:{node.lineno}: {node.func.id} on {ast.unparse(node.args[0])}")
+        if (  # Class.__dict__["_name"]
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Attribute)
+            and node.value.attr == "__dict__"
+            and _root(node.value) in bound
+            and isinstance(node.slice, ast.Constant)
+            and _private(str(node.slice.value))
+        ):
+            found.append(f"{where}:{node.lineno}: reads {ast.unparse(node)}")
+        if (  # getattr(module, "_name")
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in {"getattr", "hasattr"}
+            and len(node.args) >= 2
+            and _root(node.args[0]) in bound
+            and isinstance(node.args[1], ast.Constant)
+            and _private(str(node.args[1].value))
+        ):
+            found.append(f"{where}:{node.lineno}: reads {ast.unparse(node)}")
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             for name in re.findall(r"\b[a-z_]+(?:\.\w+)+", node.value):
                 if _guarded(name) and _private(name):
@@ -146,7 +168,12 @@ def test_the_scan_finds_each_kind_of_access() -> None:
             "from pymdownx.highlight import Highlight",
             "Highlight.highlight = len",  # 9: monkeypatching
             "import numpy._core; numpy._core.x = 1",  # another library's: not guarded here
+            "from matplotlib.mathtext import MathTextParser",
+            "parse = MathTextParser.__dict__['_parse_cached']",  # 12: a private member
+            "setattr(MathTextParser, '_parse_cached', parse)",  # 13
+            "getattr(MathTextParser, '_parser')",  # 14
+            "MathTextParser.__dict__['parse']",  # public
         ]
     )
     lines = [int(v.split(":")[1]) for v in violations(source, "probe.py")]
-    assert lines == [1, 3, 5, 6, 7, 9]
+    assert lines == [1, 3, 5, 6, 7, 9, 12, 13, 14]

@@ -105,10 +105,7 @@ def test_only_the_newest_fingerprints_are_kept(tmp_path: Path, shots: Path) -> N
 
 
 def test_ci_visits_every_page(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("ATTENTION_MATH_VISIT_CACHE", raising=False)
     monkeypatch.setenv("CI", "true")
     assert not visits.switched_on()
     monkeypatch.delenv("CI")
     assert visits.switched_on()
-    monkeypatch.setenv("ATTENTION_MATH_VISIT_CACHE", "0")
-    assert not visits.switched_on()

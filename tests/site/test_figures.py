@@ -1,5 +1,4 @@
-"""Figures: the same bytes on every run (the shared mathtext parses included), labelled, and
-drawn in the page's text colour."""
+"""Figures: the same bytes on every run, labelled, and drawn in the page's text colour."""
 
 from __future__ import annotations
 
@@ -12,7 +11,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from attention_math.plot import style as figure_style
 from attention_math.plot.heatmap import heatmap
 from attention_math.plot.style import style, svg
 
@@ -102,33 +100,6 @@ def test_site_figures_follow_the_colour_scheme(built_site) -> None:
     assert len(plots) >= 5
     for fig in plots:
         assert "currentColor" in fig and "#808080" not in fig.lower()
-
-
-def test_shared_mathtext_parses_draw_the_same_svg(monkeypatch: pytest.MonkeyPatch) -> None:
-    def draw() -> str:
-        with figure_style.style():
-            fig, ax = plt.subplots()
-            ax.plot([0, 1], [0, 1], label="$d_k = 4$")
-            ax.set(title=r"$\sqrt{d_k}$ and $e^{x}$", xlabel="$x_i$", ylabel=r"$\sigma(x)$")
-            ax.legend()
-            return figure_style.svg(fig)
-
-    from matplotlib.mathtext import MathTextParser
-
-    from attention_site.figures import style as build_matplotlib
-
-    shared = draw()
-    assert build_matplotlib._PARSES  # the labels were parsed through the build's shared memo
-    with monkeypatch.context() as m:
-        m.setattr(MathTextParser, "_parse_cached", _matplotlib_own(build_matplotlib._PARSE))
-        assert draw() == shared
-
-
-def _matplotlib_own(parse: object) -> object:
-    """matplotlib's own per-parser cache around the uncached parse."""
-    import functools
-
-    return functools.lru_cache(50)(parse)  # type: ignore[arg-type]
 
 
 def test_a_heatmap_can_share_a_scale_and_show_row_sums() -> None:

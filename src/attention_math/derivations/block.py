@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from attention_math.derivations._once import derived_once
 from attention_math.symbolic import is_zero
 
 __all__ = [
@@ -46,6 +47,7 @@ def rms_norm_exact(x: sp.Matrix) -> sp.Matrix:
     return x.applyfunc(lambda e: sp.simplify(e / rms))
 
 
+@derived_once
 def rms_norm_vs_layer_norm(d: int = 3) -> dict[str, sp.Expr | sp.Matrix]:
     """What RMSNorm drops from LayerNorm, for a generic real ``x`` of ``d`` entries.
 
@@ -87,6 +89,7 @@ def rms_norm_vs_layer_norm(d: int = 3) -> dict[str, sp.Expr | sp.Matrix]:
     }
 
 
+@derived_once
 def rms_norm_jacobian(d: int = 3) -> dict[str, sp.Matrix]:
     """The Jacobian of ``y = x / rms(x)``: ``∂y/∂x = (I − y yᵀ/d) / rms(x)``, derived by
     differentiating a generic ``x`` of ``d`` entries and checked against the closed form.
@@ -117,6 +120,7 @@ def rms_norm_jacobian(d: int = 3) -> dict[str, sp.Matrix]:
     return {"J": jac, "closed form": closed, "J − closed form": diff}
 
 
+@derived_once
 def qk_norm_bound(d: int = 4) -> dict[str, sp.Expr]:
     """The bound QK-norm puts on a score: with ``q̂ = g_q ⊙ q/rms(q)`` and ``k̂`` alike,
     ``|q̂·k̂| / √d ≤ √d · max|g_q| · max|g_k|`` whatever the size of ``q`` and ``k``.
@@ -167,6 +171,7 @@ def layer_norm_exact(x: sp.Matrix) -> sp.Matrix:
     return centred.applyfunc(lambda e: sp.simplify(e / sp.sqrt(var)))
 
 
+@derived_once
 def norm_after_layer_norm(d: int = 3) -> sp.Expr:
     """``‖LN(x)‖²`` for a generic real ``x`` of ``d`` entries, simplified: ``d``.
 
@@ -180,6 +185,7 @@ def norm_after_layer_norm(d: int = 3) -> sp.Expr:
     return sp.simplify(sp.Add(*(e**2 for e in y)))
 
 
+@derived_once
 def mean_after_layer_norm(d: int = 3) -> sp.Expr:
     """The mean of ``LN(x)``'s entries for a generic real ``x`` of ``d`` entries: ``0``.
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from attention_math.derivations._once import derived_once
+
 __all__ = [
     "STEPS",
     "Step",
@@ -72,6 +74,7 @@ STEPS = (
 """The steps of multi-head attention in order, each with its FLOPs and the memory it writes."""
 
 
+@derived_once
 def total_flops() -> sp.Expr:
     """All FLOPs of multi-head attention.
 
@@ -84,6 +87,7 @@ def total_flops() -> sp.Expr:
     return sp.expand(sp.Add(*(s.flops for s in STEPS)))
 
 
+@derived_once
 def total_memory() -> sp.Expr:
     """Entries of all intermediate arrays (the scores buffer counted once, updated in place).
 
@@ -108,6 +112,7 @@ def leading_in_L(expr: sp.Expr) -> tuple[int, sp.Expr]:
     return poly.degree(), sp.factor(poly.LC())
 
 
+@derived_once
 def feed_forward_flops() -> sp.Expr:
     """FLOPs of the block's feed-forward network on ``L_q`` tokens: two matrix products,
     ``d_model × d_ff`` and ``d_ff × d_model`` (the activation's FLOPs, ``L_q d_ff``, left out).
@@ -120,6 +125,7 @@ def feed_forward_flops() -> sp.Expr:
     return sp.expand(2 * L_q * d_model * d_ff + 2 * L_q * d_ff * d_model)
 
 
+@derived_once
 def crossover(*, with_feed_forward: bool = False) -> sp.Expr:
     """The length ``L*`` of self-attention (``L_q = L_k = L``, ``d_k = d_v = d_model / h``) at
     which the FLOPs that grow like ``L²`` equal those that grow like ``L``: of the attention

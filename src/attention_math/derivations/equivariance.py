@@ -16,6 +16,7 @@ import sympy as sp
 from numpy.typing import NDArray
 
 from attention_math import numeric, symbolic
+from attention_math.derivations._once import derived_once
 
 _F = NDArray[np.floating]  # a float array
 
@@ -68,6 +69,7 @@ def softmax_commutes(n: int = 3) -> bool:
     return True
 
 
+@derived_once
 def equivariant_exactly(n: int = 3, d_k: int = 2, d_v: int = 1) -> bool:
     """``attention(ΠQ, ΠK, ΠV) = Π attention(Q, K, V)`` for generic ``Q, K, V`` and every ``Π``.
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from attention_math.derivations._once import derived_once
 from attention_math.symbolic import is_zero
 
 __all__ = ["Case", "case", "d_two_ways", "lse_recomputes_softmax", "tiles_sum_to_full"]
@@ -41,6 +42,7 @@ class Case:
     out: sp.Matrix  # O = P V
 
 
+@derived_once
 def case(n_q: int = 2, n_k: int = 3) -> Case:
     """Build the symbolic case.
 
@@ -61,6 +63,7 @@ def case(n_q: int = 2, n_k: int = 3) -> Case:
     return Case(q, k, v, g, s, p, lse, p * v)
 
 
+@derived_once
 def lse_recomputes_softmax(c: Case) -> bool:
     """``exp(S_ij − lse_i) = P_ij`` for every entry.
 
@@ -75,6 +78,7 @@ def lse_recomputes_softmax(c: Case) -> bool:
     )
 
 
+@derived_once
 def d_two_ways(c: Case) -> tuple[sp.Matrix, bool]:
     """``D = rowsum(dO ∘ O)`` and whether it equals ``rowsum(P ∘ dP)`` with ``dP = dO Vᵀ``.
 
@@ -89,6 +93,7 @@ def d_two_ways(c: Case) -> tuple[sp.Matrix, bool]:
     return d_from_o, all(is_zero(e) for e in d_from_o - d_from_p)
 
 
+@derived_once
 def tiles_sum_to_full(
     c: Case,
     q_tiles: tuple[tuple[int, ...], ...] = ((0,), (1,)),

@@ -21,6 +21,7 @@ from __future__ import annotations
 import sympy as sp
 
 from attention_math import symbolic
+from attention_math.derivations._once import derived_once
 from attention_math.symbolic import is_zero
 
 __all__ = [
@@ -103,6 +104,7 @@ def softmax_jacobian_general() -> tuple[sp.Expr, sp.Expr]:
     return raw.xreplace(back), identity
 
 
+@derived_once
 def verify_jacobian_properties(n: int) -> dict[str, sp.Expr]:
     """Check that the softmax Jacobian is symmetric PSD with ``J·1 = 0``, for ``n`` entries.
 
@@ -181,6 +183,7 @@ def _direct_gradient(loss: sp.Expr, A: sp.Matrix) -> sp.Matrix:
     return A.applyfunc(lambda a: sp.diff(loss, a))
 
 
+@derived_once
 def verify_backward(
     l_q: int = 2, l_k: int = 3, d_k: int = 2, d_v: int = 2, mask: object = None
 ) -> dict[str, sp.Matrix]:
@@ -242,6 +245,7 @@ def projection_backward(
     return g
 
 
+@derived_once
 def verify_projection_backward(
     length: int = 2, d_model: int = 2, d_k: int = 1, d_v: int = 1
 ) -> dict[str, sp.Matrix]:

@@ -33,6 +33,7 @@ import sympy as sp
 from attention_math import symbolic
 from attention_math._lazy import numeric
 from attention_math.derivations import cost
+from attention_math.derivations._once import derived_once
 
 __all__ = [
     "C",
@@ -83,6 +84,7 @@ def _causal(n: int) -> sp.Matrix:
     return sp.Matrix(n, n, lambda i, j: 0 if j <= i else -sp.oo)  # additive causal mask
 
 
+@derived_once
 def two_patterns(length: int = 4) -> TwoPatterns:
     """The example, exactly: head A reads the previous token, head B the first token.
 
@@ -117,6 +119,7 @@ def two_patterns(length: int = 4) -> TwoPatterns:
     return TwoPatterns(q_a, q_b, k, v, mask, p_a, p_b, p_one, two_heads, one_head)
 
 
+@derived_once
 def two_patterns_numeric(length: int = 4) -> dict[str, NDArray[np.float64]]:
     """The same example in NumPy: ``numeric.attention`` with the head as a batch axis.
 

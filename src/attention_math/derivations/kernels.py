@@ -22,6 +22,7 @@ import numpy as np
 import sympy as sp
 from numpy.typing import NDArray
 
+from attention_math.derivations._once import derived_once
 from attention_math.symbolic import is_zero
 
 __all__ = [
@@ -96,6 +97,7 @@ def bandwidth_limits(
     return weights, near, far
 
 
+@derived_once
 def bilinear_rank(d_model: int = 4, d_k: int = 2) -> tuple[int, int]:
     """``(rank of W_Q W_Kᵀ, d_k)`` for generic symbolic ``W_Q``, ``W_K`` of shape
     ``(d_model, d_k)``, ``d_k < d_model``: every ``(d_k + 1)``-minor expands to 0 and a
@@ -127,6 +129,7 @@ def bilinear_rank(d_model: int = 4, d_k: int = 2) -> tuple[int, int]:
     return d_k, d_k
 
 
+@derived_once
 def bilinear_invariance(d_model: int = 3, d_k: int = 2) -> bool:
     """``(W_Q A)(W_K A^{−ᵀ})ᵀ = W_Q W_Kᵀ`` for generic symbolic matrices and invertible ``A``.
 

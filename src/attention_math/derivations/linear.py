@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from attention_math._lazy import np
+from attention_math.derivations._once import derived_once
 from attention_math.derivations.cost import STEPS, L_k, L_q, d_k, d_v, h
 
 if TYPE_CHECKING:
@@ -53,6 +54,7 @@ def associativity(n: int = 3, m: int = 2, d_val: int = 2) -> bool:
     return bool(((fq * fk.T) * v - fq * (fk.T * v)).expand() == sp.zeros(n, d_val))
 
 
+@derived_once
 def causal_recurrence_equals_masked(n: int = 3, m: int = 2, d_val: int = 1) -> bool:
     """Row ``t`` of the recurrence, ``φ(q_t)ᵀ U_t / φ(q_t)ᵀ z_t``, equals row ``t`` of the
     lower-triangular quadratic form ``tril(F_Q F_Kᵀ) V / tril(F_Q F_Kᵀ) 1``, for every ``t``.
@@ -170,6 +172,7 @@ def performer_crossover() -> sp.Expr:
     return sp.factor(root)
 
 
+@derived_once
 def performer_expectation(dim: int = 2) -> tuple[sp.Expr, bool]:
     """``E_ω[exp(ω·q − ‖q‖²/2) exp(ω·k − ‖k‖²/2)]`` for ``ω ~ N(0, I_dim)``, exactly, and
     whether it equals ``exp(q·k)``.
@@ -197,6 +200,7 @@ def performer_expectation(dim: int = 2) -> tuple[sp.Expr, bool]:
     return value, sp.simplify(value - target) == 0
 
 
+@derived_once
 def monte_carlo_errors(
     ms: tuple[int, ...] = (16, 64, 256, 1024, 4096), trials: int = 200, seed: int = 0
 ) -> tuple[NDArray[np.float64], float]:

@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 from attention_math import positional
 from attention_math._checks import check_count
 from attention_math.crosscheck import crosscheck
+from attention_math.derivations._once import derived_once
 
 __all__ = [
     "alibi_row_normaliser",
@@ -159,6 +160,7 @@ def rope_relative_holds(half_d: int = 2, *, interleaved: bool = False) -> bool:
     return product_ok and _trig_zero(score)
 
 
+@derived_once
 def rope_keeps_norms(half_d: int = 2) -> bool:
     """True when ``R(p)ᵀ R(p) = I`` for symbolic ``p`` and frequencies (so ``‖R q‖ = ‖q‖``,
     and the variance argument for ``1/√d_k`` is untouched).
@@ -353,6 +355,7 @@ def alibi_slopes_exact(n_heads: int) -> list[sp.Expr]:
     ]
 
 
+@derived_once
 def alibi_toeplitz(n_heads: int, size: int) -> bool:
     """True when every head's exact bias matrix is constant along diagonals
     (``B[i+1, j+1] = B[i, j]``: it depends on ``i − j`` only), the NumPy bias is so too, bit

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sympy as sp
 
 from attention_math.crosscheck import CrossCheck, crosscheck
+from attention_math.derivations._once import derived_once
 
 __all__ = [
     "alibi_far_weight_exact",
@@ -97,6 +98,7 @@ def check_alibi_far_weight(n_heads: int, train_len: int, test_len: int) -> Cross
     return crosscheck(sp.Matrix([exact]), got, bound_eps=64, label="ALiBi far weight")
 
 
+@derived_once
 def unseen_pairs_exact(d: int, *, base: int, train_len: int) -> int:
     """How many rotary pairs turn less than once within ``train_len`` positions:
     ``train_len · base^(−2i/d) < 2π``, decided exactly. Without scaling, every such pair

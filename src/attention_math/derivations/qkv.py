@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from attention_math.derivations._once import derived_once
 from attention_math.symbolic import generic_matrix
 
 __all__ = ["QKV", "qkv_roles"]
@@ -31,6 +32,7 @@ class QKV:
     linear_in_v: bool  # O(W_V + W_V') == O(W_V) + O(W_V') with the same weights P
 
 
+@derived_once
 def qkv_roles(d_model: int = 3, d_k: int = 2, length: int = 2) -> QKV:
     """Check, exactly and for generic symbolic entries, where ``W_Q``, ``W_K``, ``W_V`` enter.
 

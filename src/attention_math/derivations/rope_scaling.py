@@ -18,6 +18,7 @@ from typing import Any
 import sympy as sp
 
 from attention_math.crosscheck import CrossCheck, CrossCheckError, crosscheck
+from attention_math.derivations._once import derived_once
 
 __all__ = [
     "abel_summation_holds",
@@ -62,6 +63,7 @@ def exact_yarn_ramp(
     return [sp.Min(sp.Max((i - low) / (high - low), 0), 1) for i in range(d // 2)]
 
 
+@derived_once
 def exact_frequencies(
     d: int,
     *,
@@ -140,6 +142,7 @@ def exact_frequencies(
     raise ValueError(f"unknown rope_type {kind!r}")
 
 
+@derived_once
 def check_frequencies(
     d: int,
     *,

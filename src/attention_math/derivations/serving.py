@@ -20,6 +20,7 @@ from attention_math._lazy import np
 if TYPE_CHECKING:  # the NumPy side, imported on use: this module's exact side runs in the browser
     from attention_math import serving
     from attention_math.crosscheck import CrossCheck
+from attention_math.derivations._once import derived_once
 from attention_math.derivations.online_softmax import finish, logsumexp, merge, tile_state
 from attention_math.symbolic import is_zero
 
@@ -119,6 +120,7 @@ def gqa_bytes_ratio() -> tuple[sp.Expr, sp.Expr]:
     return ratio, sp.diff(decode_flops(), h_kv)
 
 
+@derived_once
 def flash_decoding_merge(
     scores: Sequence[object], values: Sequence[object], cuts: Sequence[int]
 ) -> sp.Expr:
@@ -150,6 +152,7 @@ def flash_decoding_merge(
     return sp.simplify(sp.Add(*(sp.exp(lc - lse) * oc for lc, oc in zip(lses, outs, strict=True))))
 
 
+@derived_once
 def merge_is_online_softmax(n: int = 4, cuts: Sequence[int] = (2,)) -> bool:
     """True when Flash-Decoding's merge of generic chunks equals (a) the softmax over all keys
     and (b) the online softmax's merge of the chunks' states ``(m, λ, o)``: the lse of a state

@@ -14,6 +14,7 @@ import numpy as np
 import sympy as sp
 from numpy.typing import NDArray
 
+from attention_math.derivations._once import derived_once
 from attention_math.numeric import sliding_window_mask
 
 __all__ = [
@@ -32,6 +33,7 @@ n_layers = sp.Symbol("n_layers", positive=True, integer=True)  # the glossary's 
 _TEX_NAMES = {n_layers: r"n_{\text{layers}}"}
 
 
+@derived_once
 def reach(length: int, window: int, n_layers: int) -> sp.Matrix:
     """The 0/1 matrix of who-influences-whom after ``n_layers`` layers: the ``n_layers``-th
     power of the mask in exact integer arithmetic, then every positive count set to 1.

@@ -21,7 +21,7 @@ from attention_math import positional
 from attention_math.derivations import decoding
 from attention_math.derivations.kernels import regression_data
 from attention_math.kernels import nadaraya_watson
-from attention_math.plot.style import fluid, style, svg
+from attention_math.plot.style import drawn_once, fluid, style, svg
 from attention_math.toy.model import ToyModel
 
 if TYPE_CHECKING:  # matplotlib is imported when a figure is drawn
@@ -191,6 +191,7 @@ def cost_crossover(widths: tuple[int, ...] = (64, 128)) -> str:
     return fluid(svg(fig), max_width="36rem")
 
 
+@drawn_once  # kept in memory by its arguments' content: drawn once per process
 def saturation_figure(
     ds: list[int],
     curves: dict[str, NDArray[np.float64]],
@@ -560,6 +561,7 @@ def loss_curve(model: ToyModel, window: int = 50) -> str:
         return fluid(svg(fig), max_width="40rem")
 
 
+@drawn_once  # kept in memory by its arguments' content: drawn once per process
 def series(
     x: Sequence[float],
     lines: Sequence[tuple[str, Sequence[float]]],

@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 from attention_math import positional
 from attention_math.derivations import sliding_window
 from attention_math.display import sci_text
-from attention_math.plot.style import fluid, style, svg
+from attention_math.plot.style import drawn_once, fluid, style, svg
 
 if TYPE_CHECKING:  # matplotlib is imported when a figure is drawn
     from matplotlib.axes import Axes
@@ -39,6 +39,7 @@ def _numbers(n: int) -> list[str]:
     return [str(i) for i in range(1, n + 1)]
 
 
+@drawn_once  # kept in memory by its arguments' content: drawn once per process
 def heatmap(
     weights: ArrayLike,
     *,
@@ -163,6 +164,7 @@ def _cells(
     return im
 
 
+@drawn_once  # kept in memory by its arguments' content: drawn once per process
 def weight_panels(panels: Sequence[tuple[str, ArrayLike]], *, title: str) -> str:
     """Heatmaps of attention weights side by side (one panel per head, on one colour scale,
     each drawn as [`heatmap`][attention_math.plot.heatmap.heatmap] draws), as SVG text.
@@ -214,6 +216,7 @@ def weight_panels(panels: Sequence[tuple[str, ArrayLike]], *, title: str) -> str
         return svg(fig)
 
 
+@drawn_once  # kept in memory by its arguments' content: drawn once per process
 def circuit_heatmap(
     matrix: ArrayLike,
     *,

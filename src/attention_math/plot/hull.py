@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from attention_math.plot.style import fluid, style, svg
+from attention_math.plot.style import drawn_once, fluid, style, svg
 
 __all__ = ["running_hull", "value_hull"]
 
@@ -37,6 +39,7 @@ def _hull(points: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.array(lower[:-1] + upper[:-1])
 
 
+@drawn_once  # kept in memory by its arguments' content: drawn once per process
 def value_hull(v: ArrayLike, outputs: dict[str, ArrayLike], *, title: str) -> str:
     """Value vectors (``d_v = 2``), their convex hull, and output rows drawn inside it.
 
@@ -83,6 +86,7 @@ def value_hull(v: ArrayLike, outputs: dict[str, ArrayLike], *, title: str) -> st
         return fluid(svg(fig), max_width="26rem")
 
 
+@functools.cache  # a pure function of its arguments: drawn once per process
 def running_hull() -> str:
     """`value_hull` for the running example, without and with the causal mask.
 

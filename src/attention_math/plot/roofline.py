@@ -9,11 +9,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from attention_math.hardware import A100_SXM_80GB, GPU, ridge
-from attention_math.plot.style import style, svg
+from attention_math.plot.style import drawn_once, style, svg
 
 __all__ = ["roofline"]
 
 
+@drawn_once  # kept in memory by its arguments' content: drawn once per process
 def roofline(points: Sequence[tuple[str, float]], *, title: str, gpu: GPU = A100_SXM_80GB) -> str:
     """The roofline of ``gpu`` (log-log) with each ``(label, FLOPs per byte)`` marked on it.
 

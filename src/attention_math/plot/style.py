@@ -7,13 +7,18 @@ axes so that it reads in both the light and the dark colour scheme.
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import functools
 import hashlib
 import html
 import io
 import math
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
+
+import numpy as np
 
 from attention_math.display import Svg
 from attention_math.terminal import plain
@@ -21,7 +26,69 @@ from attention_math.terminal import plain
 if TYPE_CHECKING:  # matplotlib is imported when a figure is drawn
     from matplotlib.figure import Figure
 
-__all__ = ["LEGIBLE_PX", "description", "fluid", "legible", "style", "svg"]
+__all__ = ["LEGIBLE_PX", "description", "drawn_once", "fluid", "legible", "style", "svg"]
+
+_P = ParamSpec("_P")
+_S = TypeVar("_S", bound=str)  # SVG text, which cannot be changed
+KEPT = 256
+"""Figures `drawn_once` keeps per function, the least recently drawn dropped first."""
+
+
+def _content(value: object) -> Hashable:
+    """A hashable stand-in for an argument, equal for equal content: an array by its dtype,
+    shape and bytes, a list, tuple or dict by its items; ``TypeError`` for what has none."""
+    if isinstance(value, np.ndarray):
+        return ("ndarray", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_content(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple((_content(k), _content(v)) for k, v in value.items()))
+    hash(value)  # TypeError when it cannot be a key
+    return (type(value).__name__, value)  # 1, 1.0 and True draw different labels
+
+
+def drawn_once(draw: Callable[_P, _S]) -> Callable[_P, _S]:
+    """``draw``, remembering its figures in memory by the content of its arguments.
+
+    A figure is a pure function of its arguments, and its SVG text cannot be changed, so
+    the same arrays (the same dtype, shape and bytes) give the kept text back instead of
+    drawing again: a page's block that draws runs on every build of ``mkdocs serve``, in
+    one process. At most `KEPT` figures per function; an argument with no content to key
+    on (an object of no value equality) draws afresh.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.plot.style import drawn_once
+        >>> calls = []
+        >>> @drawn_once
+        ... def figure(w, *, title):
+        ...     calls.append(title)
+        ...     return Svg(f"<svg>{title} {np.asarray(w).sum()}</svg>")
+        >>> figure(np.eye(2), title="a") is figure(np.eye(2), title="a")
+        True
+        >>> _ = figure(np.eye(2) * 2, title="a"); _ = figure([[1.0, 0.0]], title="a")
+        >>> calls
+        ['a', 'a', 'a']
+    """
+    kept: collections.OrderedDict[Hashable, _S] = collections.OrderedDict()
+
+    @functools.wraps(draw)
+    def drawn(*args: _P.args, **kwargs: _P.kwargs) -> _S:
+        try:
+            key = (_content(args), _content(dict(sorted(kwargs.items()))))
+        except TypeError:
+            return draw(*args, **kwargs)
+        if key in kept:
+            kept.move_to_end(key)
+            return kept[key]
+        figure = draw(*args, **kwargs)
+        kept[key] = figure
+        if len(kept) > KEPT:
+            kept.popitem(last=False)
+        return figure
+
+    return drawn
+
 
 _FG = "#808080"  # replaced by currentColor in the SVG text, see svg()
 

@@ -2,7 +2,8 @@
 
 Its script is ``axe.min.js`` from the npm registry's ``axe-core`` tarball, pinned below with
 the integrity hash the registry publishes and fetched once into the user's cache (as the
-build fetches Pyodide: ``pinned``), so the README's test command needs no npm. Nothing of
+build fetches Pyodide: ``pinned``) into the clone's ``.prepare/axe/``, so the README's test
+command needs no npm. Nothing of
 it is committed. The browser tests' probes and ``benchmarks/lighthouse.py`` both run it
 from here. 4.13 made its colour-contrast rule, the costliest probe of the browser tests'
 visit, about a third cheaper than the 4.12 that a PyPI wheel shipped.
@@ -14,7 +15,7 @@ import functools
 from pathlib import Path
 from typing import Any
 
-from attention_math._cache import user_cache
+from attention_site.address import KEPT
 from attention_site.checks.pinned import npm_files
 
 __all__ = ["AXE_CORE", "SEVERE", "axe_path", "axe_source", "run_axe"]
@@ -46,8 +47,8 @@ RUN = """async () => {
 
 def axe_path() -> Path:
     """``axe.min.js`` of ``AXE_CORE``, fetched and verified on first use, under
-    ``$XDG_CACHE_HOME/attention-math/axe``; ``pinned.PinError`` says why if it cannot be."""
-    return npm_files(AXE_CORE, ["axe.min.js"], user_cache() / "axe") / "axe.min.js"
+    ``.prepare/axe/`` (named by its version); ``pinned.PinError`` says why if it cannot be."""
+    return npm_files(AXE_CORE, ["axe.min.js"], KEPT / "axe") / "axe.min.js"
 
 
 @functools.cache

@@ -50,8 +50,6 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 TIMEOUT_MS = 60_000  # two shared cores, eight agents
-# full-page screenshots cost seconds a page; by default the first screen of each page
-FULL_PAGE = bool(os.environ.get("ATTENTION_MATH_FULL_SCREENSHOTS"))
 # the theme's (mkdocs-material) script, as the theme writes it into every page
 THEME_SCRIPT = "/assets/javascripts/bundle."
 #: The one desktop size of the browser tests (the ``desktop`` tab and the visit's first look)
@@ -142,8 +140,9 @@ class Tab:
             " ? MathJax.startup.promise.then(() => true) : true"
         )
 
-    def screenshot(self, name: str, *, full_page: bool = FULL_PAGE) -> Path:
-        """The tab's page as ``ARTIFACTS/<name>.png`` (the first screen unless ``full_page``)."""
+    def screenshot(self, name: str, *, full_page: bool = False) -> Path:
+        """The tab's page as ``ARTIFACTS/<name>.png``: its first screen, or the whole page
+        with ``full_page`` (which costs seconds a page)."""
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         path = ARTIFACTS / f"{name}.png"
         self.page.screenshot(path=str(path), full_page=full_page, animations="disabled")

@@ -12,9 +12,8 @@ changed (every page, when the edit reaches the theme, a stylesheet or the naviga
 The served address holds a port chosen per run: it is replaced by ``ORIGIN`` in the bytes
 hashed and in the records kept, and put back on reuse.
 
-Reuse is on for a contributor's runs and off under CI (``CI`` set), which visits every page;
-``ATTENTION_MATH_VISIT_CACHE=0`` (or ``1``) decides instead. The records live in
-``~/.cache/attention-math/visits/`` (``_cache.user_cache``).
+Reuse is on for a contributor's runs and off under CI (``CI`` set), which visits every page.
+The records live in the clone's ``.prepare/visits/``: delete it to visit every page again.
 """
 
 from __future__ import annotations
@@ -30,7 +29,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from attention_math._cache import user_cache, write_atomic
+from attention_math._cache import write_atomic
+from attention_site.address import KEPT
 from attention_site.checks import browser
 from attention_site.checks.axe import axe_source
 
@@ -42,21 +42,14 @@ KEEP = 3  # fingerprints kept: the newest ones (another branch's checks, say)
 
 
 def switched_on() -> bool:
-    """Whether records are reused: ``ATTENTION_MATH_VISIT_CACHE`` if it is 0 or 1, else not
-    under CI.
+    """Whether records are reused: not under CI (``CI`` set), which visits every page.
 
     Examples:
         >>> from unittest import mock
-        >>> with mock.patch.dict(os.environ, {"CI": "true", "ATTENTION_MATH_VISIT_CACHE": ""}):
+        >>> with mock.patch.dict(os.environ, {"CI": "true"}):
         ...     switched_on()
         False
-        >>> with mock.patch.dict(os.environ, {"CI": "true", "ATTENTION_MATH_VISIT_CACHE": "1"}):
-        ...     switched_on()
-        True
     """
-    chosen = os.environ.get("ATTENTION_MATH_VISIT_CACHE", "")
-    if chosen in ("0", "1"):
-        return chosen == "1"
     return not os.environ.get("CI")
 
 
@@ -78,7 +71,7 @@ def fingerprint(browser_version: str, code: Iterable[Path] = ()) -> str:
         "browser": browser_version,
         "playwright": importlib.metadata.version("playwright"),
         "chromium": [str(browser.CHROMIUM), browser.CHROMIUM_ARGS],
-        "sizes": [browser.DESKTOP, browser.PHONE, browser.FULL_PAGE],
+        "sizes": [browser.DESKTOP, browser.PHONE],
         "probes": list(browser.PROBES),
         "scripts": script_users(),
     }
@@ -117,8 +110,8 @@ class VisitStore:
     def for_run(
         cls, site: Path, base_url: str, browser_version: str, code: Iterable[Path] = ()
     ) -> VisitStore:
-        """The store under ``~/.cache/attention-math/visits`` for this checking code."""
-        return cls(site, base_url, user_cache() / "visits", fingerprint(browser_version, code))
+        """The store under ``.prepare/visits`` for this checking code."""
+        return cls(site, base_url, KEPT / "visits", fingerprint(browser_version, code))
 
     def _file(self, url: str) -> Path | None:
         """The built file behind a URL of the site, or None for any other URL."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import posixpath
 import re
 import textwrap
 from collections.abc import Callable
@@ -28,6 +29,7 @@ from attention_math.exercises.model import CHAPTERS, TASKS, Exercise, input_tex,
 from attention_math.exercises.parse import FUNCTIONS
 from attention_math.symbolic import latex
 from attention_math.terminal import plain
+from attention_site.address import page_url
 from attention_site.pages.exercise_box import answer_box, placeholder
 
 if TYPE_CHECKING:  # NumPy is imported at build time only
@@ -298,18 +300,21 @@ _MD_LINK = re.compile(r"\]\((?![a-z]+:|/|#)([^)#\s]+?)\.md(#[^)\s]*)?\)")
 
 def page_links(markdown: str) -> str:
     """``markdown`` with its links to pages (``../why/masks.md``, relative to the chapter's
-    ``.md`` file) written as the built site's addresses (``../../why/masks/``): MkDocs does
-    not rewrite the links inside an executed block's output, and a chapter's page is one.
+    ``.md`` file in ``docs/exercises/``) written as the built pages' absolute addresses
+    (`page_url`): an executed block's output is resolved from the page's address by MkDocs
+    and from its source file by Zensical, and only an absolute link is right under both.
 
     Examples:
+        >>> from unittest import mock
         >>> from attention_site.pages.exercises import page_links
-        >>> page_links("see [masks](../why/masks.md#limits) and [IO](../long/index.md)")
-        'see [masks](../../why/masks/#limits) and [IO](../../long/)'
+        >>> with mock.patch.dict("os.environ", {"SITE_URL": "https://x.org/am/"}):
+        ...     page_links("see [masks](../why/masks.md#limits) and [IO](../long/index.md)")
+        'see [masks](/am/why/masks/#limits) and [IO](/am/long/)'
     """
 
     def url(m: re.Match[str]) -> str:
-        path = m[1][: -len("index")] if m[1].endswith("index") else m[1] + "/"
-        return f"](../{path}{m[2] or ''})"
+        page = posixpath.normpath(posixpath.join("exercises", m[1] + ".md"))
+        return f"]({page_url(page + (m[2] or ''))})"
 
     return _MD_LINK.sub(url, markdown)
 
@@ -352,11 +357,12 @@ def _how_to_check(exercises: list[Exercise]) -> str:
             more.append(name)
             held.discard(build)  # one name for each
     names = ", ".join(f"`{n}`" for n in [*_TYPED, *more, "^"])
-    # the syntax is spelled out on the exercises' index page: "../" from a chapter's page
+    # the syntax is spelled out on the exercises' index page
     return (
         "Each exercise states its inputs (rendered from the package's catalogue when the site "
         "is built). Check an answer in Python or from the shell: type it as "
-        f"[plain math](../#checking-an-answer) ({names}, matrices as `[[a, b], [c, d]]`) or "
+        f"[plain math]({page_url('exercises/index.md#checking-an-answer')}) ({names}, "
+        "matrices as `[[a, b], [c, d]]`) or "
         "pass a SymPy or NumPy object. The checker says whether it is right and, for the "
         "usual slips, what went wrong. Every solution below is run when the site is built and "
         "must pass the same checker."
