@@ -79,7 +79,7 @@ class Term:
     page: str = ""
 
 
-_F, _V, _N, _G, _M, _W, _P, _L = (
+_F, _V, _N, _G, _M, _W, _P, _L, _R = (
     "The forward pass",
     "Dropout, other scores, symmetries",
     "Softmax and floating point",
@@ -88,9 +88,10 @@ _F, _V, _N, _G, _M, _W, _P, _L = (
     "Why it works: statistics",
     "Positions and decoding",
     "Long sequences",
+    "Attention in 2025–26 models",
 )
 
-GROUPS: tuple[str, ...] = (_F, _V, _N, _G, _M, _W, _P, _L)
+GROUPS: tuple[str, ...] = (_F, _V, _N, _G, _M, _W, _P, _L, _R)
 """The notation table's groups, in reading order. Notation and shapes shows the first: the
 symbols of the forward pass itself; dropout, the other scoring functions and the
 reparametrisation ``F`` are in the second, shown by the glossary."""
@@ -210,8 +211,8 @@ SYMBOLS: tuple[Symbol, ...] = (
         "forward/index.md",
     ),
     Symbol(
-        r"$\operatorname{attention}$",
-        ("attention", "Attention"),
+        r"$\operatorname{attention}$, $\operatorname{Attn}$",
+        ("attention", "Attention", "Attn"),
         r"the whole map $(Q, K, V) \mapsto \operatorname{softmax}(QK^\top/\sqrt{d_k} + M)\,V$",
         page="why/multi-head.md",
     ),
@@ -986,6 +987,76 @@ SYMBOLS: tuple[Symbol, ...] = (
         page="long/linear-attention.md",
         group=_L,
     ),
+    # attention in 2025-26 models
+    Symbol(
+        r"$\operatorname{RoPE}_t$",
+        ("RoPE",),
+        r"RoPE as a map: the rotation $R(t)$ of a token at position $t$ (MLA's decoupled key "
+        r"and query)",
+        "keeps the shape",
+        "recent/latent.md",
+        _R,
+    ),
+    Symbol(
+        r"$n_h$, $n_g$",
+        ("n_h", "n_g"),
+        r"DeepSeek-V2's names for the number of query heads ($h$ elsewhere on the site) and of "
+        r"key/value groups ($h_{kv}$ elsewhere)",
+        page="recent/latent.md",
+        group=_R,
+    ),
+    Symbol(
+        r"$d_h$; $d_c$, $d_R$",
+        ("d_h", "d_R"),
+        r"MLA's widths, as DeepSeek-V2 names them: of one head ($d_{\text{head}}$ elsewhere); "
+        r"of the cached latent $c^{KV}$ and of the decoupled RoPE key $k^R$",
+        page="recent/latent.md",
+        group=_R,
+    ),
+    Symbol(
+        r"$s_{\text{sink}}$; $p_{\text{sink}}$",
+        ("s_sink",),
+        r"gpt-oss's learned sink logit of a head, an extra column of every row of scores that "
+        r"is dropped after the softmax; the weight it takes, "
+        r"$\operatorname{sigmoid}(s_{\text{sink}} - \operatorname{lse}(s))$",
+        "scalar",
+        "recent/sinks-gates.md",
+        _R,
+    ),
+    Symbol(
+        r"$W_\theta$",
+        ("W_theta",),
+        r"the weights of Qwen3-Next's output gate: the gate is "
+        r"$\operatorname{sigmoid}(x W_\theta)$, one number per head and coordinate",
+        r"$d_{\text{model}} \times h\,d_v$",
+        "recent/sinks-gates.md",
+        _R,
+    ),
+    Symbol(
+        r"$\operatorname{ReLU}$",
+        ("ReLU",),
+        r"the rectified linear unit, $\max(0, x)$",
+        page="recent/sparse.md",
+        group=_R,
+    ),
+    Symbol(
+        r"$I_{t,s}$; $k_s$",
+        ("I_t,s", "k_s"),
+        r"DeepSeek Sparse Attention's index score of key $s$ for query $t$ (the paper's name); "
+        r"$k_s$, the indexer's key at position $s$",
+        "scalar",
+        "recent/sparse.md",
+        _R,
+    ),
+    Symbol(
+        r"$\mathbf{L}$",
+        (r"\mathbf{L}",),
+        r"state-space duality's decay mask (Mamba-2's name, in bold: a matrix, not the length "
+        r"$L$), $\mathbf{L}_{ij} = a_{j+1} \cdots a_i$ for $i \ge j$ and $0$ above the diagonal",
+        r"$L \times L$",
+        "recent/ssd.md",
+        _R,
+    ),
 )
 """Every symbol the site uses: its meaning, shape and where it first appears."""
 
@@ -1386,6 +1457,10 @@ _TITLES = {
     "positions/long-context.md": "RoPE for long contexts",
     "positions/compared.md": "Positions side by side",
     "forward/dropout.md": "Dropout on the weights",
+    "recent/latent.md": "Latent attention (MLA)",
+    "recent/sinks-gates.md": "Sinks and gates",
+    "recent/sparse.md": "Sparse selection",
+    "recent/ssd.md": "State-space duality",
 }
 
 

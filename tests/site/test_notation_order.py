@@ -55,17 +55,17 @@ EXEMPT = {
 #: here fails (the sigmoid σ beside the standard deviations σ_q, σ_k was such a pair).
 FAMILIES = {
     "L": "a length: L, L_q, L_k; L_train, L_test of context extension",
-    "d": "a width: d, d_k, d_v, d_model, d_head, d_out",
+    "d": "a width: d, d_k, d_v, d_model, d_head, d_out; d_h, d_R of MLA (DeepSeek-V2's names)",
     "X": "an input sequence: X; X_q, X_kv of cross-attention",
     "x": "one input; x_{i+d/2}, the coordinate RoPE pairs with x_i",
     "W": "a learned weight matrix: W_Q, W_K, W_V, W_O, W_QK, W_OV, W_E, W_U, W_1, W_2, W_a, "
-    "W of a bilinear score; W_read, the weights a decoder reads",
+    "W of a bilinear score; W_read, the weights a decoder reads; W_θ, Qwen3-Next's output gate",
     "S": "scores: S, S_raw; S_j(Δ), RoFormer's partial sums of phases",
     "M": "the mask M; M_SRAM, FlashAttention's fast memory (a capacity, labelled)",
     "softmax": "softmax; softmax_1, with an extra zero logit",
     "p": "the weights p; p_drop, the dropout probability (a label, never a bare p)",
     "e": "Euler's e; e_max, the largest exponent of a float format",
-    "n": "a count: n; n_layers, n_bytes, n_block",
+    "n": "a count: n; n_layers, n_bytes, n_block; n_h, n_g of MLA (DeepSeek-V2's names)",
     "r": "the number of random features r; r_max, r_min, the largest and smallest floats",
     "h": "the number of heads h; h_kv, of key/value heads",
     "B": "the batch size B; B_r, B_c, FlashAttention's block sizes",
@@ -75,6 +75,9 @@ FAMILIES = {
     r"\gamma": "a learned gain: γ (LayerNorm), γ_q, γ_k (QK-norm); γ_i, YaRN's ramp",
     "b": "a shift b; b_1, b_2, the feed-forward biases",
     "U": "U_a, Bahdanau's key weights; U, causal linear attention's state",
+    "s": "scores: a row s; s_sink, gpt-oss's learned sink logit, one more column of the row",
+    "I": "the identity I; I_{t,s}, DeepSeek Sparse Attention's index score (the paper's name)",
+    "k": "a key k; k_s, the indexer's key at position s (DeepSeek Sparse Attention)",
 }
 
 
@@ -95,6 +98,7 @@ WINDOW_PAGES = (
     "docs/positions/sliding-window.md",
     "docs/positions/index.md",
     "docs/positions/decoding-cost.md",  # Mistral's window caps the keys read
+    "docs/recent/sparse.md",  # NSA's sliding branch: the last w tokens
     "docs/exercises/positions.md",
     "docs/glossary.md",
 )
@@ -343,6 +347,17 @@ EXERCISE_ORDER_KNOWN = {
     "exercises/softmax.md: \\delta_ij (introduced on gradients/index.md)",
     "exercises/modern.md: b (introduced on long/online-softmax.md)",
     "exercises/modern.md: \\ell (introduced on gradients/index.md)",
+    # found when the proof exercises arrived (branch proofs): the lead's to decide likewise
+    "exercises/forward.md: A (introduced on positions/sliding-window.md)",
+    "exercises/forward.md: \\Pi (introduced on why/equivariance.md)",
+    "exercises/forward.md: R (introduced on positions/rope.md)",
+    "exercises/forward.md: b (introduced on long/online-softmax.md)",
+    "exercises/scaling.md: \\mathbf{1} (introduced on positions/modern-block.md)",
+    "exercises/softmax.md: \\mathbf{1} (introduced on positions/modern-block.md)",
+    "exercises/softmax.md: dS (introduced on gradients/index.md)",
+    "exercises/masks.md: \\mathbf{1} (introduced on positions/modern-block.md)",
+    "exercises/multihead.md: C (introduced on gradients/gradient-checking.md)",
+    "exercises/multihead.md: C_tc (introduced on gradients/gradient-checking.md)",
 }
 
 

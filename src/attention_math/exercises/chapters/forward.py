@@ -160,7 +160,7 @@ def exercises() -> list[Exercise]:
                 "So each coordinate of an output lies between the smallest and the largest "
                 "value in that coordinate: attention averages, it never extrapolates. "
                 "(Dropout on the weights breaks this: the kept weights are divided by "
-                "$1 - p$ and need not sum to one.)"
+                "$1 - p_{\\text{drop}}$ and need not sum to one.)"
             ),
             solution=_solve_forward_convex_hull,
         ),

@@ -80,7 +80,7 @@ def _rope_ref() -> np.ndarray:
 def exercises() -> list[Exercise]:
     """The exercises of this chapter, in reading order."""
     z3 = [sp.Integer(0), L2, L3]
-    s_hat, z_sum = sp.symbols("s Z", positive=True)
+    s_hat, z_sum = sp.symbols("s_sink lambda", positive=True)
     rms = sp.sqrt(sp.Rational(25, 2))
     x = [sp.Integer(3), sp.Integer(4)]
     w = [sp.Integer(1), sp.Rational(-1, 2)]
@@ -90,9 +90,10 @@ def exercises() -> list[Exercise]:
             chapter="gates",
             title="Weights beside a sink",
             statement=(
-                "A gpt-oss head has the sink logit $s = \\log 2$. A query's scores are "
-                "$z = (0, \\log 2, \\log 3)$. Give the three weights on the keys "
-                "$e^{z_j} / (\\sum_k e^{z_k} + e^{s})$ exactly, as a $1 \\times 3$ row."
+                "A gpt-oss head has the sink logit $s_{\\text{sink}} = \\log 2$. A query's scores "
+                "are $s = (0, \\log 2, \\log 3)$. Give the three weights on the keys "
+                "$e^{s_j} / (\\sum_k e^{s_k} + e^{s_{\\text{sink}}})$ exactly, as a $1 \\times 3$ "
+                "row."
             ),
             answer=_sink_weights(z3, L2),
             mistakes=(
@@ -111,7 +112,8 @@ def exercises() -> list[Exercise]:
             chapter="gates",
             title="The sink's share",
             statement=(
-                "Scores $z = (\\log 3, \\log 4)$ and a sink logit $s = \\log 2$. Which weight "
+                "Scores $s = (\\log 3, \\log 4)$ and a sink logit $s_{\\text{sink}} = \\log 2$. "
+                "Which weight "
                 "goes to the sink (the column that is dropped)?"
             ),
             answer=sp.Rational(2, 9),
@@ -119,8 +121,10 @@ def exercises() -> list[Exercise]:
             numeric=_sink_mass_ref,
             kind="scalar",
             explanation=(
-                "The sink's weight is $e^{s} / (\\sum_k e^{z_k} + e^{s}) = 2 / (3 + 4 + 2)$: "
-                "$\\sigma(s - \\operatorname{LSE}(z))$."
+                "The sink's weight is "
+                "$e^{s_{\\text{sink}}} / (\\sum_k e^{s_k} + e^{s_{\\text{sink}}}) "
+                "= 2 / (3 + 4 + 2)$: "
+                "$\\operatorname{sigmoid}(s_{\\text{sink}} - \\operatorname{lse}(s))$."
             ),
             solution=_solve_gates_sink_mass,
         ),
@@ -129,15 +133,17 @@ def exercises() -> list[Exercise]:
             chapter="gates",
             title="A sink that takes half",
             statement=(
-                "The scores of a query are $z = (\\log 2, \\log 6)$. Which sink logit $s$ makes "
+                "The scores of a query are $s = (\\log 2, \\log 6)$. Which sink logit "
+                "$s_{\\text{sink}}$ makes "
                 "the sink take exactly half of the weight?"
             ),
             answer=sp.log(8),
             numeric=_half_ref,
             kind="scalar",
             explanation=(
-                "The sink takes half when $e^{s}$ equals the sum of the keys' exponentials, "
-                "$2 + 6 = 8$: $s = \\log 8 = \\operatorname{LSE}(z)$."
+                "The sink takes half when $e^{s_{\\text{sink}}}$ equals the sum of the keys' "
+                "exponentials, $2 + 6 = 8$: "
+                "$s_{\\text{sink}} = \\log 8 = \\operatorname{lse}(s)$."
             ),
             solution=_solve_gates_sink_half,
         ),
@@ -146,18 +152,22 @@ def exercises() -> list[Exercise]:
             chapter="gates",
             title="A sink is a gate",
             statement=(
-                "Write $Z = \\sum_k e^{z_k}$. Which total weight do the keys keep beside a sink "
-                "logit `s`? Give it in terms of `Z` and `s`; it is the factor by which the "
+                "Write $\\lambda = \\sum_k e^{s_k}$ for a row of scores $s$. Which total weight do "
+                "the keys keep beside a sink logit $s_{\\text{sink}}$? Give it in terms of `lam` "
+                "($\\lambda$) and `s_sink`; it is the factor by which the "
                 "sink scales the ordinary softmax head's output."
             ),
             answer=z_sum / (z_sum + sp.exp(s_hat)),
             mistakes=(Mistake("sink_missing", sp.Integer(1)),),
-            symbols={"Z": z_sum, "s": s_hat},
+            symbols={"lam": z_sum, "s_sink": s_hat},
             kind="expression",
             explanation=(
-                "Each weight is $e^{z_j} / (Z + e^{s})$; summed over the keys, "
-                "$Z / (Z + e^{s}) = \\sigma(\\log Z - s)$. Every weight is the softmax weight "
-                "$e^{z_j}/Z$ times this one number, so the head's output is too."
+                "Each weight is $e^{s_j} / (\\lambda + e^{s_{\\text{sink}}})$; summed over "
+                "the keys, "
+                "$\\lambda / (\\lambda + e^{s_{\\text{sink}}}) = "
+                "\\operatorname{sigmoid}(\\log \\lambda - s_{\\text{sink}})$. Every weight is the "
+                "softmax weight $e^{s_j}/\\lambda$ times this one number, so the head's output "
+                "is too."
             ),
             solution=_solve_gates_sink_as_gate,
         ),
@@ -166,8 +176,9 @@ def exercises() -> list[Exercise]:
             chapter="gates",
             title="How a sink's weight moves",
             statement=(
-                "Scores $z = (0, \\log 2)$ and a sink logit $s = 0$: the sink's weight is "
-                "$w = 1/4$. What is $\\partial w / \\partial s$ there?"
+                "Scores $s = (0, \\log 2)$ and a sink logit $s_{\\text{sink}} = 0$: the sink's "
+                "weight is $p_{\\text{sink}} = 1/4$. What is "
+                "$\\partial p_{\\text{sink}} / \\partial s_{\\text{sink}}$ there?"
             ),
             answer=sp.Rational(3, 16),
             numeric=_slope_ref,
@@ -175,8 +186,12 @@ def exercises() -> list[Exercise]:
             bound_eps=1e8,  # a central difference: about 1e-10 off, far below the answer
             kind="scalar",
             explanation=(
-                "$w = \\sigma(s - \\operatorname{LSE}(z))$ and $\\sigma' = \\sigma(1 - \\sigma)$, "
-                "so $\\partial w/\\partial s = w(1 - w) = \\frac14 \\cdot \\frac34$."
+                "$p_{\\text{sink}} = "
+                "\\operatorname{sigmoid}(s_{\\text{sink}} - \\operatorname{lse}(s))$ "
+                "and $\\operatorname{sigmoid}' = \\operatorname{sigmoid}\\,(1 - "
+                "\\operatorname{sigmoid})$, so "
+                "$\\partial p_{\\text{sink}}/\\partial s_{\\text{sink}} = "
+                "p_{\\text{sink}}(1 - p_{\\text{sink}}) = \\frac14 \\cdot \\frac34$."
             ),
             solution=_solve_gates_sink_slope,
         ),
@@ -187,7 +202,7 @@ def exercises() -> list[Exercise]:
             statement=(
                 "A head's output is $y = (2, -4)$ and its gate logits, from the same token's "
                 "hidden state, are $g = (0, \\log 3)$. What does Qwen3-Next's gate "
-                "$y \\odot \\sigma(g)$ pass on, as a $1 \\times 2$ row?"
+                "$y \\odot \\operatorname{sigmoid}(g)$ pass on, as a $1 \\times 2$ row?"
             ),
             answer=sp.Matrix([[2 * symbolic.sigmoid(0), -4 * symbolic.sigmoid(L3)]]).applyfunc(
                 sp.simplify
@@ -202,7 +217,8 @@ def exercises() -> list[Exercise]:
             ),
             numeric=_gate_ref,
             explanation=(
-                "$\\sigma(0) = 1/2$ and $\\sigma(\\log 3) = 3/(3 + 1) = 3/4$, coordinate by "
+                "$\\operatorname{sigmoid}(0) = 1/2$ and "
+                "$\\operatorname{sigmoid}(\\log 3) = 3/(3 + 1) = 3/4$, coordinate by "
                 "coordinate: $(2 \\cdot \\frac12, -4 \\cdot \\frac34)$."
             ),
             solution=_solve_gates_output_gate,
@@ -212,9 +228,9 @@ def exercises() -> list[Exercise]:
             chapter="gates",
             title="Where Qwen3-Next's query is",
             statement=(
-                "Qwen3-Next's `q_proj` gives each token $H \\cdot 2d$ numbers, viewed as $H$ "
+                "Qwen3-Next's `q_proj` gives each token $h \\cdot 2d$ numbers, viewed as $h$ "
                 "heads of $2d$ and split in two per head (`torch.chunk(..., 2, dim=-1)`): "
-                "query first, then gate. With $H = 2$ and $d = 2$, the numbers are indexed "
+                "query first, then gate. With $h = 2$ and $d = 2$, the numbers are indexed "
                 "$0 \\ldots 7$. Which indices are the query of head 1 (the second head), as a "
                 "$1 \\times 2$ row?"
             ),
@@ -222,8 +238,8 @@ def exercises() -> list[Exercise]:
             mistakes=(Mistake("chunk_whole", sp.Matrix([[2, 3]])),),
             numeric=_split_ref,
             explanation=(
-                "Head $h$ owns indices $4h \\ldots 4h + 3$; the query is the first half of that "
-                "slice: $4, 5$ for $h = 1$ (its gate is $6, 7$). Splitting all eight numbers in "
+                "Head $i$ owns indices $4i \\ldots 4i + 3$; the query is the first half of that "
+                "slice: $4, 5$ for $i = 1$ (its gate is $6, 7$). Splitting all eight numbers in "
                 "two halves would give the queries $0 \\ldots 3$, head 1's at $2, 3$."
             ),
             solution=_solve_gates_query_split,
@@ -234,8 +250,9 @@ def exercises() -> list[Exercise]:
             title="A zero-centred RMSNorm",
             statement=(
                 "Qwen3-Next normalises each head's query with "
-                "$x / \\sqrt{\\operatorname{mean}(x^2)} \\cdot (1 + w)$ (no $\\epsilon$ here). "
-                "Give it for $x = (3, 4)$ and $w = (1, -1/2)$, as a $1 \\times 2$ row."
+                "$x / \\operatorname{rms}(x) \\cdot (1 + \\gamma)$, its gain $1 + \\gamma$ "
+                "(no small constant under the root here). Give it for $x = (3, 4)$ and "
+                "$\\gamma = (1, -1/2)$, as a $1 \\times 2$ row."
             ),
             answer=sp.Matrix([[x[i] / rms * (1 + w[i]) for i in range(2)]]).applyfunc(sp.radsimp),
             mistakes=(
@@ -246,7 +263,7 @@ def exercises() -> list[Exercise]:
             ),
             numeric=_norm_ref,
             explanation=(
-                "$\\operatorname{mean}(x^2) = 25/2$, so $x$ is divided by $5/\\sqrt2$; the gains "
+                "$\\operatorname{rms}(x)^2 = 25/2$, so $x$ is divided by $5/\\sqrt2$; the gains "
                 "are $1 + 1 = 2$ and $1 - 1/2 = 1/2$."
             ),
             solution=_solve_gates_zero_centred_norm,
@@ -294,8 +311,8 @@ def _solve_gates_sink_half(ex: Exercise) -> object:
 
 
 def _solve_gates_sink_as_gate(ex: Exercise) -> object:
-    big_z, s = sp.symbols("Z s", positive=True)
-    return big_z / (big_z + sp.exp(s))  # Σ_j e^{z_j} / (Z + e^s)
+    lam, s_sink = sp.symbols("lambda s_sink", positive=True)
+    return lam / (lam + sp.exp(s_sink))  # Σ_j e^{s_j} / (λ + e^{s_sink})
 
 
 def _solve_gates_sink_slope(ex: Exercise) -> object:

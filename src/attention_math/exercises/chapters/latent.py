@@ -191,13 +191,14 @@ def exercises() -> list[Exercise]:
             chapter="latent",
             title="The absorbed query",
             statement=(
-                "One head's query without position is $q^C$, and its keys are "
+                "One head's query without position is $q^C$ (the input "
+                "$q_{\\text{nope}}$), and its keys are "
                 "$k^C_t = c^{KV}_t W^{UK}$ with $W^{UK}$ below ($d_c = 3$, $d_{\\text{nope}} = 2$, "
                 "rows acting on the latent). Give the absorbed query $\\tilde q$, a $1 \\times 3$ "
                 "row with $\\tilde q \\cdot c^{KV}_t = q^C \\cdot k^C_t$ for every latent."
             ),
             answer=q * w_uk.T,
-            inputs={"q_C": q, "W_UK": w_uk},
+            inputs={"q_nope": q, "W_UK": w_uk},
             numeric=lambda: _absorbed_query_ref(q, w_uk),
             explanation=(
                 "$q^C \\cdot k^C_t = q^C (c^{KV}_t W^{UK})^\\top = (q^C W^{UK\\top}) "
@@ -305,7 +306,7 @@ def _solve_gqa_groups(ex: Exercise) -> object:
 
 def _solve_absorbed_query(ex: Exercise) -> object:
     x = ex.inputs
-    return x["q_C"] * x["W_UK"].T
+    return x["q_nope"] * x["W_UK"].T
 
 
 def _solve_absorbed_output(ex: Exercise) -> object:

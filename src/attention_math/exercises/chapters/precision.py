@@ -224,7 +224,7 @@ def exercises() -> list[Exercise]:
             statement=(
                 "A key channel holds $0$, $13/8$ and $15/4$ over three tokens. It is quantised per "
                 "channel to 4-bit integers, asymmetrically: step $(\\max - \\min)/15$, code "
-                "$\\operatorname{round}((x - \\min)/\\text{step})$ with ties to even, then "
+                "the integer nearest $(x - \\min)/\\text{step}$, ties to even, then "
                 "$\\min + \\text{code} \\cdot \\text{step}$. What does $13/8$ come back as?"
             ),
             answer=6 * sp.Rational(15, 4) / 15,

@@ -154,7 +154,8 @@ def _indexer() -> list[Exercise]:
             statement=(
                 "DeepSeek-V3.2's indexer scores query $t$ against key $s$ with "
                 "$I_{t,s} = \\sum_j w_{t,j}\\, \\operatorname{ReLU}(q_{t,j} \\cdot k_s)$. One "
-                "query has two heads: $q_{t,j}$ is row $j$ of $Q$, $w_{t,j}$ entry $j$ of $w$; "
+                "query has two heads: $q_{t,j}$ is row $j$ of $Q$, $w_{t,j}$ the weight of "
+                "head $j$; "
                 "the keys are the rows of $K$. Give its index scores (a row over the three keys)."
             ),
             answer=answer,
