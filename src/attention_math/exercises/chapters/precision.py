@@ -203,11 +203,11 @@ def exercises() -> list[Exercise]:
             chapter="precision",
             title="Spreading an outlier",
             statement=(
-                "Incoherent processing multiplies queries and keys by $R = H/2$, with "
-                "$H = \\begin{bmatrix}1&1&1&1\\\\1&-1&1&-1\\\\1&1&-1&-1\\\\1&-1&-1&1"
-                "\\end{bmatrix}$ (Sylvester's, all signs $+1$). What is $qR$ for the query "
-                "$q = (4, 0, 0, 0)$, whose one large entry is an outlier?"
+                "Incoherent processing multiplies queries and keys by $R = H/2$, with $H$ "
+                "Sylvester's Hadamard matrix below (all signs $+1$). What is $qR$ for the query "
+                "$q$ below, whose one large entry is an outlier?"
             ),
+            inputs={"H": precision.hadamard_matrix(4), "q": sp.Matrix([[4, 0, 0, 0]])},
             answer=sp.Matrix([[4, 0, 0, 0]]) * precision.hadamard_matrix(4) / 2,
             numeric=_hadamard_ref,
             explanation=(
