@@ -10,10 +10,11 @@ from attention_math.gradcheck import central_difference, relative_error
 from attention_math.positional import sinusoidal
 from attention_math.toy import cache as toy_cache
 from attention_math.toy import live
+from attention_math.toy.ablation import zero_head
 from attention_math.toy.data import induction_batch, repeated_tokens
 from attention_math.toy.export import weights_json
 from attention_math.toy.grad import loss_and_grads
-from attention_math.toy.heads import report
+from attention_math.toy.heads import HELD_OUT_SEED, held_out, induction_by_length, report
 from attention_math.toy.model import Config, Params, ToyModel, init_params, weight_names
 from attention_math.toy.scores import (
     composition_score,
@@ -104,16 +105,71 @@ def test_a_warm_cache_does_not_retrain(tmp_path, monkeypatch):
         toy_cache.load(small, Hyper(steps=3, batch=2, length=12, seed=1))  # another key
 
 
-def test_the_data_repeats_a_segment_whose_place_varies():
+def test_the_data_repeats_segments_whose_length_and_place_vary():
     tokens, repeat = induction_batch(np.random.default_rng(0), 200, 32, 32)
-    offsets = set()
+    lengths, starts, pairs = set(), set(), []
     for t, r in zip(tokens, repeat, strict=True):
-        idx = np.flatnonzero(r)  # predictions inside the copy: positions s2 … s2+m−2
-        s2, m = idx[0], len(idx) + 1
-        hits = [s for s in range(s2 - m + 1) if np.array_equal(t[s : s + m], t[s2 : s2 + m])]
-        assert hits, "the copied segment has no earlier occurrence"
-        offsets.add(s2 - hits[-1])
-    assert len(offsets) > 10  # the distance varies: no fixed offset predicts the copy
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], r.astype(int), [0]])))
+        runs = list(zip(edges[::2], edges[1::2], strict=True))  # predictions s2 … s2+m−2
+        assert runs, "a sequence without a copy"
+        pairs.append(len(runs))
+        for s2, end in runs:
+            m = end - s2 + 1
+            assert 4 <= m <= 16
+            assert np.array_equal(t[s2 : s2 + m], t[s2 - m : s2])  # the segment just before
+            lengths.add(m)
+            starts.add(s2)
+    assert lengths == set(range(4, 17))  # the distance back to the segment varies
+    assert len(starts) > 10  # and so does the place
+    assert max(pairs) >= 2 and min(pairs) == 1
+
+
+def test_repeated_tokens_after_a_prefix():
+    t = repeated_tokens(np.random.default_rng(0), 50, 6, 32, prefix=8)  # (50, 20)
+    assert t.shape == (50, 20)
+    assert (t[:, 8:14] == t[:, 14:]).all()
+    assert all(len(set(row[:14])) == 14 for row in t)  # the repeat is the only recurrence
+    # no prefix: the same draws as before the prefix existed (the page's held-out sequences)
+    a = repeated_tokens(np.random.default_rng(3), 4, 16, 32)
+    b = np.stack([np.random.default_rng(3).permutation(32)[:16] for _ in range(1)])
+    assert (a[0, :16] == b[0]).all()
+    with pytest.raises(ValueError, match="prefix \\+ n ≤ vocab = 32"):
+        repeated_tokens(np.random.default_rng(0), 1, 16, 32, prefix=20)
+
+
+def test_zero_head_removes_exactly_that_heads_output():
+    m = ToyModel(Config(), init_params(Config(), np.random.default_rng(2)))
+    tokens = repeated_tokens(np.random.default_rng(0), 3, 8, 32, prefix=4)  # (3, 20)
+    before = m.logits(tokens)
+    gone = m
+    for layer in range(2):
+        for head in range(2):
+            gone = zero_head(gone, layer, head)
+    # every head zeroed: only the direct path, embedding + position through the unembedding
+    direct = (m.params.w_e[tokens] + m.pos[:20]) @ m.params.w_u  # (3, 20, vocab)
+    np.testing.assert_allclose(gone.logits(tokens), direct, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(m.logits(tokens), before)  # the original is untouched
+    # one head zeroed: the others' attention in the same layer is unchanged, the logits not
+    one = zero_head(m, 0, 1)
+    np.testing.assert_array_equal(
+        one.attention_patterns(tokens)[:, 0], m.attention_patterns(tokens)[:, 0]
+    )
+    assert np.abs(one.logits(tokens) - before).max() > 1e-3
+    with pytest.raises(ValueError, match="head in 0 … 1"):
+        zero_head(m, 0, 2)
+
+
+def test_induction_by_length_without_prefix_is_the_held_out_report():
+    m = ToyModel(Config(), init_params(Config(), np.random.default_rng(4)))
+    by = induction_by_length(m, [16], prefix=0, batch=64, seed=HELD_OUT_SEED)
+    r = report(m, held_out(m))
+    np.testing.assert_allclose(by.prefix_matching[0], r.prefix_matching[1], rtol=1e-12)
+    assert by.loss_repeat[0] == pytest.approx(r.loss_repeat, rel=1e-12)
+    assert by.best[0] == r.prefix_matching[1].max()
+    with pytest.raises(ValueError, match="n_ctx = 40"):
+        induction_by_length(m, [16], prefix=9)
+    with pytest.raises(ValueError, match="lengths ≥ 2"):
+        induction_by_length(m, [1])
 
 
 def test_scores_on_ideal_and_on_wrong_patterns():
@@ -235,3 +291,33 @@ def test_the_trained_model_in_pure_python_equals_numpy():
     tokens = [int(t) for t in repeated_tokens(np.random.default_rng(7), 1, 16, 32)[0]]
     got = np.array(live.patterns(w, tokens))
     assert np.abs(got - m.attention_patterns(tokens)).max() < 1e-12
+
+
+@pytest.mark.slow
+def test_zeroing_the_previous_token_head_removes_induction_at_every_length():
+    """Olsson et al.'s ablation on the page's model: with the previous-token head's output
+    zeroed, every length's best prefix-matching score falls below half and the loss on the
+    repeat more than doubles."""
+    m = toy_cache.load()
+    by = induction_by_length(m, range(4, 17))
+    knocked = induction_by_length(zero_head(m, *report(m).previous_head), range(4, 17))
+    assert (knocked.best < by.best / 2).all()
+    assert (knocked.loss_repeat > 2 * by.loss_repeat).all()
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 53's bar is not met at n = 4: the loss on the repeat is about 1.25 nats "
+    "against 0.87 (scores and the other lengths meet it); strict, so it fails once it holds",
+)
+def test_the_trained_model_learns_induction_for_every_repeat():
+    """Issue 53's bar: held-out repeats of 4 … 16 tokens after 8 random ones, for every
+    length a layer-2 head's prefix-matching score ≥ 0.8 and the loss on the repeat
+    ≤ ¼ log vocab."""
+    m = toy_cache.load()
+    by = induction_by_length(m, range(4, 17))
+    bar = 0.25 * np.log(m.config.vocab)
+    for n, best, loss in zip(by.lengths, by.best, by.loss_repeat, strict=True):
+        assert best >= 0.8, (n, best)
+        assert loss <= bar, (n, loss, bar)

@@ -1,6 +1,6 @@
 """A two-layer, attention-only transformer trained by this package's own gradients.
 
-``load()`` gives the trained model (from the cache, or trained on the spot, ~20 s of CPU):
+``load()`` gives the trained model (from the cache, or trained on the spot, ~30 s of CPU):
 its ``attention_patterns(tokens)``, ``logits(tokens)`` and ``circuits(layer)``. The scores
 (``previous_token_score``, ``prefix_matching_score``, ``copying_score``,
 ``k_composition_score``) find its heads. NumPy is imported on first use of any of these, so

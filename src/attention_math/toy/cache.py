@@ -92,7 +92,7 @@ def _read(path: Path, config: Config, hyper: Hyper) -> ToyModel | None:
 def load(
     config: Config | None = None, hyper: Hyper | None = None, *, use_cache: bool = True
 ) -> ToyModel:
-    """The trained model: read from the cache, or trained (≈ 20 s of CPU) and cached.
+    """The trained model: read from the cache, or trained (≈ 30 s of CPU) and cached.
 
     Args:
         config: the model's shapes (default ``Config()``).

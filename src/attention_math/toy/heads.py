@@ -8,6 +8,7 @@ Nothing here is chosen by hand: the previous-token head is the layer-1 head with
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,7 +24,7 @@ from attention_math.toy.scores import (
     previous_token_score,
 )
 
-__all__ = ["HELD_OUT_SEED", "HeadReport", "held_out", "report"]
+__all__ = ["HELD_OUT_SEED", "ByLength", "HeadReport", "held_out", "induction_by_length", "report"]
 
 HELD_OUT_SEED = 20221011
 """Seed of the held-out sequences (training draws from ``Hyper.seed``, a stream of its own)."""
@@ -135,3 +136,88 @@ def report(model: ToyModel, tokens: NDArray[np.int64] | None = None) -> HeadRepo
         loss_first=float(nll[:, : n - 1].mean()),
         loss_repeat=float(nll[:, n:].mean()),
     )
+
+
+@dataclass(frozen=True)
+class ByLength:
+    """Induction on repeats of each length: what `induction_by_length` measures.
+
+    Attributes:
+        lengths: ``(k,)`` the repeated segment's lengths ``n``.
+        prefix: random tokens before the segment in every sequence.
+        prefix_matching: ``(k, heads)`` each layer-2 head's prefix-matching score.
+        loss_repeat: ``(k,)`` mean loss (nats) on the tokens of the repeat that induction
+            predicts (the 2nd … n-th of the copy).
+    """
+
+    lengths: NDArray[np.int64]
+    prefix: int
+    prefix_matching: Floats
+    loss_repeat: Floats
+
+    @property
+    def best(self) -> Floats:
+        """``(k,)`` the best layer-2 head's prefix-matching score at each length."""
+        best: Floats = self.prefix_matching.max(axis=1)  # (k,)
+        return best
+
+
+def induction_by_length(
+    model: ToyModel,
+    lengths: Sequence[int] = tuple(range(4, 17)),
+    *,
+    prefix: int = 8,
+    batch: int = 200,
+    seed: int = HELD_OUT_SEED,
+) -> ByLength:
+    """Score the layer-2 heads and the loss on held-out repeats of each segment length.
+
+    For each ``n`` in ``lengths``: ``batch`` sequences of ``prefix`` random tokens, then
+    ``n`` tokens, then the same ``n`` again (`repeated_tokens`: the first ``prefix + n``
+    distinct, so the repeat is the only recurrence), all drawn from one generator seeded by
+    ``seed``. Every query of the repeat is scored by `prefix_matching_score`, and the loss
+    is the mean over the predictions that induction makes possible (of the copy's 2nd …
+    n-th token).
+
+    Args:
+        model: a two-layer model.
+        lengths: segment lengths, each ≥ 2.
+        prefix: random tokens before the segment (8 by default: with ``n = 16`` the
+            sequence is 40 tokens, the model's ``n_ctx``).
+        batch: sequences per length.
+        seed: seed of the held-out draws (not the training seed).
+
+    Raises:
+        ValueError: a length is below 2, a sequence is longer than ``n_ctx``, or the model
+            does not have two layers.
+
+    Examples:
+        >>> import numpy as np
+        >>> from attention_math.toy.heads import induction_by_length
+        >>> from attention_math.toy.model import Config, ToyModel, init_params
+        >>> m = ToyModel(Config(), init_params(Config(), np.random.default_rng(0)))
+        >>> r = induction_by_length(m, [4, 8], batch=4)
+        >>> r.prefix_matching.shape, r.loss_repeat.shape, r.best.shape
+        ((2, 2), (2,), (2,))
+    """
+    c = model.config
+    if c.n_layers != 2:
+        raise ValueError(f"induction_by_length reads layer 2; model has {c.n_layers} layers")
+    ns = [int(n) for n in lengths]
+    if not ns or min(ns) < 2 or prefix + 2 * max(ns) > c.n_ctx:
+        raise ValueError(
+            f"need lengths ≥ 2 with prefix + 2·max(lengths) ≤ n_ctx = {c.n_ctx}, "
+            f"got lengths {ns}, prefix {prefix}"
+        )
+    rng = np.random.default_rng(seed)
+    scores = np.empty((len(ns), c.n_heads))
+    losses = np.empty(len(ns))
+    for k, n in enumerate(ns):
+        t = repeated_tokens(rng, batch, n, c.vocab, prefix=prefix)  # (batch, prefix + 2n)
+        logits, saved = model.run(t)  # (batch, L, vocab)
+        pat = patterns(model.params, c, saved)  # (batch, layers, heads, L, L)
+        for head in range(c.n_heads):
+            scores[k, head] = prefix_matching_score(pat[:, 1, head], t)
+        nll, _ = cross_entropy(logits, t)  # (batch, L − 1): row i predicts token i + 1
+        losses[k] = nll[:, prefix + n :].mean()  # the copy's 2nd … n-th token
+    return ByLength(np.array(ns, dtype=np.int64), prefix, scores, losses)

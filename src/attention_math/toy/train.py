@@ -48,7 +48,7 @@ class Hyper:
     """
 
     seed: int = 0
-    steps: int = 3000
+    steps: int = 6000
     batch: int = 16
     length: int = 32
     lr: float = 1e-2
