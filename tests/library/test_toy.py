@@ -310,8 +310,7 @@ def test_the_trained_model_learns_induction_for_every_repeat():
     """Issue 53's bar, as far as it holds: held-out repeats of 4 … 16 tokens after 8 random
     ones; for every length a layer-2 head's prefix-matching score ≥ 0.8, and the loss on the
     repeat ≤ ¼ log vocab from 5 tokens on. At 4 tokens the loss is about 1.25 nats against
-    0.87: the gap the issue's closing note reports (a shorter copy gives fewer tokens whose
-    earlier occurrence is unambiguous)."""
+    0.87: the gap the issue's closing note reports."""
     m = toy_cache.load()
     by = induction_by_length(m, range(4, 17))
     bar = 0.25 * np.log(m.config.vocab)
