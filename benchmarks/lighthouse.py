@@ -157,7 +157,8 @@ def maths_weight(site: Path) -> dict[str, int]:
     return total
 
 
-TARGETS = {"mobile": 95, "tbt_ms": 150, "desktop": 98, "accessibility": 98}
+# issue 51: mobile ≥ 90 on every page, accessibility 100 (TBT and desktop: earlier issues' bars)
+TARGETS = {"mobile": 90, "tbt_ms": 150, "desktop": 98, "accessibility": 100}
 
 
 def page_of(url: str) -> str:
