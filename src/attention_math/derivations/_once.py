@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import sys
 from collections.abc import Callable, Hashable
 from typing import Any, ParamSpec, TypeVar, cast
 
-import numpy as np
 import sympy as sp
 
 __all__ = ["derived_once", "frozen"]
@@ -36,7 +36,8 @@ def frozen(value: Any) -> Any:
     """
     if isinstance(value, sp.MatrixBase):
         return sp.ImmutableMatrix(value)
-    if isinstance(value, np.ndarray):
+    numpy = sys.modules.get("numpy")  # never imported here: the exact side runs without NumPy
+    if numpy is not None and isinstance(value, numpy.ndarray):
         value = value.copy()
         value.flags.writeable = False
         return value
