@@ -118,6 +118,21 @@ def flash_accesses(L: int, d: int, M: int) -> int:
     return init + kv + inner
 
 
+def _one_head(
+    q: ArrayLike, k: ArrayLike, v: ArrayLike
+) -> tuple[NDArray[np.floating], NDArray[np.floating], NDArray[np.floating]]:
+    """``q, k, v`` checked to be one head of self-attention with ``d_k = d_v``, each ``(L, d)``."""
+    from attention_math._checks import check_qkv  # NumPy: imported on use
+
+    q, k, v, batch = check_qkv(q, k, v)
+    if batch or q.ndim != 2 or not (q.shape[0] == k.shape[0] and q.shape[1] == v.shape[1]):
+        raise ValueError(
+            "one head of self-attention with d_k = d_v: q, k, v must be (L, d), got "
+            f"{q.shape}, {k.shape}, {v.shape}"
+        )
+    return q, k, v
+
+
 def flash2_blocks(d: int, M: int) -> tuple[int, int]:
     """FlashAttention-2's block sizes ``(B_r, B_c)`` in the same SRAM: ``B_r = B_c = ⌈M / 4d⌉``,
     so that ``Q_i``, ``K_j``, ``V_j`` and the output block fit in ``M`` numbers together.
@@ -175,14 +190,7 @@ def flash2_forward_counted(
         >>> np.allclose(o, attention(q, k, v)), io.total == flash2_accesses(50, 8, 128)
         (True, True)
     """
-    from attention_math._checks import check_qkv  # NumPy: imported on use
-
-    q, k, v, batch = check_qkv(q, k, v)
-    if batch or q.ndim != 2 or not (q.shape[0] == k.shape[0] and q.shape[1] == v.shape[1]):
-        raise ValueError(
-            "one head of self-attention with d_k = d_v: q, k, v must be (L, d), got "
-            f"{q.shape}, {k.shape}, {v.shape}"
-        )
+    q, k, v = _one_head(q, k, v)
     L, d = q.shape
     b_r, b_c = flash2_blocks(d, M)
     s_ = (1 / math.sqrt(d)) if scale is None else scale
@@ -270,14 +278,7 @@ def flash_forward_counted(
         >>> np.allclose(o, attention(q, k, v)), io.total == flash_accesses(50, 8, 128)
         (True, True)
     """
-    from attention_math._checks import check_qkv  # NumPy: imported on use
-
-    q, k, v, batch = check_qkv(q, k, v)
-    if batch or q.ndim != 2 or not (q.shape[0] == k.shape[0] and q.shape[1] == v.shape[1]):
-        raise ValueError(
-            "one head of self-attention with d_k = d_v: q, k, v must be (L, d), got "
-            f"{q.shape}, {k.shape}, {v.shape}"
-        )
+    q, k, v = _one_head(q, k, v)
     L, d = q.shape
     b_r, b_c = flash_blocks(d, M)
     s_ = (1 / math.sqrt(d)) if scale is None else scale
