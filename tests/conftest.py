@@ -222,6 +222,9 @@ SLOW_DOCTESTS = frozenset(
         "attention_math.derivations.gradients.verify_projection_backward",
         "attention_math.derivations.block.rms_norm_vs_layer_norm",
         "attention_math.plot.panels.running_pipeline",
+        "attention_math.plot.panels.running_heads",
+        "attention_math.plot.panels.heads_through_w_o",
+        "attention_math.latent.rope_breaks_absorption",
     }
 )
 

@@ -141,6 +141,7 @@ def test_absorption_is_proven_exactly(sizes):
     assert p.w_q_uk.shape == (sizes.get("d_q", 2), sizes.get("d_c", 2))
 
 
+@pytest.mark.slow  # a symbolic rotation between the factors: seconds of SymPy
 def test_rope_between_the_factors_moves_the_matrix_to_absorb():
     m, dm = rope_breaks_absorption()
     delta = sp.Symbol("Delta", real=True)
