@@ -53,8 +53,7 @@ def top_level(tex: str) -> list[tuple[str, bool]]:
     """
     out: list[tuple[str, bool]] = []
     depth = 0
-    tokens = [t for t, _ in _fold_names(tex)]
-    for token in tokens:
+    for token in _fold_names(tex):
         if token in ("{", r"\left", r"\begin"):
             out.append((token, depth == 0))
             depth += 1
@@ -68,20 +67,17 @@ def top_level(tex: str) -> list[tuple[str, bool]]:
     return out
 
 
-def _fold_names(tex: str) -> list[tuple[str, bool]]:
+def _fold_names(tex: str) -> list[str]:
     r"""Tokens, with an environment's name group (``{bmatrix}`` after ``\begin``) as one token."""
     raw = [m.group() for m in TOKEN.finditer(tex)]
-    out: list[tuple[str, bool]] = []
+    out: list[str] = []
     i = 0
     while i < len(raw):
-        token = raw[i]
-        if token in (r"\begin", r"\end") and i + 1 < len(raw) and raw[i + 1] == "{":
+        out.append(raw[i])
+        if raw[i] in (r"\begin", r"\end") and raw[i + 1 : i + 2] == ["{"]:
             j = raw.index("}", i + 1) if "}" in raw[i + 1 :] else len(raw) - 1
-            out.append((token, False))
-            out.append(("".join(raw[i + 1 : j + 1]), False))
-            i = j + 1
-            continue
-        out.append((token, False))
+            out.append("".join(raw[i + 1 : j + 1]))
+            i = j
         i += 1
     return out
 
