@@ -1,8 +1,7 @@
-"""Cross-checks on the site read as compact badges (``render.badge``), never as the long sentence.
+"""Cross-checks on the site read as a ✓ mark (``display.badge``), never as a sentence.
 
 The long form is ``str(CrossCheck)``: "label: largest error 0.5 ε (float64), bound 16 ε:
-agrees". The badge says the same in a few characters (``✓ float64 = exact ± 0.5 ε (bound
-16 ε)``) and keeps the sentence as its tooltip. A page that prints the sentence again fails
+agrees". The mark is a ✓ and keeps the figures in its tooltip. A page that prints the sentence again fails
 here: in the built site (what the reader sees) and, without a build, in the pages' sources.
 """
 
@@ -26,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 LONG = re.compile(
     r"largest error \S+ ε \(\w+\), bound \S+ ε: (?:agrees|DISAGREES)"
     r"|agrees with the exact value to \S+ ε"
+    r"|= exact ± \S+ ε"  # the figures in the line, where the tooltip should hold them
 )
 #: an f-string that interpolates a CrossCheck itself: {check}, {crosscheck(...)}
 PRINTED = re.compile(r"\{(?:check|crosscheck\([^{}]*\))(?:![rs])?\}")
@@ -42,7 +42,8 @@ def test_the_pattern_matches_the_long_form_and_not_the_badge() -> None:
     check = crosscheck(sp.Rational(1, 3), np.float64(1 / 3), label="P")
     assert LONG.search(str(check))
     assert not LONG.search(_text(badge(check)))
-    assert "ε" in _text(badge(check))  # the badge still names the error in ε
+    assert _text(badge(check)).strip() == "✓"  # a mark in the line
+    assert re.search(r'title="[^"]*to \S+ ε \(bound 16 ε\)', badge(check))  # figures: tooltip
 
 
 def test_no_page_source_prints_a_crosscheck_as_a_sentence() -> None:
@@ -66,12 +67,12 @@ def test_no_built_page_shows_the_long_crosscheck_sentence(built_site: Path) -> N
 
 
 def test_badges_link_to_the_epsilon_page_under_the_sites_path() -> None:
-    span = '<span class="checked" title="NumPy agrees">✓ float64 <small>(bound 16 ε)</small></span>'
+    span = '<span class="checked" title="NumPy agrees">✓</span>'
     html = f"<p>before</p>{span}<p>after {span}</p>"
     href = badges.site_path("https://example.org/attention-math/") + badges.TARGET
     out = badges.linked(html, href)
     assert out.count('<a class="checked" href="/attention-math/reference/epsilon/" title=') == 2
-    assert "<span" not in out and out.count("</a>") == 2 and "(bound 16 ε)</small></a>" in out
+    assert "<span" not in out and out.count('aria-label="NumPy agrees">✓</a>') == 2
     assert badges.linked(out, href) == out
     # the page they link to is built
     assert badges.TARGET.rstrip("/") + ".md" in nav_pages(mkdocs_config()["nav"])

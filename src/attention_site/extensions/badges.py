@@ -1,11 +1,13 @@
-"""Every ✓ badge (``render.badge``) links to the page that explains it.
+"""Every ✓ mark of a cross-check (``display.badge``) links to the page that explains it.
 
-A badge reads "✓ float64 = exact ± 0.4 ε (bound 16 ε)"; what ε is and why the bound is what it
-is are written once, on ``reference/epsilon.md``. The badge is raw HTML printed by an executed
+A mark is a ✓ whose tooltip reads "NumPy float64 agrees with the exact value to 0.4 ε (bound
+16 ε)."; what ε is and why the bound is what it is are written once, on
+``reference/epsilon.md``. The badge is raw HTML printed by an executed
 block, which does not know the page it lands on, and neither does a Markdown extension: the
 link is absolute, made from the path of the site's address (``site_url``, given to the
 extension in ``mkdocs.yml``, where a YAML anchor makes it the same as the site's own). The
-``<span class="checked" title=…>`` becomes an ``<a class="checked" href=… title=…>``.
+``<span class="checked" title=…>`` becomes an ``<a class="checked" href=… title=… aria-label=…>``
+(the tooltip is the link's name for a screen reader, which reads no ``title`` of a span).
 
 In ``mkdocs.yml``::
 
@@ -28,7 +30,7 @@ __all__ = ["TARGET", "BadgesExtension", "linked", "makeExtension", "site_path"]
 
 TARGET = "reference/epsilon/"
 """The page that explains the badges (``docs/reference/epsilon.md``), under the site's root."""
-BADGE = re.compile(r'<span class="checked"( title="[^"]*")>(.*?)</span>', flags=re.S)
+BADGE = re.compile(r'<span class="checked"( title=("[^"]*"))>(.*?)</span>', flags=re.S)
 
 
 def site_path(site_url: str | None) -> str:
@@ -48,12 +50,14 @@ def linked(html: str, href: str) -> str:
     """Every badge in ``html`` as a link to ``href``; a second pass changes nothing.
 
     Examples:
-        >>> linked('<span class="checked" title="t">✓ <small>(bound 2 ε)</small></span>', "/e/")
-        '<a class="checked" href="/e/" title="t">✓ <small>(bound 2 ε)</small></a>'
+        >>> linked('<span class="checked" title="t">✓</span>', "/e/")
+        '<a class="checked" href="/e/" title="t" aria-label="t">✓</a>'
     """
     if 'class="checked" title=' not in html:
         return html
-    return BADGE.sub(lambda m: f'<a class="checked" href="{href}"{m[1]}>{m[2]}</a>', html)
+    return BADGE.sub(
+        lambda m: f'<a class="checked" href="{href}"{m[1]} aria-label={m[2]}>{m[3]}</a>', html
+    )
 
 
 class BadgesExtension(Extension):  # type: ignore[misc]  # Python-Markdown ships no types

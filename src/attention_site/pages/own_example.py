@@ -7,11 +7,29 @@ runtime loads from the library's wheel; only the markup lives here.
 
 from __future__ import annotations
 
+import functools
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
 import sympy as sp
 
-from attention_math.own_example import MAX_SIZE, MODES
+from attention_math import symbolic
+from attention_math.own_example import MAX_SIZE, MODES, own_example, read_matrix
+from attention_math.symbolic import latex
+from attention_site.address import page_url
 
-__all__ = ["form_html"]
+__all__ = [
+    "EXPERIMENTS",
+    "Experiment",
+    "download_sentence",
+    "experiments_markdown",
+    "form_html",
+    "runtime_download",
+]
+
+LIVE = Path(__file__).resolve().parents[3] / "docs" / "assets" / "live"  # prepare's output
 
 
 def _typed(rows: tuple[tuple[object, ...], ...]) -> str:
@@ -86,3 +104,182 @@ def form_html() -> str:
         + '<div class="own-example__steps"></div>\n'
         + "</form>"
     )
+
+
+def runtime_download(live: Path = LIVE) -> dict[str, int] | None:
+    """Bytes the first press downloads, by piece: Pyodide's core, its standard library, and
+    each wheel, read from the runtime ``prepare`` wrote (``None`` when it wrote none).
+
+    Examples:
+        >>> from pathlib import Path
+        >>> from attention_site.pages.own_example import runtime_download
+        >>> runtime_download(Path("/nonexistent")) is None
+        True
+    """
+    manifest = live / "manifest.json"
+    if not manifest.is_file():
+        return None
+    m = json.loads(manifest.read_text(encoding="utf-8"))
+    stdlib = m["stdlib"]["path"]
+    core = sum(
+        f.stat().st_size
+        for f in (live / m["core"]).iterdir()
+        if f.is_file() and (live / stdlib) != f
+    )
+    sizes = {
+        f"Pyodide {m['pyodide']}": core,
+        "its standard library": (live / stdlib).stat().st_size,
+    }
+    for w in m["wheels"]:
+        sizes[w["name"] if w["name"] != "attention_math" else "this site's package"] = (
+            (live / w["path"]).stat().st_size
+        )
+    return sizes
+
+
+def download_sentence(live: Path = LIVE) -> str:
+    """How much the first press downloads, as a sentence for the page.
+
+    Examples:
+        >>> from pathlib import Path
+        >>> from attention_site.pages.own_example import download_sentence
+        >>> download_sentence(Path("/nonexistent"))[:40]
+        'This build of the site has no in-browser'
+    """
+    sizes = runtime_download(live)
+    if sizes is None:
+        return (
+            "This build of the site has no in-browser runtime: the button cannot run here. "
+            "The Python below runs the same computation on your machine."
+        )
+    parts = ", ".join(f"{name}: {b / 1e6:.1f} MB" for name, b in sizes.items())
+    return (
+        f"The first press downloads {sum(sizes.values()) / 1e6:.1f} MB ({parts}); "
+        "your browser keeps them, so later presses, and the exercise pages' answer boxes, "
+        "start at once."
+    )
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One thing to try in the form: the matrices to type, the mask, and what to look for.
+
+    ``matrices`` holds ``Q``, ``K`` and ``V`` as typed; a link in ``ask`` names its page
+    as ``<page.md>``. ``compare`` names the base example's weights (``"P"``) or output
+    (``"O"``) that this one's must equal, exactly; the build fails if they differ.
+    """
+
+    title: str
+    matrices: tuple[str, str, str]
+    mask: str
+    ask: str
+    compare: str = ""
+
+
+_BASE = ("1 0; 0 1", "1 0; 0 1", "1 2; 3 4")
+
+EXPERIMENTS = (
+    Experiment(
+        "Two equal keys",
+        ("1 0; 0 1", "1 1; 1 1", "1 2; 3 4"),
+        "none",
+        "Both keys are the same vector, so every query scores them alike. What are the weights, "
+        "and what is each output row?",
+    ),
+    Experiment(
+        "Larger scores",
+        ("4 0; 0 4", "1 0; 0 1", "1 2; 3 4"),
+        "none",
+        "The queries are four times the identity example's. Which way do the weights move, and "
+        "why does the softmax of larger scores come closer to picking one key? (The page on "
+        "[why we scale](<why/scaling.md>) follows this up.)",
+    ),
+    Experiment(
+        "The same vector added to every key",
+        ("1 0; 0 1", "2 1; 1 2", "1 2; 3 4"),
+        "none",
+        "Each key is the identity example's plus (1, 1). Every score of row $i$ grows by "
+        "the same $q_i \\cdot (1, 1)$, so the weights are those of the identity example: a "
+        "softmax does not see a constant added to its whole row.",
+        compare="P",
+    ),
+    Experiment(
+        "Keys and values swapped together",
+        ("1 0; 0 1", "0 1; 1 0", "3 4; 1 2"),
+        "none",
+        "The two key–value pairs are listed in the other order. The weights swap columns, and "
+        "the output does not change: attention reads a set of key–value pairs, not a sequence.",
+        compare="O",
+    ),
+    Experiment(
+        "The causal mask",
+        ("1 0 1; 0 1 1; 1 1 0", "1 0 0; 0 1 0; 0 0 1", "1 2; 3 4; 5 6"),
+        "causal",
+        "With the mask, the first token sees only itself: all its weight is on its own key, and "
+        "its output is $V$'s first row, whatever the scores. Which weights of the other rows "
+        "does the mask set to zero?",
+    ),
+)
+"""Things to try in the form, each computed by the build below the page's list."""
+
+
+def _weights_output(e: Experiment) -> tuple[sp.Matrix, sp.Matrix]:
+    q, k, v = (read_matrix(text, n) for n, text in zip("QKV", e.matrices, strict=True))
+    allowed = (
+        [[j <= i for j in range(k.rows)] for i in range(q.rows)] if e.mask == "causal" else None
+    )
+    weights = sp.simplify(symbolic.attention_weights(q, k, v, mask=allowed))
+    return weights, sp.simplify(symbolic.attention(q, k, v, mask=allowed))
+
+
+def experiments_markdown(experiments: tuple[Experiment, ...] = EXPERIMENTS) -> str:
+    """The list of experiments as Markdown: what to type, what to ask, and, folded, the
+    weights and output the form shows.
+
+    Raises:
+        ValueError: an experiment's input is not one the form accepts, or its weights (or
+            output) differ from the identity example's where it says they are the same.
+
+    Examples:
+        >>> from attention_site.pages.own_example import EXPERIMENTS, experiments_markdown
+        >>> md = experiments_markdown(EXPERIMENTS[:2])
+        >>> md.startswith("1. **Two equal keys**"), "??? note" in md, "](/" in md
+        (True, True, True)
+    """
+    return re.sub(
+        r"\]\(<([^>]+\.md)>\)", lambda m: f"]({page_url(m[1])})", _experiments(experiments)
+    )
+
+
+@functools.cache  # a pure function of frozen inputs: blocks rerun on every serve rebuild
+def _experiments(experiments: tuple[Experiment, ...]) -> str:
+    base_p, base_o = _weights_output(Experiment("", _BASE, "none", ""))
+    lines = []
+    for i, e in enumerate(experiments, 1):
+        typed = dict(zip("QKV", e.matrices, strict=True))
+        shown = own_example(typed, e.mask)  # what the form shows for this input
+        if "error" in shown:
+            raise ValueError(f"experiment {e.title!r}: the form rejects it: {shown['error']}")
+        p, o = _weights_output(e)
+        mine, base = (p, base_p) if e.compare == "P" else (o, base_o)
+        if e.compare and not (mine - base).applyfunc(sp.simplify).is_zero_matrix:
+            raise ValueError(f"experiment {e.title!r}: {e.compare} differs from the base example's")
+        if e.mask == "causal" and (
+            any(p[0, j] != (j == 0) for j in range(p.cols))
+            or o.row(0) != read_matrix(typed["V"], "V").row(0)
+        ):
+            raise ValueError(f"experiment {e.title!r}: the first row does not see only itself")
+        inputs = "; ".join(f"${n}$ = `{text}`" for n, text in typed.items())
+        mask = "causal mask" if e.mask == "causal" else "no mask"
+        weights, output = shown["steps"][-2:]
+        lines += [
+            f"{i}. **{e.title}**: {inputs}, {mask}. {e.ask}",
+            "",
+            '    ??? note "What the form shows"',
+            "",
+            f"        $$ {weights['latex']} \\approx {latex(symbolic.evaluate(p, 4))} $$",
+            "",
+            f"        $$ {output['latex']} \\approx {latex(symbolic.evaluate(o, 4))} $$",
+            "",
+        ]
+    return "\n".join(lines)
