@@ -382,7 +382,7 @@ def chapter_page(chapter: str) -> str:
         >>> page = chapter_page("masks")
         >>> page.count('??? success "Solution"') == page.count("\\n## ")
         True
-        >>> page.startswith("Each exercise states its inputs")
+        >>> page.startswith("Type an answer in the box")
         True
         >>> "`sin`, `cos`" in chapter_page("positions"), "`sin`" in page
         (True, False)
