@@ -1,7 +1,8 @@
 """The task: random tokens in which segments repeat, at lengths and places that vary.
 
 Each training sequence is uniform random tokens in which pairs are laid down from left to
-right: a segment of ``m`` tokens (``m`` drawn per pair), then its copy right after it, then
+right: a segment of ``m`` tokens (``m`` drawn per pair, short ones more often), then its copy
+right after it, then
 0 … ``GAP`` fresh tokens before the next pair, as long as one fits. Inside a copy, the next
 token is the one that followed the current token last time: only an *induction* mechanism
 (find the earlier occurrence, read what came next) predicts it, since the distance ``m``
@@ -14,7 +15,9 @@ by chance, and the model learns how far back a match is worth copying from. With
 per sequence, at a distance drawn anywhere up to the sequence's length, most matches a few
 places back were chance, and the trained model copied little from them: repeats of 4 to 8
 tokens went unpredicted. Pairs make real copies common at every distance from
-``min_repeat`` to ``length / 2``.
+``min_repeat`` to ``length / 2``; drawing ``m`` with probability ∝ ``m^(−power)`` (``power =
+1/2`` by default) makes short ones commoner still, since a short pair holds few copied tokens
+and a chance match a few places back is as likely as a far one.
 
 Held-out evaluation uses the cleanest case, ``repeated_tokens``: ``n`` distinct random
 tokens (after an optional prefix of other random tokens), then the same ``n`` again.
@@ -36,8 +39,9 @@ def induction_batch(
     batch: int,
     length: int,
     vocab: int,
-    min_repeat: int = 4,
+    min_repeat: int = 2,
     max_repeat: int | None = None,
+    power: float = 0.5,
 ) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
     """``(tokens, repeat)``: ``(batch, length)`` token ids and a mask of the predictions
     inside a copy.
@@ -45,8 +49,9 @@ def induction_batch(
     ``repeat[b, i]`` (``(batch, length − 1)``) is True when position ``i``'s next token
     ``tokens[b, i + 1]`` is a copied one that induction predicts (the current token is
     itself in the copy, so its earlier occurrence says what comes next). Each sequence
-    holds at least one pair (segment, copy); ``m`` is uniform in ``min_repeat …
-    max_repeat`` (default ``length // 2``).
+    holds at least one pair (segment, copy); ``m`` is drawn from ``min_repeat …
+    max_repeat`` (default ``length // 2``) with probability ∝ ``m^(−power)`` (``power = 0``:
+    uniform).
 
     Examples:
         >>> import numpy as np
@@ -61,13 +66,18 @@ def induction_batch(
             f"need 2 ≤ min_repeat ≤ max_repeat ≤ length/2, got min_repeat = {min_repeat}, "
             f"max_repeat = {top}, length = {length}"
         )
+    if not (np.isfinite(power) and power >= 0):
+        raise ValueError(f"power must be a finite number ≥ 0, got {power!r}")
+    ms = np.arange(min_repeat, top + 1)  # the segment lengths
+    weight = ms.astype(np.float64) ** -power
+    weight /= weight.sum()
     tokens = rng.integers(0, vocab, size=(batch, length))  # (batch, L)
     repeat = np.zeros((batch, length - 1), dtype=np.bool_)  # (batch, L−1)
     for b in range(batch):  # one draw after another: a fixed order, so the same seed repeats
         at = int(rng.integers(0, GAP + 1))  # where the next pair starts
         placed = False
         while True:
-            m = int(rng.integers(min_repeat, top + 1))
+            m = int(rng.choice(ms, p=weight))
             if at + 2 * m > length:
                 if placed:
                     break

@@ -34,12 +34,15 @@ class Hyper:
         steps: Adam steps (one fresh batch each).
         batch: sequences per batch.
         length: tokens per training sequence.
-        lr: Adam's step size, after a linear warm-up over ``warmup`` steps.
+        lr: Adam's largest step size, reached after a linear warm-up over ``warmup``
+            steps, then lowered along a cosine to ``lr · lr_end`` at the last step.
         warmup: steps of linear warm-up.
+        lr_end: the last step's size, as a fraction of ``lr``.
         beta1: Adam's decay of the gradient's mean.
         beta2: Adam's decay of the squared gradient's mean.
         eps: Adam's ε.
         min_repeat: shortest repeated segment.
+        repeat_power: segment lengths ``m`` are drawn with probability ∝ ``m^(−repeat_power)``.
 
     Examples:
         >>> from attention_math.toy.train import Hyper
@@ -53,10 +56,12 @@ class Hyper:
     length: int = 32
     lr: float = 1e-2
     warmup: int = 100
+    lr_end: float = 0.05
     beta1: float = 0.9
     beta2: float = 0.99
     eps: float = 1e-8
-    min_repeat: int = 4
+    min_repeat: int = 2
+    repeat_power: float = 0.5
 
     def as_dict(self) -> dict[str, float | int]:
         """The fields as a plain dict (for the cache key and the page)."""
@@ -114,7 +119,7 @@ def _train(config: Config, hyper: Hyper) -> ToyModel:
     }
     for step in range(hyper.steps):
         tokens, repeat = induction_batch(
-            rng, hyper.batch, hyper.length, config.vocab, hyper.min_repeat
+            rng, hyper.batch, hyper.length, config.vocab, hyper.min_repeat, power=hyper.repeat_power
         )  # (batch, L), (batch, L−1)
         # each sequence starts at a random place in the positional table: a head must then
         # do the same thing at every position (a key late in one sequence is early in
@@ -126,6 +131,7 @@ def _train(config: Config, hyper: Hyper) -> ToyModel:
         history["loss_repeat"][step] = nll[repeat].mean()
         history["loss_other"][step] = nll[~repeat].mean()
         lr = hyper.lr * min(1.0, (step + 1) / max(hyper.warmup, 1))
+        lr *= hyper.lr_end + (1 - hyper.lr_end) * (1 + np.cos(np.pi * step / hyper.steps)) / 2
         for n, g in grads.as_dict().items():
             adam_step(weights[n], g, m[n], v[n], step + 1, lr, hyper)
     return ToyModel(config, params, history, hyper.as_dict())
