@@ -4,6 +4,13 @@ The site's pages are typeset when the site is built; what the live parts compute
 reader's browser (the echo of an answer, the steps of "Your own example") is printed here,
 in the worker, as presentation MathML: the page draws it without MathJax or any download.
 The output is well-formed XML (no HTML entities), so the page can parse it strictly.
+
+A matrix's brackets are ``<mo>[</mo>`` and ``<mo>]</mo>`` around its ``<mtable>``, in an
+``<mrow class="am-matrix">``: a browser stretches such a bracket to the matrix's height only
+with a maths font (one with an OpenType MATH table), which many phones and Linux desktops
+lack. So the site's style sheet draws the brackets as the table's borders, as tall as the
+matrix, and hides the two characters; without the style sheet they show as typed. Minus signs
+are ``−`` (U+2212), as in the decimals and the typeset pages, not the hyphen SymPy writes.
 """
 
 from __future__ import annotations
@@ -20,6 +27,9 @@ __all__ = ["decimals", "mathml"]
 MATH = '<math xmlns="http://www.w3.org/1998/Math/MathML" display="{}">{}</math>'
 
 _ENTITY = re.compile(r"&([A-Za-z][A-Za-z0-9]*);")
+_MINUS_MN = re.compile(r"<mn>-([^<]*)</mn>")  # SymPy's <mn>-1</mn>
+_OPEN = '<mrow class="am-matrix"><mo>[</mo><mtable>'
+_CLOSE = "</mtable><mo>]</mo></mrow>"
 _XML = {"lt", "gt", "amp", "quot", "apos"}  # the entities XML itself knows
 
 
@@ -47,8 +57,15 @@ def mathml(expr: object, lhs: str = "", display: bool = True) -> str:
         ' display="block"><mfrac><mn>1</mn><mn>8</mn></mfrac></math>'
         >>> "<mi>a</mi><mo>=</mo><mi>e</mi>" in mathml(sp.exp(1), "<mi>a</mi>", display=False)
         True
+        >>> m = mathml(sp.Matrix([[-1, -sp.oo]]))  # a matrix: brackets the style sheet draws
+        >>> '<mrow class="am-matrix"><mo>[</mo><mtable>' in m, "<mn>-" in m, m.count("<mo>−</mo>")
+        (True, False, 2)
     """
     body = _ENTITY.sub(_character, _sympy_mathml(sp.sympify(expr), printer="presentation"))
+    body = _MINUS_MN.sub(r"<mo>−</mo><mn>\1</mn>", body.replace("<mo>-</mo>", "<mo>−</mo>"))
+    body = body.replace("<mrow><mo>[</mo><mtable>", _OPEN).replace(
+        "</mtable><mo>]</mo></mrow>", _CLOSE
+    )
     if lhs:
         body = f"{lhs}<mo>=</mo>{body}"
     return MATH.format("block" if display else "inline", body)
@@ -80,5 +97,5 @@ def decimals(values: list[list[float]], lhs: str = "", digits: int = 4) -> str:
         "<mtr>" + "".join(f"<mtd>{_number(x, digits)}</mtd>" for x in row) + "</mtr>"
         for row in values
     )
-    body = f"<mrow><mo>[</mo><mtable>{rows}</mtable><mo>]</mo></mrow>"
+    body = f"{_OPEN}{rows}{_CLOSE}"
     return MATH.format("block", f"{lhs}<mo>≈</mo>{body}")

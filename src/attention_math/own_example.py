@@ -252,6 +252,8 @@ def _own_example(matrices: Mapping[str, str], mask: str) -> dict[str, Any]:
         steps.append(_step("masked", masked))
     output = symbolic.attention(q, k, v, mask=allowed)
     weights = symbolic.attention_weights(q, k, v, mask=allowed)
+    # e^{-1}/(e^{-1} + 1 + e) → 1/(1 + e + e²): no negative powers, as the chapter prints them
+    weights = weights.applyfunc(sp.cancel)
     vt = list(zip(*_floats(v), strict=True))  # columns of V
     floats = _float_forward(_floats(q), _floats(k), mask == "causal")
     p, o = _floats(weights), _floats(output)

@@ -30,7 +30,7 @@ base (``P_{\\text{raw}}`` is a ``P``) unless an entry defines the labelled name 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from attention_site.address import page_url
@@ -101,7 +101,7 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$L$, $L_q$, $L_k$",
         ("L", "L_q", "L_k"),
-        "a sequence length, only ever a length; the number of queries, of keys",
+        "a sequence length: the number of tokens, of queries ($L_q$), of keys ($L_k$)",
         page="forward/notation.md",
     ),
     Symbol(
@@ -167,8 +167,7 @@ SYMBOLS: tuple[Symbol, ...] = (
     Symbol(
         r"$s$",
         ("s",),
-        "one row of scores (the scores of one query), logits included: the only name for a "
-        "row of scores",
+        "one row of scores, those of one query: the softmax's input",
         r"$L_k$",
         "forward/softmax.md",
     ),
@@ -190,16 +189,14 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"$P$",
         ("P",),
         r"the attention weights, $P = \operatorname{softmax}(S + M)$ ($M = 0$ without a mask); "
-        "each row sums to one "
-        "(the only name for the weights)",
+        "each row sums to one",
         r"$L_q \times L_k$",
         "forward/index.md",
     ),
     Symbol(
         r"$p$",
         ("p",),
-        "one row of weights, or the softmax of a vector; $p_j$ one weight. Only ever weights "
-        r"(a position is $i$ or $j$; a dropout probability $p_{\text{drop}}$)",
+        "one row of weights, or the softmax of a vector; $p_j$ one weight",
         r"$L_k$",
         "forward/softmax.md",
     ),
@@ -1473,21 +1470,47 @@ def _link(page: str) -> str:
     return f"[{_TITLES.get(page, fallback.capitalize())}]({page_url(page)})"
 
 
-def symbols_table(group: str | None = None) -> str:
+def symbols_table(
+    group: str | None = None, *, leave_out: Collection[str] = (), compact: bool = False
+) -> str:
     """The notation table as Markdown: every symbol of ``group`` (all when ``None``), each
     linked to the page that introduces it by its absolute address (`page_url`).
+
+    Args:
+        group: one of `GROUPS`, or None for all.
+        leave_out: symbols of ``group`` (their ``tex``) not to show; the glossary has them.
+        compact: two columns, narrow enough for a phone: the symbol, and its meaning with its
+            shape; no page link.
+
+    Raises:
+        ValueError: an unknown group, or a symbol in ``leave_out`` that ``group`` lacks.
 
     Examples:
         >>> from attention_site.notation import symbols_table
         >>> print(symbols_table("Long sequences").splitlines()[0])
         | symbol | meaning | shape | introduced in |
+        >>> print(symbols_table("The forward pass", compact=True).splitlines()[6])
+        | $X$ | the input, one token per row; shape $L \\times d_{\\text{model}}$ |
     """
     if group is not None and group not in GROUPS:
         raise ValueError(f"group must be one of {GROUPS}, got {group!r}")
+    shown = [s for s in SYMBOLS if group is None or s.group == group]
+    unknown = set(leave_out) - {s.tex for s in shown}
+    if unknown:
+        raise ValueError(f"leave_out names symbols not in {group!r}: {sorted(unknown)}")
+    shown = [s for s in shown if s.tex not in leave_out]
+    if compact:
+        rows = ["| symbol | meaning |", "|---|---|"]
+        for s in shown:
+            # "keeps the shape" is a sentence already; a formula is named as a shape
+            shape = (
+                "" if not s.shape else f"; shape {s.shape}" if "$" in s.shape else f"; {s.shape}"
+            )
+            rows.append(f"| {s.tex} | {s.meaning}{shape} |")
+        return "\n".join(rows)
     rows = ["| symbol | meaning | shape | introduced in |", "|---|---|---|---|"]
-    for s in SYMBOLS:
-        if group is None or s.group == group:
-            rows.append(f"| {s.tex} | {s.meaning} | {s.shape} | {_link(s.page)} |")
+    for s in shown:
+        rows.append(f"| {s.tex} | {s.meaning} | {s.shape} | {_link(s.page)} |")
     return "\n".join(rows)
 
 

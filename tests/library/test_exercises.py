@@ -287,9 +287,12 @@ def test_cli_lists_and_checks(capsys):
     assert "p_11" in capsys.readouterr().out
     assert main(["check", "scaling-factor", "1/8"]) == 0
     assert "correct" in capsys.readouterr().out
-    typed_e = "[[1, 0, 0], [1/(1+e), e/(1+e), 0], [1, 1, 1]]"  # e is no name: E is
-    assert main(["check", "slip-axis-weights", typed_e]) == 2
-    assert "unknown name 'e'" in capsys.readouterr().err
+    typed_e = "[[1, 0, 0], [1/(1+e), e/(1+e), 0], [1, 1, 1]]"  # e is Euler's number: read
+    assert main(["check", "slip-axis-weights", typed_e]) == 1
+    assert "cannot read" not in capsys.readouterr().err
+    typed_z = "[[1, 0, 0], [1/(1+z), z/(1+z), 0], [1, 1, 1]]"  # z is no name
+    assert main(["check", "slip-axis-weights", typed_z]) == 2
+    assert "unknown name 'z'" in capsys.readouterr().err
     no_scale = get("slip-zero-weights").mistakes[0]  # softmax(XXᵀ), typed with E
     assert no_scale.diagnosis == "missing_scale"
     assert main(["check", "slip-zero-weights", str(no_scale.answer.tolist())]) == 1

@@ -61,6 +61,7 @@ def test_the_steps_are_the_exact_forward_pass(mask: str) -> None:
     assert names == [*expected, "O = PV"]
     m = [[j <= i for j in range(3)] for i in range(3)] if mask == "causal" else None
     out, weights = symbolic.attention(Q, K, V, mask=m), symbolic.attention_weights(Q, K, V, mask=m)
+    weights = weights.applyfunc(sp.cancel)  # shown without negative powers of e
     assert r["steps"][-1]["latex"] == f"O = PV = {symbolic.latex(out)}"
     assert (
         r["steps"][-2]["latex"]
@@ -80,6 +81,35 @@ def test_the_decimals_agree_with_numpy(mask: str) -> None:
         if e.text != "10"
     ]
     np.testing.assert_allclose(shown, out.ravel(), rtol=5e-4)  # shown to 4 digits
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_the_running_example_shows_the_chapters_exact_weights(causal: bool) -> None:
+    """Typed into the form, the running example's weights read as the chapter prints them
+    (``e/(1 + e + e²)``, not ``1/(e⁻¹ + 1 + e)``), and equal them."""
+    from attention_math.running import RUNNING, forward
+
+    typed = {
+        name: "\n".join(" ".join(map(str, row)) for row in getattr(RUNNING, key))
+        for name, key in (("X", "x"), ("W_Q", "w_q"), ("W_K", "w_k"), ("W_V", "w_v"))
+    }
+    r = own_example(typed, "causal" if causal else "none")
+    chapter = forward(is_causal=causal)["P"]
+    assert r["steps"][-2]["latex"].endswith(symbolic.latex(chapter))
+    assert "e^{-" not in r["steps"][-2]["latex"]
+
+
+def test_minus_signs_and_matrix_brackets_in_the_mathml() -> None:
+    r = own_example({"Q": "1 0\n0 1", "K": "-1 0\n0 1", "V": "1 -2\n3 4"}, "causal")
+    for step in r["steps"]:
+        for key in ("exact", "decimal"):
+            root = ET.fromstring(step[key])
+            signs = [e.text for e in root.iter() if e.text and "-" in e.text]
+            assert signs == [], (step["name"], key, signs)  # − (U+2212), never a hyphen
+            matrices = [e for e in root.iter(f"{MATHML}mrow") if e.get("class") == "am-matrix"]
+            assert matrices, step["name"]  # the brackets the style sheet draws
+            fences = [e.text for e in matrices[0] if e.tag == f"{MATHML}mo"]
+            assert fences == ["[", "]"]
 
 
 def test_x_with_projections_gives_q_k_v_first() -> None:

@@ -209,3 +209,67 @@ def test_the_parser_still_refuses_calls_outside_the_allow_list() -> None:
             parse_answer(text)
     with pytest.raises(ParseError, match=r"a call to 'tan'.*the functions .*sin, cos"):
         parse_answer("tan(1)")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("e", sp.E),
+        ("e/(1 + e + e^2)", sp.E / (1 + sp.E + sp.E**2)),
+        ("2e^(1/2)", 2 * sp.exp(sp.Rational(1, 2))),
+        ("2 sqrt(2)", 2 * sp.sqrt(2)),
+        ("(1 + e)(1 - e)", (1 + sp.E) * (1 - sp.E)),
+        ("2x y", 2 * x * y),
+        ("pi x", sp.pi * x),
+        ("3(x + 1)", 3 * (x + 1)),
+        ("(x + 1)2", 2 * (x + 1)),
+    ],
+)
+def test_reads_e_and_products_written_side_by_side(no_eval, text, expected):
+    assert sp.simplify(parse_answer(text, SYMS) - expected) == 0
+
+
+def test_scientific_notation_stays_a_number_as_in_python():
+    assert parse_answer("-1e9", exact_decimals=True) == -(10**9)
+    assert parse_answer("2e-1", exact_decimals=True) == sp.Rational(1, 5)  # not 2e - 1
+
+
+def test_an_exercise_symbol_named_e_wins_over_eulers_number():
+    e = sp.Symbol("e")
+    assert parse_answer("2e", {"e": e}) == 2 * e
+    with pytest.raises(ParseError) as caught:
+        parse_answer("z", {"e": e})
+    assert "the constants pi, E," in str(caught.value)  # e is the symbol here, not a constant
+
+
+def test_a_name_before_a_bracket_stays_a_call():
+    assert parse_answer("sqrt(4)") == 2
+    with pytest.raises(ParseError, match=r"calling 'x' \(a product is x\*\(…\)\)"):
+        parse_answer("x(1 + x)", SYMS)
+    with pytest.raises(ParseError):
+        parse_answer("1 2")  # two numbers side by side are a slip, not a product
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("(1 + e", r"the '\(' at column 1 is never closed"),
+        ("1 + e)", r"the '\)' at column 6 closes no bracket"),
+        ("[1, 2)", r"the '\)' at column 6 cannot close a '\['"),
+        ("1 +", r"'1 \+' stops before it is complete"),
+        ("−1 +* 2", r"cannot read '\* 2' at column 5 of '−1 \+\* 2'"),
+        ("e^2 ^^ 2", r"at column 6 of 'e\^2 \^\^ 2'"),  # ^ is ** inside: the column is as typed
+    ],
+)
+def test_syntax_errors_are_plain_and_name_the_column_as_typed(text, message):
+    with pytest.raises(ParseError, match=message) as caught:
+        parse_answer(text)
+    assert "literal" not in str(caught.value) and "invalid syntax" not in str(caught.value)
+
+
+def test_rejected_nodes_name_their_column_in_the_text_as_typed():
+    # "2^x.y": the parser reads "2**x.y"; the attribute starts at column 3 of what was typed
+    with pytest.raises(ParseError, match=r"attribute access \(x\.y\) at column 3"):
+        parse_answer("2^x.y", SYMS)
+    with pytest.raises(ParseError, match=r"unknown name 'z' at column 5"):
+        parse_answer("2 x·z", SYMS)

@@ -66,8 +66,10 @@ function clean(node) {
     if (child.namespaceURI !== MATHML || !ELEMENTS.has(child.localName)) child.remove();
     else clean(child);
   }
-  for (const { name } of [...node.attributes]) {
-    if (!ATTRIBUTES.has(name) && name !== "xmlns") node.removeAttribute(name);
+  for (const { name, value } of [...node.attributes]) {
+    // a matrix's class: extra.css draws its brackets (attention_math.mathml)
+    const matrix = name === "class" && value === "am-matrix";
+    if (!ATTRIBUTES.has(name) && name !== "xmlns" && !matrix) node.removeAttribute(name);
   }
   return node;
 }

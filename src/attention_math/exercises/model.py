@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # the NumPy reference is only called at build time
 __all__ = [
     "CHAPTERS",
     "DIAGNOSES",
+    "GREEK",
     "TASKS",
     "Exercise",
     "Mistake",
@@ -224,18 +225,31 @@ TASKS: dict[str, str] = {"compute": "", "prove": "Proof", "explain": "Explain"}
 whose checkable answer is the value the argument arrives at."""
 
 
+GREEK = frozenset(
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho sigma tau "
+    "upsilon phi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega".split()
+)
+r"""Names of Greek letters, which an input's name writes as the letter (``mu`` → ``\mu``)."""
+
+
 def input_tex(name: str) -> str:
-    """An input's name (a Python identifier, as solutions index it) in LaTeX: a subscript of
-    more than one letter is a word, not a product (``S_raw`` is the raw scores, not ``S_r``
-    then ``aw``).
+    """An input's name (a Python identifier, as solutions index it) in LaTeX: a Greek
+    letter's name is the letter (``mu`` is μ, ``Pi`` is Π), and a subscript of more than one
+    letter is a word, not a product (``S_raw`` is the raw scores, not ``S_r`` then ``aw``).
 
     Examples:
         >>> from attention_math.exercises.model import input_tex
         >>> input_tex("S_raw"), input_tex("x_1"), input_tex("V")
         ('S_{\\\\text{raw}}', 'x_1', 'V')
+        >>> input_tex("Pi"), input_tex("mu_q")
+        ('\\\\Pi', '\\\\mu_q')
     """
     base, _, sub = name.partition("_")
-    return name if len(sub) <= 1 else f"{base}_{{\\text{{{sub}}}}}"
+    if base in GREEK:
+        base = "\\" + base
+    if not sub:
+        return base
+    return f"{base}_{sub}" if len(sub) == 1 else f"{base}_{{\\text{{{sub}}}}}"
 
 
 def shape_words(shape: tuple[int, ...]) -> str:

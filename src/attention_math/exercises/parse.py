@@ -3,9 +3,13 @@
 ``sympy.sympify`` and ``parse_expr`` run ``eval`` on their input, so a learner's string
 never reaches them. Instead the string is turned into a Python syntax tree with
 `ast.parse` (which only parses, it runs nothing) and the tree is walked with an
-allow-list: numbers, the symbol names the exercise declares, a few constants, ``+ - * / **``
-(``^`` is read as a power), unary minus, calls to an allow-list of functions, and matrix
-literals as nested lists. Every other node (attribute access, subscripts, lambdas,
+allow-list: numbers, the symbol names the exercise declares, a few constants (``e`` is
+Euler's number unless the exercise names a symbol ``e``), ``+ - * / **`` (``^`` is read as a
+power), unary minus, calls to an allow-list of functions, and matrix literals as nested lists.
+A product may be written as in print, side by side (``2e^(1/2)``, ``2 sqrt(2)``,
+``(1 + e)(1 - e)``): before parsing, a ``*`` is put between a number or a closing bracket and
+what follows it, and between two names (a name followed by a bracket stays a call, and
+``1e-9`` stays a number, as in Python). Every other node (attribute access, subscripts, lambdas,
 comprehensions, strings, keyword arguments, names starting with ``_`` …) is rejected with a
 `ParseError` naming it. The SymPy objects are built by this module, node by node.
 """
@@ -13,7 +17,9 @@ comprehensions, strings, keyword arguments, names starting with ``_`` …) is re
 from __future__ import annotations
 
 import ast
+import keyword
 import math
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
@@ -56,7 +62,14 @@ FUNCTIONS: dict[str, tuple[Callable[..., sp.Expr], int]] = {
     "abs": (sp.Abs, 1),
 }
 """Name -> (SymPy builder, number of arguments)."""
-_CONSTANTS: dict[str, sp.Expr] = {"pi": sp.pi, "E": sp.E, "oo": sp.oo, "inf": sp.oo}
+_CONSTANTS: dict[str, sp.Expr] = {"pi": sp.pi, "e": sp.E, "E": sp.E, "oo": sp.oo, "inf": sp.oo}
+_HINT = "type plain math, e.g. 2e^(1/2)/(1 + e) or [[1, 0], [1/2, 1/2]]"
+# A number (``1e-9`` is one, as in Python; ``2e`` is 2 then e), a name, a space, anything else.
+_TOKEN = re.compile(
+    r"(?P<number>(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d+)?)"
+    r"|(?P<name>[^\W\d]\w*)|(?P<space>\s+)|(?P<other>.)",
+    re.S,
+)
 _BINOPS: dict[type, Callable[[sp.Expr, sp.Expr], sp.Expr]] = {
     ast.Add: lambda a, b: a + b,
     ast.Sub: lambda a, b: a - b,
@@ -107,29 +120,123 @@ def unreadable(exc: Exception) -> str:
 
 def _allowed_text(symbols: Mapping[str, sp.Basic]) -> str:
     names = f"the symbols {', '.join(sorted(symbols))}, " if symbols else ""
+    constants = ", ".join(c for c in _CONSTANTS if c not in symbols)
     return (
-        f"allowed: numbers, {names}the constants {', '.join(_CONSTANTS)}, "
+        f"allowed: numbers, {names}the constants {constants}, "
         f"+ - * / ** ^, the functions {', '.join(FUNCTIONS)}, and matrices as [[a, b], [c, d]]"
     )
 
 
-def _normalise(text: str) -> str:
-    """Typographic operators to ASCII: ``−`` → ``-``, ``×``/``·`` → ``*``, ``^`` → ``**``."""
-    for a, b in (("−", "-"), ("×", "*"), ("·", "*"), ("^", "**")):
-        text = text.replace(a, b)
-    return text
+def _normalise(text: str) -> tuple[str, list[int]]:
+    """Typographic operators to ASCII (``−`` → ``-``, ``×``/``·`` → ``*``, ``^`` → ``**``),
+    the text stripped, and for each character of the result its column in ``text``."""
+    out: list[str] = []
+    where: list[int] = []
+    for i, ch in enumerate(text):
+        new = {"−": "-", "×": "*", "·": "*", "^": "**"}.get(ch, ch)
+        out.append(new)
+        where.extend([i] * len(new))
+    src = "".join(out)
+    start = len(src) - len(src.lstrip())
+    src = src.strip()
+    return src, where[start : start + len(src)]
+
+
+def _implicit_products(src: str, where: list[int]) -> tuple[str, list[int]]:
+    """``src`` with a ``*`` wherever two factors stand side by side, and its columns.
+
+    A ``*`` goes after a number, a name that is not a function, or ``)``, when a number, a
+    name or (after a number or ``)``) an opening ``(`` follows: ``2e`` → ``2*e``,
+    ``2 sqrt(2)`` → ``2*sqrt(2)``, ``(a)(b)`` → ``(a)*(b)``, ``pi x`` → ``pi*x``. Never
+    after a name before ``(`` (``sqrt(2)`` is a call), nor between two numbers (``1 2`` is
+    a slip, not a product), nor next to a Python keyword; text with a quote is left as it is
+    (a string is refused anyway).
+    """
+    if "'" in src or '"' in src:
+        return src, where
+    tokens = [(m.lastgroup, m.group(), m.start()) for m in _TOKEN.finditer(src)]
+    out: list[str] = []
+    columns: list[int] = []
+    previous: tuple[str | None, str] = (None, "")
+    for kind, text, start in tokens:
+        if kind != "space":
+            if _side_by_side(previous, (kind, text)):
+                out.append("*")
+                columns.append(where[start])
+            previous = (kind, text)
+        out.append(text)
+        columns.extend(where[start : start + len(text)])
+    return "".join(out), columns
+
+
+def _side_by_side(a: tuple[str | None, str], b: tuple[str | None, str]) -> bool:
+    """Whether the tokens ``a`` then ``b`` are two factors of a product written without ``*``."""
+    (kind_a, a_text), (kind_b, b_text) = a, b
+    factor_a = kind_a == "number" or a_text == ")" or (kind_a == "name" and _operand(a_text))
+    if not factor_a:
+        return False
+    if kind_b == "name":
+        return not keyword.iskeyword(b_text)
+    if kind_b == "number":
+        return kind_a != "number"
+    return b_text == "(" and kind_a != "name"
+
+
+def _operand(name: str) -> bool:
+    """A name that can be a factor: not a function, ``Matrix`` or a Python keyword."""
+    return name not in FUNCTIONS and name != "Matrix" and not keyword.iskeyword(name)
+
+
+def _unmatched(src: str) -> tuple[int, str] | None:
+    """The first bracket of ``src`` that does not pair up: its index, and what is wrong with
+    it, with ``{col}`` where its column goes."""
+    pairs = {")": "(", "]": "[", "}": "{"}
+    stack: list[tuple[int, str]] = []
+    for i, ch in enumerate(src):
+        if ch in "([{":
+            stack.append((i, ch))
+        elif ch in pairs:
+            if not stack:
+                return i, f"the '{ch}' at column {{col}} closes no bracket"
+            _, opener = stack.pop()
+            if opener != pairs[ch]:
+                return i, f"the '{ch}' at column {{col}} cannot close a '{opener}'"
+    if stack:
+        return stack[-1][0], f"the '{stack[-1][1]}' at column {{col}} is never closed"
+    return None
+
+
+def _syntax_message(exc: SyntaxError, src: str, where: list[int], text: str) -> str:
+    """What is wrong with text Python cannot parse, in plain words, with its column (from 1)
+    in ``text``, the answer as typed."""
+    bracket = _unmatched(src)
+    if bracket is not None:
+        at, what = bracket
+        return f"answer: {what.format(col=where[at] + 1)}; {_HINT}"
+    offset = (exc.offset or 0) - 1  # Python's offset counts from 1; 0: at the end
+    if offset < 0 or offset >= len(src):
+        return f"answer: {text.strip()!r} stops before it is complete; {_HINT}"
+    rest = src[offset:][:12]
+    return f"answer: cannot read {rest!r} at column {where[offset] + 1} of {text!r}; {_HINT}"
 
 
 class _Builder:
-    def __init__(self, symbols: Mapping[str, sp.Basic], source: str | None = None) -> None:
+    def __init__(
+        self,
+        symbols: Mapping[str, sp.Basic],
+        source: str,
+        where: list[int],
+        *,
+        exact: bool = False,
+    ) -> None:
         self.symbols = symbols
-        self.source = source  # given: a decimal is the exact rational its digits write
+        self.source = source  # the text parsed; `where` maps its columns to the text typed
+        self.where = where
+        self.exact = exact  # a decimal is the exact rational its digits write
 
     def _exact_decimal(self, node: ast.Constant) -> sp.Rational:
         # from the digits as typed: a float would keep only about 16 of them
-        digits = (ast.get_source_segment(self.source or "", node) or repr(node.value)).replace(
-            "_", ""
-        )
+        digits = (ast.get_source_segment(self.source, node) or repr(node.value)).replace("_", "")
         value = sp.Rational(digits)
         if _bits(value) > MAX_BITS:
             self._raise(node, f"the number {digits} (more than {MAX_BITS} bits exactly)")
@@ -137,7 +244,7 @@ class _Builder:
 
     def fail(self, node: ast.AST, what: str) -> ParseError:
         col = getattr(node, "col_offset", None)
-        where = f" at column {col + 1}" if col is not None else ""
+        where = f" at column {self.column(col) + 1}" if col is not None else ""
         return ParseError(f"answer: {what}{where} is not allowed; {_allowed_text(self.symbols)}")
 
     def build(self, node: ast.AST) -> sp.Basic | list[Any]:
@@ -149,7 +256,7 @@ class _Builder:
                 return self._raise(node, f"the number {v!r} (too large for a float)")
             if isinstance(v, int):
                 return sp.Integer(v)
-            if self.source is not None:
+            if self.exact:
                 return self._exact_decimal(node)
             # Decimals stay Floats: the checker tells a rounded answer from an exact one.
             return sp.Float(repr(v))
@@ -176,6 +283,11 @@ class _Builder:
 
     def _raise(self, node: ast.AST, what: str) -> NoReturn:
         raise self.fail(node, what)
+
+    def column(self, offset: int) -> int:
+        """The column, in the text as typed, of the parsed text's UTF-8 byte ``offset``."""
+        chars = len(self.source.encode()[:offset].decode(errors="ignore"))
+        return self.where[min(chars, len(self.where) - 1)]
 
     def name(self, node: ast.Name) -> sp.Basic:
         n = node.id
@@ -207,6 +319,8 @@ class _Builder:
                 return self._raise(node, "Matrix(...) without one nested list")
             return self.build(node.args[0])
         if f.id not in FUNCTIONS:
+            if f.id in self.symbols or f.id in _CONSTANTS:
+                return self._raise(node, f"calling {f.id!r} (a product is {f.id}*(…))")
             return self._raise(node, f"a call to {f.id!r}")
         fn, arity = FUNCTIONS[f.id]
         if len(node.args) != arity:
@@ -273,6 +387,12 @@ def parse_answer(
         [sqrt(2)/2, -0.5]])
         >>> parse_answer("0.33333333333333333333", exact_decimals=True)
         33333333333333333333/100000000000000000000
+        >>> parse_answer("2e^(1/2)/(1 + e)")  # e is Euler's number; side by side is a product
+        2*exp(1/2)/(1 + E)
+        >>> parse_answer("(1 + e")
+        Traceback (most recent call last):
+        ...
+        attention_math.exercises.parse.ParseError: answer: the '(' at column 1 is never closed; ...
         >>> parse_answer("__import__('os').system('true')")
         Traceback (most recent call last):
         ...
@@ -283,7 +403,7 @@ def parse_answer(
     symbols = dict(symbols or {})
     if len(text) > MAX_LENGTH:
         raise ParseError(f"answer: {len(text)} characters is longer than {MAX_LENGTH}")
-    src = _normalise(text).strip()
+    src, where = _implicit_products(*_normalise(text))
     if not src:
         raise ParseError("answer: it is empty")
     deepest, operators = _nesting_and_operators(src)
@@ -294,11 +414,11 @@ def parse_answer(
     try:
         tree = ast.parse(src, mode="eval")  # parses only; nothing is executed
     except SyntaxError as exc:
-        raise ParseError(f"answer: not valid math syntax ({exc.msg}) in {text!r}") from None
+        raise ParseError(_syntax_message(exc, src, where, text)) from None
     except (ValueError, RecursionError, MemoryError):
         raise ParseError("answer: too deeply nested or malformed") from None
     try:
-        out = _Builder(symbols, src if exact_decimals else None).build(tree.body)
+        out = _Builder(symbols, src, where, exact=exact_decimals).build(tree.body)
     except RecursionError:
         raise ParseError("answer: too deeply nested") from None
     return _to_matrix(out, text) if isinstance(out, list) else out

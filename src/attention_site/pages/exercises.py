@@ -359,12 +359,16 @@ def _how_to_check(exercises: list[Exercise]) -> str:
     names = ", ".join(f"`{n}`" for n in [*_TYPED, *more, "^"])
     # the syntax is spelled out on the exercises' index page
     return (
-        "Type an answer in the box under an exercise and press *Check*, or check it in "
-        "Python or from the shell: type it as "
+        "Type an answer in the box under an exercise and press *Check*: it runs in your "
+        "browser, with nothing to install. Type it as "
         f"[plain math]({page_url('exercises/index.md#checking-an-answer')}) ({names}, "
-        "matrices as `[[a, b], [c, d]]`) or "
-        "pass a SymPy or NumPy object. The checker says whether it is right and, for the "
-        "usual slips, what went wrong. A worked solution follows each exercise, folded."
+        "`e` for Euler's number, `2e` or `2*e` for a product, "
+        "matrices as `[[a, b], [c, d]]`). The checker says whether it is right and, for the "
+        "usual slips, what went wrong. A worked solution follows each exercise, folded.\n\n"
+        "To check in Python or from the shell instead (the two tabs under each exercise, "
+        "which also take a SymPy or NumPy object), install the package once, from a copy of "
+        "the project's source: `python3 -m pip install .` "
+        f"([Command line]({page_url('reference/command-line.md')}))."
     )
 
 

@@ -35,9 +35,9 @@ def exercises() -> list[Exercise]:
             chapter="multihead",
             title="The weights of one head",
             statement=(
-                "Two heads split $d_{model} = 6$ into $d_k = 3$ each: head 1 takes the first "
-                "three columns of $X$ as its queries and keys ($W_Q = W_K = I$). Compute head 1's "
-                "weights exactly."
+                "Two heads split $d_{\\text{model}} = 6$ into $d_k = 3$ each: head 1 takes the "
+                "first three columns of $X$ as its queries and keys ($W_Q = W_K = I$). Compute "
+                "head 1's weights exactly."
             ),
             q=head,
             k=head,
@@ -52,7 +52,7 @@ def exercises() -> list[Exercise]:
             explanation=(
                 "Head one's queries and keys are the first $d_k = 3$ columns of $X$, and it "
                 r"scales by **its own** $1/\sqrt{d_k} = 1/\sqrt3$, not by "
-                r"$1/\sqrt{d_{model}}$."
+                r"$1/\sqrt{d_{\text{model}}}$."
             ),
             solution=_solve_multihead_head_weights,
         ),
@@ -82,16 +82,17 @@ def exercises() -> list[Exercise]:
             chapter="multihead",
             title="Parameters of multi-head attention",
             statement=(
-                "$h$ heads with $d_k = d_v = d_{model}/h$, projections $W_Q^i, W_K^i, W_V^i$ "
-                "of shape $d_{model} \\times d_k$ per head and $W_O$ of shape "
-                "$h d_v \\times d_{model}$, no biases. How many parameters? Use `d_model`, `h`."
+                "$h$ heads with $d_k = d_v = d_{\\text{model}}/h$, projections "
+                "$W_Q^{(i)}, W_K^{(i)}, W_V^{(i)}$ of shape $d_{\\text{model}} \\times d_k$ per "
+                "head and $W_O$ of shape $h d_v \\times d_{\\text{model}}$, no biases. How many "
+                "parameters? Use `d_model`, `h`."
             ),
             answer=3 * h * d_model * (d_model / h) + (d_model / h) * h * d_model,
             symbols={"d_model": d_model, "h": h},
             kind="expression",
             explanation=(
-                "Three projections per head of $d_{model} d_k$ each, plus $W_O$; with $d_k = "
-                "d_v = d_{model}/h$ the number of heads drops out."
+                "Three projections per head of $d_{\\text{model}} d_k$ each, plus $W_O$; with "
+                "$d_k = d_v = d_{\\text{model}}/h$ the number of heads drops out."
             ),
             solution=_solve_multihead_params,
         ),
@@ -119,12 +120,14 @@ def exercises() -> list[Exercise]:
                 "second $(\\text{head}_2 W_O^{(2)})_{tm}$.\n"
                 "3. So $CW_O = \\text{head}_1 W_O^{(1)} + \\text{head}_2 W_O^{(2)}$, "
                 "block multiplication; here $W_O^{(2)}$ is rows 3 and 4 of $W_O$.\n\n"
-                "What it means: each head writes into the model's $d_{model}$-wide stream "
-                "through its own $d_v \\times d_{model}$ matrix, and the writes add. Nothing "
-                "mixes the heads but this sum, which is why a head can be studied, ablated "
-                "(its block set to zero) or pruned on its own, and why "
-                '$W_V^{(i)} W_O^{(i)}$ (the head\'s "OV circuit") is the unit that matters. '
-                "SymPy checks it for symbolic heads."
+                "What it means: each head writes into the model's $d_{\\text{model}}$-wide "
+                "stream through its own $d_v \\times d_{\\text{model}}$ matrix, and the writes "
+                "add. Nothing mixes the heads but this sum, which is why a head can be studied, "
+                "ablated (its block set to zero) or pruned on its own, and why "
+                '$W_V^{(i)} W_O^{(i)}$ (the head\'s "OV circuit", in the terms of '
+                "[Elhage et al., 2021]"
+                "(https://transformer-circuits.pub/2021/framework/index.html)) "
+                "is the unit that matters. SymPy checks it for symbolic heads."
             ),
             solution=_solve_multihead_concat_sum,
         ),
