@@ -359,13 +359,12 @@ def _how_to_check(exercises: list[Exercise]) -> str:
     names = ", ".join(f"`{n}`" for n in [*_TYPED, *more, "^"])
     # the syntax is spelled out on the exercises' index page
     return (
-        "Each exercise states its inputs (rendered from the package's catalogue when the site "
-        "is built). Check an answer in Python or from the shell: type it as "
+        "Each exercise states its inputs. Check an answer in the box under it, or, with the "
+        "package installed, in Python or from the shell: type it as "
         f"[plain math]({page_url('exercises/index.md#checking-an-answer')}) ({names}, "
         "matrices as `[[a, b], [c, d]]`) or "
         "pass a SymPy or NumPy object. The checker says whether it is right and, for the "
-        "usual slips, what went wrong. Every solution below is run when the site is built and "
-        "must pass the same checker."
+        "usual slips, what went wrong."
     )
 
 

@@ -166,10 +166,9 @@ def exercises() -> list[Exercise]:
                 r"As $c \to \infty$ each row's weight goes to its largest scores: a key below "
                 r"the row's maximum gets $e^{-c\,\mathrm{gap}} \to 0$. Where two keys tie for "
                 "the maximum they share the weight equally. In floating point the limit is "
-                r"reached at a finite $c$: once $e^{-c \cdot \mathrm{gap}}$ is at most half the "
-                r"smallest positive (subnormal) number, $r_{\min}/2$ (see "
-                "[Masks](../why/masks.md)), it rounds to exactly $0$; the decimals below are "
-                r"NumPy's $P(c)$ at such a $c$."
+                r"reached at a finite $c$, where $e^{-c \cdot \mathrm{gap}}$ becomes too small "
+                "to store and rounds to exactly $0$ (see [Masks](../why/masks.md)); the "
+                r"decimals below are NumPy's $P(c)$ at such a $c$."
             ),
             solution=_solve_sharp,
         ),
