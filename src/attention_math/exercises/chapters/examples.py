@@ -53,7 +53,7 @@ def exercises() -> list[Exercise]:
     P = symbolic.softmax(S)
     shown = {"X": X}
     common = dict(chapter="examples", q=X, k=X, v=X, inputs=shown)
-    zero = "e⁰ = 1: a key with score 0 still gets weight."
+    zero = "Each score of 0 adds e⁰ = 1 to the sum that divides its row."
     # the causal example: logarithms keep the weights rational
     L2, L3 = sp.log(2), sp.log(3)
     S_c = sp.Matrix([[0, 0, 0], [0, L2, 0], [L3, 0, L2]])  # above the diagonal: masked
