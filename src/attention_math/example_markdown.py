@@ -143,8 +143,8 @@ def verdicts_md(example_id: str) -> str:
     Examples:
         >>> from attention_math.example_markdown import verdicts_md
         >>> text = verdicts_md("the-cat-sleeps")
-        >>> print(text.splitlines()[0])
-        | claim | published | exact | verdict: diagnosis |
+        >>> print(text.splitlines()[2])
+        | claim | published | verdict: diagnosis |
         >>> print(text.split("???", 1)[1].splitlines()[0])
          success "The other 23 claims agree with the exact values"
     """
@@ -162,10 +162,11 @@ def verdicts_md(example_id: str) -> str:
         verdict = f"**{f.verdict}**: {f.diagnosis or 'no diagnosis'}"
         if f.hypothesis_values:
             verdict += f" (it computes {_fmt(f.hypothesis_values)})"
-        taught.append([claim, published, exact, verdict])
+        # three columns, the exact value under the published one: a phone keeps the verdict
+        taught.append([claim, f"{published}<br><small>exact: {exact}</small>", verdict])
     out: list[str] = []
     if taught:
-        out.append(table(["claim", "published", "exact", "verdict: diagnosis"], taught))
+        out.append(table(["claim", "published", "verdict: diagnosis"], taught, compact=True))
     if agreeing:
         label = "The other" if taught else "All"
         title = f"{label} {len(agreeing)} claims agree with the exact values"
