@@ -7,6 +7,9 @@ disagreement fails the build.
 
 from __future__ import annotations
 
+import numpy as np
+import sympy as sp
+
 from attention_math.audit import Finding, audit, format_computed, steps
 from attention_math.display import (
     decimal_latex,
@@ -42,6 +45,28 @@ def _entry_tex(name: str) -> str:
     """LaTeX for the first entry of step ``name``: ``S_{11}``, ``(QK^\\top)_{11}``."""
     symbol = _TEX.get(name, name).split("=")[0].strip()
     return f"{symbol}_{{11}}" if len(symbol) == 1 else f"({symbol})_{{11}}"
+
+
+def _entry_form(name: str, e: sp.Expr, pairs: dict[str, tuple[sp.Matrix, np.ndarray]]) -> str:
+    """LaTeX of the first entry of step ``name`` as a reader would write it by hand.
+
+    An unmasked weight is written as the softmax it is, $e^{S_{11}} / \\sum_j e^{S_{1j}}$, with
+    the exact scores in it (SymPy would cancel a common factor and hide them); any other entry
+    (an output, a masked weight) as one fraction. Each rewrite is checked against the exact
+    entry to 30 digits (a mismatch raises).
+    """
+    if name == "weights" and "scaled" in pairs and "mask" not in pairs:  # unmasked rows
+        s = pairs["scaled"][0]
+        terms = " + ".join(f"e^{{{latex(s[0, j])}}}" for j in range(s.cols))
+        value = sp.exp(s[0, 0]) / sum(sp.exp(s[0, j]) for j in range(s.cols))
+        softmax = "\\frac{e^{S_{11}}}{\\sum_j e^{S_{1j}}}"
+        form = f"{softmax} = \\frac{{e^{{{latex(s[0, 0])}}}}}{{{terms}}}"
+    else:
+        value = sp.together(e)
+        form = latex(value)
+    if abs(sp.N(value - e, 30)) > sp.Float(10) ** -25 * (1 + abs(sp.N(e, 30))):
+        raise ValueError(f"the {name} entry's rewritten form differs from its exact value")
+    return form
 
 
 def inputs_md(example_id: str, digits: int = 7) -> str:
@@ -91,7 +116,7 @@ def steps_md(
         )
         if not show and exact.shape != (1, 1):  # the exact form of one entry, for the reader
             entry = _entry_tex(name)
-            shown = display(f"{entry} = {latex(exact[0, 0])}")
+            shown = display(f"{entry} = {_entry_form(name, exact[0, 0], pairs)}")
             # a long rational (a decimal in disguise) is a click away, not in the reading line
             out.append(shown if teaches(exact[0, 0]) else folded(f"Exact form of ${entry}$", shown))
     return "\n".join(out)
@@ -118,8 +143,8 @@ def verdicts_md(example_id: str) -> str:
     Examples:
         >>> from attention_math.example_markdown import verdicts_md
         >>> text = verdicts_md("the-cat-sleeps")
-        >>> print(text.splitlines()[0])
-        | claim | published | exact | verdict: diagnosis |
+        >>> print(text.splitlines()[2])
+        | claim | published | verdict: diagnosis |
         >>> print(text.split("???", 1)[1].splitlines()[0])
          success "The other 23 claims agree with the exact values"
     """
@@ -137,10 +162,11 @@ def verdicts_md(example_id: str) -> str:
         verdict = f"**{f.verdict}**: {f.diagnosis or 'no diagnosis'}"
         if f.hypothesis_values:
             verdict += f" (it computes {_fmt(f.hypothesis_values)})"
-        taught.append([claim, published, exact, verdict])
+        # three columns, the exact value under the published one: a phone keeps the verdict
+        taught.append([claim, f"{published}<br><small>exact: {exact}</small>", verdict])
     out: list[str] = []
     if taught:
-        out.append(table(["claim", "published", "exact", "verdict: diagnosis"], taught))
+        out.append(table(["claim", "published", "verdict: diagnosis"], taught, compact=True))
     if agreeing:
         label = "The other" if taught else "All"
         title = f"{label} {len(agreeing)} claims agree with the exact values"

@@ -366,12 +366,12 @@ FIVE_WORDS = Example(
         _c(
             "out(Smart)₂", "'Similarly' list", "output", (0, 1), "0.24", WRONG, f"{_EXP0}; {_TRUNC}"
         ),
-        _c("out(Perform)₁", "'Similarly' list", "output", (2, 0), "0.87", SLIP, _TRUNC),
-        _c("out(Perform)₂", "'Similarly' list", "output", (2, 1), "0.87", SLIP, _TRUNC),
-        _c("out(Complex)₁", "'Similarly' list", "output", (3, 0), "1.64", WRONG, _UNEXPLAINED),
-        _c("out(Complex)₂", "'Similarly' list", "output", (3, 1), "0.12", WRONG, _UNEXPLAINED),
-        _c("out(Tasks)₁", "'Similarly' list", "output", (4, 0), "0.12", WRONG, _UNEXPLAINED),
-        _c("out(Tasks)₂", "'Similarly' list", "output", (4, 1), "1.64", WRONG, _UNEXPLAINED),
+        _c("out(perform)₁", "'Similarly' list", "output", (2, 0), "0.87", SLIP, _TRUNC),
+        _c("out(perform)₂", "'Similarly' list", "output", (2, 1), "0.87", SLIP, _TRUNC),
+        _c("out(complex)₁", "'Similarly' list", "output", (3, 0), "1.64", WRONG, _UNEXPLAINED),
+        _c("out(complex)₂", "'Similarly' list", "output", (3, 1), "0.12", WRONG, _UNEXPLAINED),
+        _c("out(tasks)₁", "'Similarly' list", "output", (4, 0), "0.12", WRONG, _UNEXPLAINED),
+        _c("out(tasks)₂", "'Similarly' list", "output", (4, 1), "1.64", WRONG, _UNEXPLAINED),
     ),
 )
 """Source 001: five two-dimensional words, identity projections, with its published claims."""
@@ -516,12 +516,12 @@ exact)."""
 
 LETS_GO = Example(
     id="lets-go",
-    title="“⟨SOS⟩ let's go”: recovering damaged weights",
+    title="“⟨SOS⟩ let's go”: what a causal mask changes",
     seed="003_c9caecb3e102e3f3.txt",
     x=_LETS_GO_X,
     w_q=tuple(tuple(str(e) for e in LETS_GO_RECOVERY.rounded.row(i)) for i in range(2)),
     w_k=(("-1.82", "0.57"), ("1.36", "-0.38")),
-    tokens=("<SOS>", "let's", "go"),
+    tokens=("⟨SOS⟩", "let's", "go"),
     notes=(
         "Two tables print Encoded Values × Weightsᵀ = Q and = K. The OCR lost a digit of the "
         "query weights; the value weights, scores and percentages were figures the OCR "
@@ -600,7 +600,7 @@ CAT_SLEEPS = Example(
         ),
         _c("embedding size", "'4-dimensional embeddings'", "shape:x", (1,), "4", AGREES),
         _c(
-            "shape X (the source's S)",
+            "shape X (the embeddings, S in the source)",
             "comment '3 tokens, each with 3 features'",
             "shape:x",
             (),

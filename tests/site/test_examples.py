@@ -203,3 +203,24 @@ def test_every_example_has_a_titled_source() -> None:
         assert ex.source.title and ex.source.cite().startswith(f"“{ex.source.title}")
         # the author, when the document names one, is in the citation; the file never is
         assert ex.source.author in ex.source.cite() and ex.source.file not in ex.source.cite()
+
+
+def test_the_cat_sleeps_listing_is_the_catalogued_one() -> None:
+    """The page quotes the tutorial's listing and runs it to print the shapes: its arrays are the
+    catalogue's inputs, and its comments the ones the audit judges wrong."""
+    import re
+
+    from attention_math.examples import CAT_SLEEPS
+
+    page = (Path(__file__).parents[2] / "docs/examples/the-cat-sleeps.md").read_text("utf-8")
+    (listing,) = re.findall(r'```python exec="on" source="above"[^\n]*\n(.*?)\n```', page, re.S)
+    scope: dict[str, object] = {}
+    exec(compile(listing, "the-cat-sleeps listing", "exec"), scope)  # the page's own code
+    assert np.array_equal(scope["S"], CAT_SLEEPS.numeric("x"))
+    assert np.array_equal(scope["W_q"], CAT_SLEEPS.numeric("w_q"))
+    wrong = {
+        c.where.removeprefix("comment ").strip("'")
+        for c in CAT_SLEEPS.claims
+        if c.verdict == "wrong"
+    }
+    assert len(wrong) == 2 and all(c in listing for c in wrong), wrong

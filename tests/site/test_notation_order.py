@@ -339,7 +339,6 @@ def _by_nav(site) -> list[tuple[str, list[str]]]:
 #: occurs, so the list only shrinks. Each is the lead's to decide: reword the exercise, or
 #: introduce the symbol earlier.
 EXERCISE_ORDER_KNOWN = {
-    "exercises/examples.md: r_min (introduced on why/masks.md)",
     "exercises/softmax.md: J (introduced on gradients/index.md)",
     "exercises/softmax.md: J_ij (introduced on gradients/index.md)",
     "exercises/softmax.md: \\delta (introduced on gradients/index.md)",

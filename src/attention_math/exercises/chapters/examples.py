@@ -53,7 +53,7 @@ def exercises() -> list[Exercise]:
     P = symbolic.softmax(S)
     shown = {"X": X}
     common = dict(chapter="examples", q=X, k=X, v=X, inputs=shown)
-    zero = "e⁰ = 1: a key with score 0 still gets weight."
+    zero = "Each score of 0 adds e⁰ = 1 to the sum that divides its row."
     # the causal example: logarithms keep the weights rational
     L2, L3 = sp.log(2), sp.log(3)
     S_c = sp.Matrix([[0, 0, 0], [0, L2, 0], [L3, 0, L2]])  # above the diagonal: masked
@@ -166,10 +166,9 @@ def exercises() -> list[Exercise]:
                 r"As $c \to \infty$ each row's weight goes to its largest scores: a key below "
                 r"the row's maximum gets $e^{-c\,\mathrm{gap}} \to 0$. Where two keys tie for "
                 "the maximum they share the weight equally. In floating point the limit is "
-                r"reached at a finite $c$: once $e^{-c \cdot \mathrm{gap}}$ is at most half the "
-                r"smallest positive (subnormal) number, $r_{\min}/2$ (see "
-                "[Masks](../why/masks.md)), it rounds to exactly $0$; the decimals below are "
-                r"NumPy's $P(c)$ at such a $c$."
+                r"reached at a finite $c$, where $e^{-c \cdot \mathrm{gap}}$ becomes too small "
+                "to store and rounds to exactly $0$ (see [Masks](../why/masks.md)); the "
+                r"decimals below are NumPy's $P(c)$ at such a $c$."
             ),
             solution=_solve_sharp,
         ),
