@@ -41,8 +41,10 @@ class GPU:
     """A GPU's published peak figures.
 
     ``hbm_bytes_per_s`` is the memory bandwidth, ``peak_flops`` the dense FP16/BF16 tensor-core
-    peak (no sparsity), ``sram_bytes_per_sm`` the on-chip memory (L1 and shared) of one
-    streaming multiprocessor, ``n_sm`` their number. ``fp32_flops`` is the peak of the FP32
+    peak (no sparsity), ``sram_bytes_per_sm`` the on-chip memory of one streaming
+    multiprocessor as its whitepaper gives it, and ``sram_counts`` what that figure counts (the
+    whitepapers do not count alike: L1 and shared memory together, or shared memory alone);
+    ``n_sm`` the number of SMs. ``fp32_flops`` is the peak of the FP32
     (CUDA) cores, where elementwise work runs (a fused multiply-add counted as 2 FLOPs);
     ``sfu_per_clock_per_sm`` the special-function results (``exp2``, ``log2``, reciprocal, …)
     one SM gives per clock, and ``boost_clock_hz`` the clock: together the exponentials per
@@ -60,6 +62,7 @@ class GPU:
     sfu_per_clock_per_sm: int | None = None
     boost_clock_hz: float | None = None
     fp8_flops: float | None = None
+    sram_counts: str = ""
 
 
 A100_SXM_80GB = GPU(
@@ -77,6 +80,7 @@ A100_SXM_80GB = GPU(
     # 8.0: 16 results per clock per SM for exp2f, __log2f, reciprocal, __sinf, …
     sfu_per_clock_per_sm=16,
     boost_clock_hz=1.41e9,  # Ampere whitepaper: A100 boost clock 1410 MHz
+    sram_counts="L1 and shared memory together (shared memory at most 164 KiB of it)",
 )
 """The A100 SXM 80GB from NVIDIA's data sheet (bandwidth, FP16 tensor and FP32 peaks), the
 Ampere architecture whitepaper (SMs, on-chip memory, clock) and the
@@ -99,6 +103,7 @@ H100_SXM_80GB = GPU(
     sfu_per_clock_per_sm=16,
     boost_clock_hz=1.98e9,  # whitepaper: H100 SXM5 boost clock 1.98 GHz (non-tensor work)
     fp8_flops=1978.9e12,  # whitepaper: FP8 tensor 1,978.9 TFLOPS dense
+    sram_counts="shared memory at most (L1 and shared memory together: 256 KiB)",
 )
 """The H100 SXM 80GB (Hopper) from NVIDIA's data sheet and the
 [Hopper architecture whitepaper](https://resources.nvidia.com/en-us-tensor-core/gtc22-whitepaper-hopper):
@@ -115,6 +120,7 @@ H200_SXM_141GB = GPU(
     sfu_per_clock_per_sm=16,
     boost_clock_hz=1.98e9,
     fp8_flops=1978.9e12,  # data sheet: FP8 tensor 3,958 TFLOPS with sparsity, half dense
+    sram_counts="shared memory at most (L1 and shared memory together: 256 KiB)",
 )
 """The H200 SXM 141GB from NVIDIA's data sheet: the H100's chip with faster, larger memory
 (HBM3e), so the same peaks with 1.4 times the bandwidth."""

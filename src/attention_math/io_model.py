@@ -40,6 +40,7 @@ __all__ = [
     "recompute_against_read",
     "standard_accesses",
     "standard_forward_counted",
+    "tile_sram",
 ]
 
 
@@ -80,20 +81,48 @@ def standard_accesses(L: int, d: int) -> int:
 
 
 def flash_blocks(d: int, M: int) -> tuple[int, int]:
-    """Algorithm 1's block sizes ``(B_r, B_c)``: ``B_c = ⌈M / 4d⌉``, ``B_r = min(B_c, d)``,
-    so that a block of ``Q``, ``K``, ``V`` and ``O`` fits in ``M`` numbers of SRAM.
+    """Algorithm 1's block sizes ``(B_r, B_c)``: ``B_c = ⌈M / 4d⌉``, ``B_r = min(B_c, d)``.
+
+    The key and value blocks take half the SRAM (``2 B_c d ≈ M / 2``); the cap ``B_r ≤ d``
+    bounds the score tile, ``B_r B_c ≤ d · M / 4d = M / 4``. The query and output blocks add
+    ``2 B_r d ≤ 2 d²``, so the whole fits (`tile_sram` ``≤ M``) while ``2 d²`` stays below
+    about ``M / 4``: the paper's sizes are those of its asymptotic analysis (Dao et al., 2022,
+    Algorithm 1 and the proof of Theorem 2).
 
     Raises:
         ValueError: ``d`` or ``M`` is not a positive integer.
 
     Examples:
-        >>> from attention_math.io_model import flash_blocks
+        >>> from attention_math.io_model import flash_blocks, tile_sram
         >>> flash_blocks(64, 98304)  # 192 KiB of 16-bit numbers
         (64, 384)
+        >>> tile_sram(64, 384, 64) <= 98304
+        True
     """
     d, M = _positive("d", d), _positive("M", M)
     b_c = math.ceil(M / (4 * d))
     return min(b_c, d), b_c
+
+
+def tile_sram(b_r: int, b_c: int, d: int) -> int:
+    """Numbers one step of a tiled forward holds in SRAM: the blocks ``Q_i`` and ``O_i``
+    (``B_r × d`` each), ``K_j`` and ``V_j`` (``B_c × d`` each), the score tile ``S_ij``
+    (``B_r × B_c``, its weights ``P_ij`` written over it) and the running ``m_i``, ``λ_i``
+    (``B_r`` each). Algorithm 1 and FlashAttention-2 with the tile transposed hold the same
+    blocks and score tile; only ``m_i, λ_i`` follow the number of query rows.
+
+    Raises:
+        ValueError: a size that is not a positive integer.
+
+    Examples:
+        >>> from attention_math.io_model import tile_sram
+        >>> tile_sram(64, 384, 64)  # Q, O: 8192; K, V: 49152; S: 24576; m, λ: 128
+        82048
+        >>> tile_sram(384, 384, 64) > 98304  # a 384 × 384 score tile alone overfills 192 KiB
+        True
+    """
+    b_r, b_c, d = _positive("B_r", b_r), _positive("B_c", b_c), _positive("d", d)
+    return 2 * b_r * d + 2 * b_c * d + b_r * b_c + 2 * b_r
 
 
 def flash_accesses(L: int, d: int, M: int) -> int:
@@ -134,19 +163,25 @@ def _one_head(
 
 
 def flash2_blocks(d: int, M: int) -> tuple[int, int]:
-    """FlashAttention-2's block sizes ``(B_r, B_c)`` in the same SRAM: ``B_r = B_c = ⌈M / 4d⌉``,
-    so that ``Q_i``, ``K_j``, ``V_j`` and the output block fit in ``M`` numbers together.
+    """FlashAttention-2's block sizes ``(B_r, B_c)`` in this model: Algorithm 1's tile
+    transposed, ``B_r = ⌈M / 4d⌉`` query rows and ``B_c = min(B_r, d)`` key rows.
 
-    Each query block now streams every key block once, so the larger the query block, the
-    fewer passes over ``K`` and ``V``: nothing caps ``B_r`` at ``d`` any more.
+    The loops are swapped, so the outer block is now the query block: the larger it is, the
+    fewer passes over ``K`` and ``V``. The cap moves to the inner block and bounds the score
+    tile as before; `tile_sram` differs from Algorithm 1's only by the running ``m_i, λ_i``.
+    Real kernels tune their tiles (Dao, 2023, §3.3: blocks of {64, 128} × {64, 128}, limited
+    by registers as well as SRAM).
+
+    Raises:
+        ValueError: ``d`` or ``M`` is not a positive integer.
 
     Examples:
-        >>> from attention_math.io_model import flash2_blocks
-        >>> flash2_blocks(64, 98304)
-        (384, 384)
+        >>> from attention_math.io_model import flash2_blocks, flash_blocks
+        >>> flash2_blocks(64, 98304), flash_blocks(64, 98304)
+        ((384, 64), (64, 384))
     """
-    b_c = flash_blocks(d, M)[1]
-    return b_c, b_c
+    b_r, b_c = flash_blocks(d, M)
+    return b_c, b_r
 
 
 def flash2_accesses(L: int, d: int, M: int) -> int:

@@ -923,8 +923,10 @@ def outlier_features(
     fraction: float = 0.01,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Standard normal ``Q`` and ``K`` ``(n, d)`` in which a random ``fraction`` of the
-    entries is multiplied by ``outlier``: FlashAttention-3's test of incoherent processing
-    (a few entries of large magnitude among normal ones).
+    entries is multiplied by ``outlier``: a few entries of large magnitude among normal ones,
+    swept in size. FlashAttention-3's own test (§4.3) instead draws
+    ``N(0, 1) + N(0, 100) · Bernoulli(0.001)``: an outlier of standard deviation 10 added to
+    about 0.1 % of the entries.
 
     See Also:
         - [`outlier_errors`][attention_math.precision.outlier_errors]: the rounding error on them.

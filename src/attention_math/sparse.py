@@ -8,9 +8,9 @@ branch of pooled blocks, a branch of the blocks its scores select, a sliding win
 gates; Yuan et al. 2025, §3.3).
 
 The error of keeping a set ``S`` is exact (`topk_error`). With the dense weights ``p``, the
-discarded mass ``ε = Σ_{j∉S} p_j`` and ``o_S = Σ_{j∈S} p_j v_j / (1 − ε)``,
-``o − o_S = ε (o_{S̄} − o_S)``, where ``o_{S̄}`` is attention over the discarded keys alone.
-Both are averages of values, so ``‖o − o_S‖ ≤ ε max_{i∉S, j∈S} ‖v_i − v_j‖ ≤ 2 ε max_j ‖v_j‖``,
+discarded mass ``p_S̄ = Σ_{j∉S} p_j`` and ``o_S = Σ_{j∈S} p_j v_j / (1 − p_S̄)``,
+``o − o_S = p_S̄ (o_{S̄} − o_S)``, where ``o_{S̄}`` is attention over the discarded keys alone.
+Both are averages of values, so ``‖o − o_S‖ ≤ p_S̄ max_{i∉S, j∈S} ‖v_i − v_j‖ ≤ 2 p_S̄ max_j ‖v_j‖``,
 and two keys with opposite values attain the last bound
 ([`derivations.sparse`][attention_math.derivations.sparse] proves the identity in SymPy).
 
@@ -231,7 +231,7 @@ def topk_attention(
     """Attention over ``top_k`` keys per query: ``softmax`` of the kept scores, times their values.
 
     The keys are those of the ``top_k`` largest scores ``q kᵀ · scale`` (the smallest
-    discarded weight mass ``ε`` for ``top_k`` keys, see `topk_error`), or of the largest
+    discarded weight mass ``p_S̄`` for ``top_k`` keys, see `topk_error`), or of the largest
     ``index_scores`` when given (DeepSeek Sparse Attention: the indexer chooses, the attention
     scores weigh). Masked keys (``mask`` False, or in the future when ``is_causal``) are never
     kept. With ``top_k`` at least the number of allowed keys this is
@@ -305,23 +305,23 @@ class TopkError(NamedTuple):
     error: NDArray[np.floating]
     """``‖o − o_S‖``, the Euclidean norm of the change in the output."""
     discarded: NDArray[np.floating]
-    """``ε = Σ_{j∉S} p_j``, the dense weight of the keys dropped."""
+    """``p_S̄ = Σ_{j∉S} p_j``, the dense weight of the keys dropped."""
     bound_spread: NDArray[np.floating]
-    """``ε · max_{i∉S, j∈S} ‖v_i − v_j‖`` over keys of positive weight: the tight bound."""
+    """``p_S̄ · max_{i∉S, j∈S} ‖v_i − v_j‖`` over keys of positive weight: the tight bound."""
     bound: NDArray[np.floating]
-    """``2 ε · max_j ‖v_j‖`` over keys of positive weight: the bound in the values' size."""
+    """``2 p_S̄ · max_j ‖v_j‖`` over keys of positive weight: the bound in the values' size."""
 
 
 def topk_error(p: ArrayLike, v: ArrayLike, kept: ArrayLike) -> TopkError:
     """The exact error of attending to the kept keys only, and its two bounds.
 
-    With the dense weights ``p`` of a row (summing to 1), ``ε`` the weight of the keys not
-    kept, ``o = Σ_j p_j v_j`` and ``o_S = Σ_{j∈S} p_j v_j / (1 − ε)`` (the kept weights
-    renormalised: what `topk_attention` computes), ``o − o_S = ε (o_{S̄} − o_S)`` where
+    With the dense weights ``p`` of a row (summing to 1), ``p_S̄`` the weight of the keys not
+    kept, ``o = Σ_j p_j v_j`` and ``o_S = Σ_{j∈S} p_j v_j / (1 − p_S̄)`` (the kept weights
+    renormalised: what `topk_attention` computes), ``o − o_S = p_S̄ (o_{S̄} − o_S)`` where
     ``o_{S̄}`` averages the discarded values with their weights. ``o_S`` and ``o_{S̄}`` are
     each in the convex hull of their values, so
-    ``‖o − o_S‖ ≤ ε max_{i∉S, j∈S} ‖v_i − v_j‖ ≤ 2ε max_j ‖v_j‖``. The error is 0 when
-    ``ε = 0`` (every dropped key has weight 0: masked, or ``top_k`` covers the allowed keys)
+    ``‖o − o_S‖ ≤ p_S̄ max_{i∉S, j∈S} ‖v_i − v_j‖ ≤ 2p_S̄ max_j ‖v_j‖``. The error is 0 when
+    ``p_S̄ = 0`` (every dropped key has weight 0: masked, or ``top_k`` covers the allowed keys)
     or when ``o_{S̄} = o_S``.
 
     Args:
@@ -340,7 +340,7 @@ def topk_error(p: ArrayLike, v: ArrayLike, kept: ArrayLike) -> TopkError:
     Examples:
         >>> import numpy as np
         >>> from attention_math.sparse import topk_error
-        >>> p = np.array([0.75, 0.25])  # two keys, the second dropped: ε = 1/4
+        >>> p = np.array([0.75, 0.25])  # two keys, the second dropped: p_S̄ = 1/4
         >>> v = np.array([[1.0], [-1.0]])  # opposite values: the bound is attained
         >>> e = topk_error(p, v, np.array([True, False]))
         >>> float(e.error), float(e.discarded), float(e.bound_spread), float(e.bound)
@@ -369,7 +369,7 @@ def topk_error(p: ArrayLike, v: ArrayLike, kept: ArrayLike) -> TopkError:
         )
     if (pa < 0).any() or not np.allclose(pa.sum(axis=-1), 1.0, rtol=0, atol=1e-9):
         raise ValueError("p must hold attention weights: non-negative, each row summing to 1")
-    kept_mass = np.where(s, pa, 0.0).sum(axis=-1)  # (...,): 1 − ε
+    kept_mass = np.where(s, pa, 0.0).sum(axis=-1)  # (...,): 1 − p_S̄
     if (kept_mass <= 0).any():
         raise ValueError("every row must keep some weight: o_S is 0/0 when the kept keys have none")
     eps = np.where(s, 0.0, pa).sum(axis=-1)  # (...,): the discarded mass

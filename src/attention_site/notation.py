@@ -425,7 +425,8 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"$\Delta$",
         (r"\Delta",),
         "an increment: a shift of position, $j \\mapsto j + \\Delta$ (sinusoidal encoding); the "
-        "step of a finite difference (never $h$, which counts heads)",
+        "step of a finite difference (never $h$, which counts heads); NSA's stride between "
+        "compression blocks; $\\Delta s_{ij}$, the change of a score by rounding",
         page="positions/sinusoidal.md",
         group=_G,
     ),
@@ -757,6 +758,15 @@ SYMBOLS: tuple[Symbol, ...] = (
         group=_L,
     ),
     Symbol(
+        r"$\mathcal{A}$",
+        (r"\mathcal{A}",),
+        r"the HBM accesses of an attention kernel, numbers read from or written to HBM, one "
+        r"head: $\mathcal{A}_{\text{standard}}$, $\mathcal{A}_{\text{FA}}$, "
+        r"$\mathcal{A}_{\text{FA-2}}$",
+        page="long/io.md",
+        group=_L,
+    ),
+    Symbol(
         r"$\Theta$",
         ("\\Theta",),
         r"the order of growth: $\Theta(L^2)$ is a quantity that stays between two positive "
@@ -1035,6 +1045,15 @@ SYMBOLS: tuple[Symbol, ...] = (
         r"the rectified linear unit, $\max(0, x)$",
         page="recent/sparse.md",
         group=_R,
+    ),
+    Symbol(
+        r"$p_{\bar S}$",
+        ("p_S",),
+        r"the discarded mass of top-k attention: the dense weight $\sum_{j \notin S} p_j$ of "
+        r"the keys not kept (never $\varepsilon$, which is machine epsilon)",
+        "scalar",
+        "recent/sparse.md",
+        _R,
     ),
     Symbol(
         r"$I_{t,s}$; $k_s$",

@@ -195,3 +195,45 @@ def test_hopper_gpus_have_a_higher_ridge_and_a_dearer_exponential():
     assert all(
         g.fp8_flops is not None and abs(g.fp8_flops / g.peak_flops - 2) < 1e-3 for g in GPUS[1:]
     )
+
+
+@pytest.mark.parametrize("d", [16, 32, 64, 96, 128, 256])
+def test_the_cap_at_d_bounds_the_score_tile(d):
+    M = 98304  # 192 KiB of 16-bit numbers
+    b_r, b_c = io_model.flash_blocks(d, M)
+    assert b_r * b_c <= M // 4 + b_r  # ⌈M/4d⌉·d: the score tile is about a quarter of SRAM
+    assert 2 * b_c * d <= M // 2 + 2 * d  # K_j, V_j: about half
+    # the whole tile fits exactly when Q_i, O_i (2 B_r d) leave room: 2d² up to about M/4
+    fits = io_model.tile_sram(b_r, b_c, d) <= M
+    assert fits == (2 * b_r * d + 2 * b_r <= M - 2 * b_c * d - b_r * b_c)
+    assert fits if d <= 64 else True
+    # a square tile of B_c rows never fits: its score tile alone is B_c² ≥ (M/4d)² > M here
+    assert io_model.tile_sram(b_c, b_c, d) > M or b_c <= d
+
+
+def test_flash2_tiles_are_algorithm_1s_transposed_and_use_the_same_sram():
+    for d, M in ((64, 98304), (128, 98304), (8, 128), (5, 77)):
+        b_r, b_c = io_model.flash2_blocks(d, M)
+        assert (b_c, b_r) == io_model.flash_blocks(d, M)
+        assert b_c <= d
+        # the same blocks and score tile; only the running m, λ follow the query rows
+        assert (
+            io_model.tile_sram(b_r, b_c, d) - 2 * b_r == io_model.tile_sram(b_c, b_r, d) - 2 * b_c
+        )
+    assert io_model.tile_sram(384, 384, 64) > 98304  # the square tile the model once used
+
+
+def test_tile_sram_counts_each_block_and_refuses_bad_sizes():
+    assert io_model.tile_sram(1, 1, 1) == 2 + 2 + 1 + 2
+    assert io_model.tile_sram(2, 3, 4) == 2 * 2 * 4 + 2 * 3 * 4 + 2 * 3 + 2 * 2
+    with pytest.raises(ValueError, match="B_c"):
+        io_model.tile_sram(2, 0, 4)
+
+
+def test_every_gpu_says_what_its_sram_figure_counts():
+    from attention_math.hardware import GPUS
+
+    for g in GPUS:
+        assert "shared memory" in g.sram_counts, g.name
+    # the A100's figure counts L1 with shared memory, the Hopper figures shared memory alone
+    assert GPUS[0].sram_counts.startswith("L1") and GPUS[1].sram_counts.startswith("shared")

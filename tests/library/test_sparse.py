@@ -106,7 +106,7 @@ def test_two_opposite_values_attain_the_bound():
 
 
 def test_the_bound_is_loose_when_the_values_agree():
-    # the error is ε times a distance between averages: equal values give none, whatever ε
+    # the error is p_S̄ times a distance between averages: equal values give none, whatever p_S̄
     p = np.array([0.4, 0.3, 0.3])
     v = np.array([[1.0, 2.0]] * 3)
     e = sparse.topk_error(p, v, np.array([True, False, False]))

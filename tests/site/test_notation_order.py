@@ -63,7 +63,8 @@ FAMILIES = {
     "S": "scores: S, S_raw; S_j(Δ), RoFormer's partial sums of phases",
     "M": "the mask M; M_SRAM, FlashAttention's fast memory (a capacity, labelled)",
     "softmax": "softmax; softmax_1, with an extra zero logit",
-    "p": "the weights p; p_drop, the dropout probability (a label, never a bare p)",
+    "p": "the weights p; p_drop, the dropout probability (a label, never a bare p); p_S̄, the "
+    "weight top-k attention drops",
     "e": "Euler's e; e_max, the largest exponent of a float format",
     "n": "a count: n; n_layers, n_bytes, n_block; n_h, n_g of MLA (DeepSeek-V2's names)",
     "r": "the number of random features r; r_max, r_min, the largest and smallest floats",

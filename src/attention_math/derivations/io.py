@@ -80,8 +80,9 @@ def flash_order() -> tuple[sp.Expr, sp.Expr]:
 
 
 def flash2() -> sp.Expr:
-    """FlashAttention-2's forward HBM accesses with ``B_r = B_c = M_SRAM/4d``: ``Q`` read
-    once, ``K, V`` once per query block, ``O`` and the log-sum-exp written once.
+    """FlashAttention-2's forward HBM accesses with Algorithm 1's tile transposed,
+    ``B_r = M_SRAM/4d`` query rows (``B_c = min(B_r, d)`` key rows do not enter the count):
+    ``Q`` read once, ``K, V`` once per query block, ``O`` and the log-sum-exp written once.
 
     Examples:
         >>> from attention_math.derivations.io import flash2
@@ -93,7 +94,9 @@ def flash2() -> sp.Expr:
 
 
 def flash2_against_flash() -> sp.Expr:
-    """``lim_{L→∞} flash / flash2``: how many times fewer accesses the swapped loops make.
+    """``lim_{L→∞} flash / flash2``: how many times fewer accesses the swapped loops make with
+    the same tile, transposed: ``(3d + 4) / 2d``, the numbers a pass moves per row (``Q``,
+    ``O`` in and out, ``λ``, ``m`` in and out, against ``K``, ``V`` in).
 
     Examples:
         >>> from attention_math.derivations.io import flash2_against_flash

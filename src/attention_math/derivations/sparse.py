@@ -1,11 +1,11 @@
-"""Top-k attention, exactly: the error of dropping keys is ``ε`` times a difference of averages.
+"""Top-k attention, exactly: the error of dropping keys is ``p_S̄`` times a difference of averages.
 
-Keep the keys ``S`` of one query and drop the rest, whose dense weight is ``ε``. The dense
-output ``o`` is the average of two averages, ``o = (1 − ε) o_S + ε o_{S̄}`` (the kept keys'
-renormalised output and the dropped keys'), so ``o − o_S = ε (o_{S̄} − o_S)``
+Keep the keys ``S`` of one query and drop the rest, whose dense weight is ``p_S̄``. The dense
+output ``o`` is the average of two averages, ``o = (1 − p_S̄) o_S + p_S̄ o_{S̄}`` (the kept keys'
+renormalised output and the dropped keys'), so ``o − o_S = p_S̄ (o_{S̄} − o_S)``
 (`error_identity` proves it in SymPy for softmax weights of symbolic scores). Both averages
-lie in the convex hull of their values, so ``‖o − o_S‖ ≤ ε max_{i∉S, j∈S} ‖v_i − v_j‖ ≤
-2ε max_j ‖v_j‖``; two keys with opposite values attain the last bound (`tight_example`).
+lie in the convex hull of their values, so ``‖o − o_S‖ ≤ p_S̄ max_{i∉S, j∈S} ‖v_i − v_j‖ ≤
+2p_S̄ max_j ‖v_j‖``; two keys with opposite values attain the last bound (`tight_example`).
 `crosscheck_error` computes one example exactly and compares NumPy's
 [`sparse.topk_error`][attention_math.sparse.topk_error] and
 [`sparse.topk_attention`][attention_math.sparse.topk_attention] with it (it raises on a
@@ -34,12 +34,12 @@ __all__ = [
     "tight_example",
 ]
 
-eps = sp.Symbol("varepsilon", nonnegative=True)  # the discarded weight, ε
+eps = sp.Symbol(r"p_{\bar S}", nonnegative=True)  # the discarded weight, p_S̄
 L, k = sp.symbols("L k", positive=True, integer=True)
 
 
 def error_identity(n: int, n_kept: int) -> bool:
-    """True when ``o − o_S = ε (o_{S̄} − o_S)`` holds identically (SymPy cancels the difference
+    """True when ``o − o_S = p_S̄ (o_{S̄} − o_S)`` holds identically (SymPy cancels the difference
     to 0) for ``n`` keys of symbolic scores ``s_j`` (weights ``e_j / Σ e_i`` with ``e_j = e^{s_j}``,
     any positive numbers) and symbolic
     values ``v_j``, the first ``n_kept`` kept. A value's coordinates enter one at a time and
@@ -57,7 +57,7 @@ def error_identity(n: int, n_kept: int) -> bool:
     z = sp.Add(*e)
     p = [x / z for x in e]  # the dense softmax weights
     kept, dropped = range(n_kept), range(n_kept, n)
-    mass = sp.Add(*(p[j] for j in dropped))  # ε
+    mass = sp.Add(*(p[j] for j in dropped))  # p_S̄
     o = sp.Add(*(p[j] * v[j] for j in range(n)))
     o_s = sp.Add(*(p[j] * v[j] for j in kept)) / (1 - mass)
     o_rest = sp.Add(*(p[j] * v[j] for j in dropped)) / mass
@@ -65,13 +65,13 @@ def error_identity(n: int, n_kept: int) -> bool:
 
 
 def tight_example() -> tuple[sp.Expr, sp.Expr]:
-    """Two keys, weights ``(1 − ε, ε)``, values ``+1`` and ``−1``, the second dropped:
-    ``(|o − o_S|, 2ε max_j |v_j|)``, both ``2ε``: the bound is attained.
+    r"""Two keys, weights ``(1 − p_S̄, p_S̄)``, values ``+1`` and ``−1``, the second dropped:
+    ``(|o − o_S|, 2p_S̄ max_j |v_j|)``, both ``2p_S̄``: the bound is attained.
 
     Examples:
         >>> from attention_math.derivations.sparse import tight_example
         >>> tight_example()
-        (2*varepsilon, 2*varepsilon)
+        (2*p_{\bar S}, 2*p_{\bar S})
     """
     p = [1 - eps, eps]
     v = [sp.Integer(1), sp.Integer(-1)]
@@ -93,7 +93,7 @@ class Example(NamedTuple):
     p: list[sp.Expr]
     """The dense weights."""
     discarded: sp.Expr
-    """``ε``."""
+    """``p_S̄``."""
     o: sp.Matrix
     """The dense output ``(1, d_v)``."""
     o_s: sp.Matrix
@@ -101,9 +101,9 @@ class Example(NamedTuple):
     error: sp.Expr
     """``‖o − o_S‖``."""
     bound_spread: sp.Expr
-    """``ε max_{i∉S, j∈S} ‖v_i − v_j‖``."""
+    """``p_S̄ max_{i∉S, j∈S} ‖v_i − v_j‖``."""
     bound: sp.Expr
-    """``2ε max_j ‖v_j‖``."""
+    """``2p_S̄ max_j ‖v_j‖``."""
 
 
 def example(
@@ -155,7 +155,7 @@ def example(
 
 def crosscheck_error(ex: Example) -> list[CrossCheck]:
     """NumPy against the exact `example`: `topk_attention`'s output against ``o_S``, and
-    `topk_error`'s error, ``ε`` and both bounds against theirs. Raises on a mismatch.
+    `topk_error`'s error, ``p_S̄`` and both bounds against theirs. Raises on a mismatch.
 
     Examples:
         >>> from attention_math.derivations.sparse import crosscheck_error, example
@@ -176,7 +176,7 @@ def crosscheck_error(ex: Example) -> list[CrossCheck]:
     measured = np.array([[err.error[0], err.discarded[0], err.bound_spread[0], err.bound[0]]])
     return [
         crosscheck(ex.o_s, o_s, label="top-k output o_S"),
-        crosscheck(exact, measured, label="error, ε and the two bounds"),
+        crosscheck(exact, measured, label="error, p_S̄ and the two bounds"),
     ]
 
 

@@ -21,7 +21,7 @@ def error_curves(
     p: NDArray[np.floating], v: NDArray[np.floating], ks: Sequence[int]
 ) -> dict[str, NDArray[np.float64]]:
     """Top-k's error and its two bounds for each ``k`` in ``ks``, averaged over the rows, each
-    row's divided by its largest value norm ``max_j ‖v_j‖`` (so the bound reads ``2ε``).
+    row's divided by its largest value norm ``max_j ‖v_j‖`` (so the bound reads ``2p_S̄``).
 
     Args:
         p: dense weights ``(rows, L_k)``, each row summing to 1 (zeros where masked).
@@ -56,7 +56,7 @@ def topk_error_figure(
     ks: Sequence[int], panels: Mapping[str, Mapping[str, NDArray[np.float64]]]
 ) -> str:
     """One panel per set of rows: top-k's measured error, the tight bound
-    ``ε max ‖v_i − v_j‖`` and ``2ε max ‖v_j‖``, each over ``max_j ‖v_j‖``, against ``k``
+    ``p_S̄ max ‖v_i − v_j‖`` and ``2p_S̄ max ‖v_j‖``, each over ``max_j ‖v_j‖``, against ``k``
     (log scale; a zero is not drawn).
 
     Examples:
@@ -72,8 +72,8 @@ def topk_error_figure(
         fig, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 3.6), squeeze=False)
         for ax, (title, c) in zip(axes[0], panels.items(), strict=True):
             for name, mark, label in (
-                ("bound", "--", "bound 2ε"),
-                ("bound_spread", "-.", "bound ε·max‖vᵢ − vⱼ‖ / max‖v‖"),
+                ("bound", "--", r"bound $2\,p_{\bar S}$"),
+                ("bound_spread", "-.", r"bound $p_{\bar S} \max\|v_i - v_j\| / \max\|v\|$"),
                 ("error", "o-", "measured ‖o − o_S‖ / max‖v‖"),
             ):
                 y = np.where(c[name] > 0, c[name], np.nan)  # log axes: zeros left out
