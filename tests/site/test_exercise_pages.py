@@ -54,7 +54,15 @@ def _run(code: str) -> str:
     return out.getvalue()
 
 
-@pytest.mark.parametrize("chapter", list(CHAPTERS))
+#: chapters whose page takes a second or more of CPU (the house's `slow`): the scaling page
+#: runs the scaling-variance-means proof, seconds of SymPy (slow in test_proof_exercises too)
+SLOW_CHAPTERS = {"scaling"}
+
+
+@pytest.mark.parametrize(
+    "chapter",
+    [pytest.param(c, marks=pytest.mark.slow) if c in SLOW_CHAPTERS else c for c in CHAPTERS],
+)
 def test_a_chapters_page_is_its_introduction_and_the_rendered_exercises(chapter: str) -> None:
     page = DOCS / f"{chapter}.md"
     text = page.read_text(encoding="utf-8")
@@ -82,14 +90,20 @@ def _nav_entries(entry: object) -> list[object]:
     return [entry] if isinstance(entry, str) else []
 
 
+@pytest.fixture(scope="module")
+def nav_entries() -> list[object]:
+    """The nav's page entries, read from mkdocs.yml once for the module's cases."""
+    return _nav_entries(mkdocs_config()["nav"])
+
+
 @pytest.mark.parametrize("chapter", list(CHAPTERS))
-def test_a_chapters_title_is_the_registrys(chapter: str) -> None:
+def test_a_chapters_title_is_the_registrys(chapter: str, nav_entries: list[object]) -> None:
     """The page's heading is `heading` of the chapter's title in `CHAPTERS`; the navigation
     gives it no title of its own (MkDocs then shows the heading), or that same one."""
     first = (DOCS / f"{chapter}.md").read_text(encoding="utf-8").splitlines()[0]
     assert first == f"# {heading(chapter)}"
     path = f"exercises/{chapter}.md"
-    entries = _nav_entries(mkdocs_config()["nav"])
+    entries = nav_entries
     (found,) = [e for e in entries if path in ([e] if isinstance(e, str) else e.values())]
     assert found == path or found == {heading(chapter): path}, found
 

@@ -13,7 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from attention_site.pages.references import BIB, cite_text, load, references_markdown
+from attention_site.pages.references import (
+    BIB,
+    Reference,
+    cite_text,
+    load,
+    references_markdown,
+)
 from tests.built_pages import page as page_text
 
 #: Papers issue 37 asks the site to cite (its first list) and those other chapters cite.
@@ -59,21 +65,29 @@ REQUIRED = {
 }
 
 
-def test_the_bibliography_holds_every_required_paper_with_its_link():
-    refs = {r.key: r for r in load()}
+@pytest.fixture(scope="module")
+def bibliography() -> list[Reference]:
+    """docs/references.bib's entries, parsed once for the module's tests."""
+    return load()
+
+
+def test_the_bibliography_holds_every_required_paper_with_its_link(
+    bibliography: list[Reference],
+) -> None:
+    refs = {r.key: r for r in bibliography}
     for key, where in REQUIRED.items():
         assert key in refs, f"{key} missing from {BIB.name}"
         assert where in refs[key].url, f"{key}: {refs[key].url} does not point at {where}"
 
 
-def test_every_link_is_arxiv_doi_or_the_works_own_page():
-    for r in load():
+def test_every_link_is_arxiv_doi_or_the_works_own_page(bibliography: list[Reference]) -> None:
+    for r in bibliography:
         assert r.url.startswith("https://"), r
         if "arxiv.org" in r.url:
             assert re.fullmatch(r"https://arxiv\.org/abs/\d{4}\.\d{4,5}", r.url), r.url
         if "doi.org" in r.url:
             assert re.fullmatch(r"https://doi\.org/10\.\d{4,}/\S+", r.url), r.url
-    assert len({r.url for r in load()}) == len(load()), "two entries share a url"
+    assert len({r.url for r in bibliography}) == len(bibliography), "two entries share a url"
 
 
 def test_an_entry_without_a_url_is_refused(tmp_path: Path):
@@ -83,8 +97,8 @@ def test_an_entry_without_a_url_is_refused(tmp_path: Path):
         load(bib)
 
 
-def test_citation_texts_follow_the_site_form():
-    refs = {r.key: r for r in load()}
+def test_citation_texts_follow_the_site_form(bibliography: list[Reference]) -> None:
+    refs = {r.key: r for r in bibliography}
     assert cite_text(refs["shazeer2019"]) == "Shazeer, 2019"
     assert cite_text(refs["milakov2018"]) == "Milakov & Gimelshein, 2018"
     assert cite_text(refs["haviv2022"]) == "Haviv et al., 2022"
@@ -103,17 +117,19 @@ def _links(site: Path) -> dict[str, set[str]]:
     return found
 
 
-def test_the_references_page_lists_every_entry(built_site):
+def test_the_references_page_lists_every_entry(
+    built_site: Path, bibliography: list[Reference]
+) -> None:
     page = (built_site / "references" / "index.html").read_text("utf-8")
-    for r in load():
+    for r in bibliography:
         assert f'id="{r.key}"' in page, f"References has no anchor for {r.key}"
         assert f'href="{html.escape(r.url)}"' in page or f'href="{r.url}"' in page, r.key
-    assert references_markdown().count("\n") + 1 == len(load())
+    assert references_markdown().count("\n") + 1 == len(bibliography)
 
 
-def test_every_entry_is_cited_on_a_page(built_site):
+def test_every_entry_is_cited_on_a_page(built_site: Path, bibliography: list[Reference]) -> None:
     links = _links(built_site)
-    uncited = [r.key for r in load() if r.url not in links]
+    uncited = [r.key for r in bibliography if r.url not in links]
     assert not uncited, f"cite these where the pages use them (or drop them): {uncited}"
 
 
@@ -142,11 +158,13 @@ def test_pages_cite_sources_by_title_never_by_file_name(built_site: Path) -> Non
         assert ex.source.cite() in audit
 
 
-def test_every_arxiv_or_doi_link_of_the_site_is_in_the_bibliography():
+def test_every_arxiv_or_doi_link_of_the_site_is_in_the_bibliography(
+    bibliography: list[Reference],
+) -> None:
     """The reverse rule: a paper linked from a page (or from the text the packages print) is
     listed on References, so a reader finds every source in one place."""
     root = Path(__file__).resolve().parents[2]
-    listed = " ".join(r.url for r in load())
+    listed = " ".join(r.url for r in bibliography)
     link = re.compile(r"https://(?:arxiv\.org/abs/\d{4}\.\d{4,5}|doi\.org/10\.[^\s)\]>\"']+)")
     missing = set()
     for path in [*(root / "docs").rglob("*.md"), *(root / "src").rglob("*.py")]:
@@ -190,8 +208,8 @@ CITED_WHERE_USED = {
 }
 
 
-def test_each_paper_is_cited_on_the_pages_that_use_it():
-    refs = {r.key: r for r in load()}
+def test_each_paper_is_cited_on_the_pages_that_use_it(bibliography: list[Reference]) -> None:
+    refs = {r.key: r for r in bibliography}
     docs = Path(__file__).resolve().parents[2] / "docs"
     assert set(CITED_WHERE_USED) <= set(REQUIRED)
     missing = [
