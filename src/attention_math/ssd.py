@@ -28,7 +28,6 @@ from numpy.typing import ArrayLike, NDArray
 from attention_math._checks import as_float, check_count
 
 __all__ = [
-    "SSDMethod",
     "semiseparable_mask",
     "ssd_attention",
     "ssd_check",

@@ -18,8 +18,9 @@ from tests.conftest import mkdocs_config, nav_pages
 # site): the checks of the Markdown sources run in the quick loop (`-m "not docs"`) too.
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
-# a decimal number in prose: 0.67, -1.5, 3.0 (not part of a word, a version or a path)
-DECIMAL = re.compile(r"(?<![\w.\-/])[-+−]?\d+\.\d+(?![\w.])")
+# a decimal number in prose: 0.67, -1.5, 3.0 (not part of a word, a version or a path, not
+# a section "§3.3" or an identifier "arXiv:2407.08608", "doi:10.1137/…")
+DECIMAL = re.compile(r"(?<![\w.\-/§:])[-+−]?\d+\.\d+(?![\w.])")
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})")
 
 
@@ -52,6 +53,7 @@ def test_detector_finds_typed_decimals_and_ignores_code():
             "print(0.25)",  # inside an executed block: fine
             "```",
             "$$ P \\approx 0.33 $$",  # typed inside math: found
+            "([Dao, 2023](https://arxiv.org/abs/2307.08691), §3.3) and arXiv:2307.08691",  # no
         ]
     )
     assert hand_typed_decimals(sample) == [(1, "0.6698"), (6, "0.33")]
@@ -64,6 +66,11 @@ QUOTED = {
     ("forward/dropout.md", "0.1"): "Vaswani et al. 2017, §5.4: P_drop = 0.1",
     ("positions/sinks.md", "5.60"): "Xiao et al. (StreamingLLM), Table 1",
     ("positions/sinks.md", "5.40"): "Xiao et al. (StreamingLLM), Table 1",
+    ("recent/latent.md", "0.1"): "YaRN's attention factor m = 0.1 μ ln(factor) + 1 (Peng et al.)",
+    ("recent/low-precision.md", "0.001"): "Shah et al. 2024, §4.3: outliers on 0.1 % of entries",
+    ("recent/low-precision.md", "0.1"): "Shah et al. 2024, §4.3: outliers on 0.1 % of entries",
+    ("recent/low-precision.md", "2.6"): "Shah et al. 2024, abstract: 2.6 times lower error",
+    ("recent/sinks-gates.md", "0.25"): "Qwen3-Next's config: partial_rotary_factor = 0.25",
 }
 
 

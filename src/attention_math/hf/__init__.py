@@ -48,7 +48,7 @@ def layer(module: Any) -> Callable[[Any], np.ndarray]:
 
     Returns:
         The layer as a function of ``x`` of shape ``(L, hidden)`` (a causal sequence at
-        positions ``0 … L-1``), giving the module's output, of the same shape.
+            positions ``0 … L-1``), giving the module's output, of the same shape.
 
     Raises:
         TypeError: ``module`` is of a class this package does not read.

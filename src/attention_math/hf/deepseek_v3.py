@@ -113,7 +113,7 @@ def layer(module: Any) -> Callable[[Any], np.ndarray]:
 
     Returns:
         The layer as a function of ``x`` of shape ``(L, hidden_size)`` (a causal sequence at
-        positions ``0 … L-1``), giving the module's output of the same shape.
+            positions ``0 … L-1``), giving the module's output of the same shape.
 
     Raises:
         ValueError: a configuration `config_of` refuses, or two norms with different ``eps``.
