@@ -38,6 +38,7 @@ import sympy as sp
 from numpy.typing import ArrayLike, NDArray
 
 from attention_math._checks import as_float, check_count
+from attention_math._once import derived_once
 from attention_math.block import rms_norm
 from attention_math.crosscheck import CrossCheckError
 from attention_math.numeric import attention
@@ -666,6 +667,7 @@ def _sym(name: str, rows: int, cols: int, head: int | None = None) -> sp.Matrix:
     return sp.Matrix(rows, cols, lambda i, j: sp.Symbol(f"{name}{top}_{i}{j}"))
 
 
+@derived_once
 def absorption_proof(
     *, length: int = 2, d_q: int = 2, d_c: int = 2, d_nope: int = 2, d_rope: int = 2,
     d_v: int = 1, hidden: int = 2, n_heads: int = 2,
@@ -722,6 +724,7 @@ def _rotation(angle: sp.Expr) -> sp.Matrix:
     return sp.Matrix([[sp.cos(angle), -sp.sin(angle)], [sp.sin(angle), sp.cos(angle)]])
 
 
+@derived_once
 def rope_breaks_absorption(d_q: int = 2, d_c: int = 2) -> tuple[sp.Matrix, sp.Matrix]:
     """What absorption would need if RoPE turned the whole key: a matrix that moves with the
     distance.
@@ -890,6 +893,7 @@ def decode_work(
     return DecodeWork(flops=per_token * t, n_bytes=entries * t * nb)
 
 
+@derived_once
 def intensity_formula(kind: str) -> sp.Expr:
     """FLOPs per byte of one decode step, `decode_work`'s count, in symbols ``n_h``, ``d_h``,
     ``n_g``, ``d_c``, ``d_R``, ``d_v``, ``b`` (bytes per number): the context cancels.

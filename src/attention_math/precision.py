@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Literal
 import sympy as sp
 
 from attention_math._lazy import np
+from attention_math._once import derived_once
 
 if TYPE_CHECKING:  # NumPy's types only: the exact side imports without NumPy
     from numpy.typing import ArrayLike, NDArray
@@ -882,6 +883,7 @@ def hadamard_rotation(d: int, rng: np.random.Generator | int | None = 0) -> NDAr
     return r
 
 
+@derived_once
 def rotation_keeps_scores(d: int) -> bool:
     """Prove in SymPy that ``(QR)(KR)ᵀ = QKᵀ`` for ``R = D H/√d``, any signs and any ``Q``, ``K``.
 

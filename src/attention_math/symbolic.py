@@ -16,6 +16,7 @@ import mpmath
 import sympy as sp
 
 from attention_math._lazy import loaded_numpy
+from attention_math._once import derived_once
 
 __all__ = [
     "as_matrix",
@@ -401,6 +402,7 @@ def sigmoid(x: object) -> sp.Expr:
     return sp.exp(x) / (1 + sp.exp(x))
 
 
+@derived_once
 def in_terms_of_sigmoid(expr: object, a: object, symbol: sp.Symbol | None = None) -> sp.Expr:
     """Rewrite ``expr``, which contains ``exp(n·a)``, as a rational function of ``σ = σ(a)``.
 

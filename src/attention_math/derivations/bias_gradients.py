@@ -18,6 +18,7 @@ import sympy as sp
 from attention_math import symbolic
 from attention_math.backward import attention_backward_with_dmask, relative_bias, relative_bias_grad
 from attention_math.crosscheck import CrossCheck, crosscheck
+from attention_math.derivations._once import derived_once
 from attention_math.derivations.gradients import backward
 
 __all__ = ["BiasCase", "bias_case", "diagonal_sums", "dmask_is_ds", "relative_bias_is_diagonal_sum"]
@@ -64,6 +65,7 @@ def diagonal_sums(ds: sp.Matrix) -> sp.Matrix:
     )
 
 
+@derived_once
 def dmask_is_ds(l_q: int = 2, l_k: int = 2) -> bool:
     """True when SymPy's derivative of ``ℓ = Σ dO ∘ O`` with respect to a generic additive mask
     ``M`` equals the backward's ``dS``, entry by entry (``Q, K, V, dO, M`` and ``α`` generic).
@@ -80,6 +82,7 @@ def dmask_is_ds(l_q: int = 2, l_k: int = 2) -> bool:
     )
 
 
+@derived_once
 def relative_bias_is_diagonal_sum(l_q: int = 2, l_k: int = 2) -> bool:
     """True when SymPy's derivative of ``ℓ`` with respect to each entry of a relative-bias
     table ``b`` (``M_ij = b_{i−j}``) equals the sum of ``dS`` over that offset's diagonal.

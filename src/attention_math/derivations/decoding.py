@@ -20,6 +20,7 @@ import sympy as sp
 
 from attention_math import symbolic
 from attention_math.derivations import cost
+from attention_math.derivations._once import derived_once
 from attention_math.derivations.online_softmax import merged_equals_softmax
 from attention_math.symbolic import is_zero
 
@@ -209,6 +210,7 @@ def decode_flops() -> sp.Expr:
     return sp.expand(total)
 
 
+@derived_once
 def generation_flops(*, cached: bool) -> sp.Expr:
     """FLOPs (one layer) to generate ``L`` tokens one by one: with a cache, the sum of
     `decode_flops` over ``t = 1 … L``; without, the full forward pass on ``t`` tokens at
@@ -266,6 +268,7 @@ def softmax_one(z: Sequence[object]) -> list[sp.Expr]:
     return [sp.simplify(x / total) for x in e]
 
 
+@derived_once
 def softmax_one_is_padded_softmax(n: int = 3) -> bool:
     """True when ``softmax₁(z)`` equals ``softmax([z, 0])`` with the last entry dropped, for
     generic ``z`` (an extra key whose score is always 0 and whose value is 0: a sink).

@@ -21,6 +21,7 @@ import sympy as sp
 
 from attention_math import gates, symbolic
 from attention_math.crosscheck import CrossCheck, crosscheck
+from attention_math.derivations._once import derived_once
 from attention_math.derivations.decoding import softmax_one
 from attention_math.symbolic import is_zero
 
@@ -72,11 +73,17 @@ def sink_softmax(z: Sequence[object], sink: object) -> list[sp.Expr]:
         >>> sink_softmax([0, sp.log(2)], sp.log(5))
         [1/8, 1/4]
     """
+    return list(_sink_softmax(tuple(z), sink))  # a new list: the kept row is a tuple
+
+
+@derived_once
+def _sink_softmax(z: tuple[object, ...], sink: object) -> tuple[sp.Expr, ...]:
     e = [sp.exp(sp.sympify(x)) for x in z]
     total = sp.Add(*e) + sp.exp(sp.sympify(sink))
-    return [sp.simplify(x / total) for x in e]
+    return tuple(sp.simplify(x / total) for x in e)
 
 
+@derived_once
 def sink_weight(z: Sequence[object], sink: object) -> sp.Expr:
     """The sink's weight ``e^{s} / (Σ_j e^{z_j} + e^{s}) = σ(s − LSE(z))``.
 
@@ -89,6 +96,7 @@ def sink_weight(z: Sequence[object], sink: object) -> sp.Expr:
     return sp.simplify(1 - sp.Add(*sink_softmax(z, sink)))
 
 
+@derived_once
 def sink_is_padded_softmax(n: int = 3) -> bool:
     """True when ``sink_softmax(z, s)`` is ``softmax([z, s])`` without its last entry, for
     generic ``z`` and ``s``.
@@ -103,6 +111,7 @@ def sink_is_padded_softmax(n: int = 3) -> bool:
     return all(is_zero(a - padded[0, i]) for i, a in enumerate(sink_softmax(z, sk)))
 
 
+@derived_once
 def sink_zero_is_softmax_one(n: int = 3) -> bool:
     """True when ``sink_softmax(z, 0)`` is softmax₁ of the attention sinks page.
 
@@ -115,6 +124,7 @@ def sink_zero_is_softmax_one(n: int = 3) -> bool:
     return all(is_zero(a - b) for a, b in zip(sink_softmax(z, 0), softmax_one(z), strict=True))
 
 
+@derived_once
 def sink_is_gated_softmax(n: int = 3) -> bool:
     """True when ``sink_softmax(z, s) = σ(LSE(z) − s) · softmax(z)``, for generic ``z``, ``s``.
 
@@ -133,6 +143,7 @@ def sink_is_gated_softmax(n: int = 3) -> bool:
     )
 
 
+@derived_once
 def sink_is_zero_value_key(n: int = 2, d_v: int = 2) -> bool:
     """True when attention over the keys plus one extra key (score ``s`` for every query,
     value ``0``) gives ``Σ_i sink_softmax(z, s)_i v_i``: a learned sink logit is a sink token
@@ -150,6 +161,7 @@ def sink_is_zero_value_key(n: int = 2, d_v: int = 2) -> bool:
     return all(is_zero(a - b) for a, b in zip(extra, w, strict=True))
 
 
+@derived_once
 def sink_weight_slope(n: int = 2) -> sp.Expr:
     """``∂w/∂s − w (1 − w)`` for the sink weight ``w``, simplified: zero, for generic ``z``.
 
@@ -163,6 +175,7 @@ def sink_weight_slope(n: int = 2) -> sp.Expr:
     return sp.simplify(sp.diff(w, sk) - w * (1 - w))
 
 
+@derived_once
 def crosscheck_sink(z: Sequence[object], sink: object) -> CrossCheck:
     """`sink_softmax` exactly against [`gates.sink_softmax`][attention_math.gates.sink_softmax]
     in float64; raises ``CrossCheckError`` if they disagree.

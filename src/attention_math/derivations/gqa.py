@@ -12,6 +12,7 @@ from __future__ import annotations
 import sympy as sp
 
 from attention_math import symbolic
+from attention_math.derivations._once import derived_once
 from attention_math.multihead import _check_heads  # the library's own check of the counts
 from attention_math.symbolic import is_zero
 
@@ -97,6 +98,7 @@ def tied_columns(w: sp.Matrix, n_heads: int, n_kv_heads: int) -> sp.Matrix:
     return sp.Matrix.hstack(*(_head(w, i // group, width) for i in range(n_heads)))
 
 
+@derived_once
 def tying_holds(n_heads: int = 2, n_kv_heads: int = 1, length: int = 2, width: int = 2) -> bool:
     """True when GQA equals MHA with tied key/value projections, for symbolic inputs and
     weights (``d_head = 1``).

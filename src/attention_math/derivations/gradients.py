@@ -72,6 +72,7 @@ def softmax_jacobian(n: int) -> tuple[sp.Matrix, sp.Matrix]:
     return p, J
 
 
+@derived_once
 def softmax_jacobian_general() -> tuple[sp.Expr, sp.Expr]:
     """``∂p_i/∂s_j`` for a softmax of any length ``n``, verified for symbolic ``n``.
 

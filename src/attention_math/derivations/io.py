@@ -12,6 +12,7 @@ from __future__ import annotations
 import sympy as sp
 
 from attention_math import io_model
+from attention_math.derivations._once import derived_once
 
 __all__ = [
     "backward_ratio",
@@ -153,6 +154,7 @@ def backward_ratio() -> sp.Expr:
     return sp.simplify(backward / forward)
 
 
+@derived_once
 def check_against_counts(L_: int, d_: int, M_: int) -> bool:
     """True when the symbolic counts equal `io_model`'s counts (and the counted runs) at
     sizes where ``4 d`` divides ``M_SRAM`` and ``M_SRAM/4d`` divides ``L`` and is at most ``d``.

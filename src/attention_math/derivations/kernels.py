@@ -146,6 +146,7 @@ def bilinear_invariance(d_model: int = 3, d_k: int = 2) -> bool:
     return all(is_zero(e) for e in changed - wq * wk.T)
 
 
+@derived_once
 def circuits_sum_of_heads(n_heads: int = 2, length: int = 2, d_model: int = 2) -> bool:
     """``Concat(P^(1) X W_V^(1), …) W_O = Σ_i P^(i) X (W_V^(i) W_O^(i))`` for symbolic matrices
     (``d_v = 1`` per head, ``d_out = d_model``); ``P^(i)`` stands for any weights.

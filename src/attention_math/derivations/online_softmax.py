@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # NumPy's types only: the module imports without NumPy (the r
     from numpy.typing import ArrayLike, NDArray
 import sympy as sp
 
+from attention_math.derivations._once import derived_once
 from attention_math.symbolic import is_zero
 
 __all__ = [
@@ -175,6 +176,7 @@ def merge_is_commutative(a: State, b: State) -> bool:
     )
 
 
+@derived_once
 def merged_equals_softmax(
     scores: Sequence[object], v: Sequence[object], cuts: Sequence[int]
 ) -> bool:

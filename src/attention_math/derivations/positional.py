@@ -139,6 +139,7 @@ def rope_matrix(position: sp.Expr, thetas: Sequence[sp.Expr], *, interleaved: bo
     return out
 
 
+@derived_once
 def rope_relative_holds(half_d: int = 2, *, interleaved: bool = False) -> bool:
     """True when ``R(m)ᵀ R(n) = R(n − m)`` and so ``⟨R(m) q, R(n) k⟩ = qᵀ R(n − m) k`` for
     symbolic positions ``m, n``, frequencies and vectors ``q, k``.

@@ -187,6 +187,7 @@ def check_frequencies(
     )
 
 
+@derived_once
 def complex_score_holds(pairs: int = 2) -> bool:
     """The rotated score ``⟨R(m)q, R(n)k⟩`` equals ``Re Σ_i h_i e^{i(m−n)θ_i}`` with
     ``h_i = (q_{2i} + i q_{2i+1}) · conj(k_{2i} + i k_{2i+1})`` (the interleaved layout),

@@ -21,6 +21,7 @@ import numpy as np
 import sympy as sp
 
 from attention_math.crosscheck import CrossCheck, crosscheck
+from attention_math.derivations._once import derived_once
 from attention_math.sparse import causal_pairs, selection_scores, topk_attention, topk_error
 
 __all__ = [
@@ -38,6 +39,7 @@ eps = sp.Symbol(r"p_{\bar S}", nonnegative=True)  # the discarded weight, p_S̄
 L, k = sp.symbols("L k", positive=True, integer=True)
 
 
+@derived_once
 def error_identity(n: int, n_kept: int) -> bool:
     """True when ``o − o_S = p_S̄ (o_{S̄} − o_S)`` holds identically (SymPy cancels the difference
     to 0) for ``n`` keys of symbolic scores ``s_j`` (weights ``e_j / Σ e_i`` with ``e_j = e^{s_j}``,
@@ -64,6 +66,7 @@ def error_identity(n: int, n_kept: int) -> bool:
     return bool(sp.cancel(sp.together(o - o_s - mass * (o_rest - o_s))) == 0)
 
 
+@derived_once
 def tight_example() -> tuple[sp.Expr, sp.Expr]:
     r"""Two keys, weights ``(1 − p_S̄, p_S̄)``, values ``+1`` and ``−1``, the second dropped:
     ``(|o − o_S|, 2p_S̄ max_j |v_j|)``, both ``2p_S̄``: the bound is attained.
@@ -180,6 +183,7 @@ def crosscheck_error(ex: Example) -> list[CrossCheck]:
     ]
 
 
+@derived_once
 def pairs_formula() -> sp.Expr:
     """``Σ_{t=1}^{L} min(t, k)`` for ``L ≥ k``, summed by SymPy: the pairs top-k scores on a
     causal sequence (dense: ``L(L + 1)/2``).
@@ -195,6 +199,7 @@ def pairs_formula() -> sp.Expr:
     return sp.expand(ramp + flat)
 
 
+@derived_once
 def pairs_holds(max_len: int = 12) -> bool:
     """`pairs_formula` equals `sparse.causal_pairs` counted, for every ``k ≤ L ≤ max_len``.
 
@@ -211,6 +216,7 @@ def pairs_holds(max_len: int = 12) -> bool:
     )
 
 
+@derived_once
 def selection_is_overlap(block: int, stride: int, select_block: int, n_tokens: int) -> bool:
     """True when NSA's eq. (9), as `sparse.selection_scores` computes it, gives selection
     block ``j`` the sum over compression blocks ``i`` of ``p_cmp[i]`` times the number of

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from attention_math.derivations._once import derived_once
+
 __all__ = [
     "attention_flops",
     "chunked_equals_masked_attention",
@@ -117,6 +119,7 @@ def _zero(m: sp.Matrix) -> bool:
     return all(sp.expand(e) == 0 for e in m)
 
 
+@derived_once
 def recurrence_equals_masked_attention(length: int = 4, n: int = 2, p: int = 2) -> bool:
     """The scan and the masked matrix give the same ``L × P`` output, entry by entry, for
     symbolic decays, projections and inputs (an identity of polynomials).
@@ -172,6 +175,7 @@ def chunked(
     return sp.Matrix.vstack(*rows)
 
 
+@derived_once
 def chunked_equals_masked_attention(length: int = 5, chunk_size: int = 2, n: int = 2) -> bool:
     """The chunked algorithm equals ``(𝐋 ∘ C Bᵀ) X`` exactly (one value column, ``P = 1``).
 
@@ -184,6 +188,7 @@ def chunked_equals_masked_attention(length: int = 5, chunk_size: int = 2, n: int
     return _zero(chunked(a, b, c, x, chunk_size) - masked_attention(a, b, c, x))
 
 
+@derived_once
 def unit_decay_is_causal_linear_attention(length: int = 3, m: int = 2, p: int = 1) -> bool:
     """With every ``a_t = 1``: (i) the mask is the causal mask (ones on and below the diagonal);
     (ii) the scan with ``B = φ(K)``, ``C = φ(Q)``, ``X = V`` gives ``tril(φ(Q) φ(K)ᵀ) V``, the
@@ -213,6 +218,7 @@ def unit_decay_is_causal_linear_attention(length: int = 3, m: int = 2, p: int = 
     return all(sp.simplify(r - w) == sp.zeros(1, p) for r, w in zip(ratio, linear, strict=True))
 
 
+@derived_once
 def off_diagonal_rank(length: int = 4, chunk_size: int = 2, n: int = 1) -> int:
     """The largest rank of a block strictly below the diagonal blocks of ``𝐋 ∘ C Bᵀ``
     (symbolic entries): at most ``N``, which is why it can pass through an ``N × P`` state.

@@ -9,13 +9,14 @@ from collections.abc import Mapping
 import numpy as np
 from numpy.typing import NDArray
 
-from attention_math.plot.style import fluid, style, svg
+from attention_math.plot.style import drawn_once, fluid, style, svg
 
 __all__ = ["sink_gate_figure"]
 
 _LABELS = {"softmax": "softmax", "sink": "sink logit", "gate": "output gate"}
 
 
+@drawn_once  # kept in memory by its arguments' content: drawn once per process
 def sink_gate_figure(
     masses: Mapping[tuple[bool, str], Mapping[str, float]],
     losses: Mapping[tuple[bool, str], NDArray[np.floating]],

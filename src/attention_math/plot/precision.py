@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from attention_math.display import Svg
-from attention_math.plot.style import fluid, style, svg
+from attention_math.plot.style import drawn_once, fluid, style, svg
 from attention_math.precision import OutlierErrors
 
 __all__ = ["rotation_figure"]
 
 
+@drawn_once  # kept in memory by its arguments' content: drawn once per process
 def rotation_figure(panels: Sequence[tuple[str, OutlierErrors]]) -> Svg:
     """The relative RMS error of ``Q̂K̂ᵀ`` against the outlier size, one colour per grid,
     without (solid, circles) and with (dashed, squares) the rotation, on log-log axes: one

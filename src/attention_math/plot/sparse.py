@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from attention_math.plot.style import fluid, style, svg
+from attention_math.plot.style import drawn_once, fluid, style, svg
 from attention_math.sparse import topk_error, topk_mask
 
 __all__ = ["error_curves", "nsa_figure", "topk_error_figure"]
@@ -52,6 +52,7 @@ def error_curves(
     return {name: np.asarray(x) for name, x in out.items()}
 
 
+@drawn_once  # kept in memory by its arguments' content: drawn once per process
 def topk_error_figure(
     ks: Sequence[int], panels: Mapping[str, Mapping[str, NDArray[np.float64]]]
 ) -> str:
@@ -86,6 +87,7 @@ def topk_error_figure(
         return fluid(svg(fig))
 
 
+@drawn_once  # kept in memory by its arguments' content: drawn once per process
 def nsa_figure(masks: Mapping[str, NDArray[np.bool_]]) -> str:
     """The keys (columns) each query (rows) reads in each of NSA's branches: one panel each.
 

@@ -22,24 +22,29 @@ Training takes about a second of CPU per variant.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 from numpy.typing import NDArray
 from threadpoolctl import threadpool_limits
 
 from attention_math import gates
+from attention_math._once import derived_once
 from attention_math.numeric import causal_mask
 from attention_math.toy.train import Hyper, adam_step
 
 __all__ = [
     "KINDS",
     "GatedToy",
+    "Measured",
     "ask_rest_batch",
     "attention_mass",
     "forward",
     "init",
     "loss_and_grads",
+    "measured",
     "train",
 ]
 
@@ -274,3 +279,36 @@ def attention_mass(
         "gate_rest": float(gate[rest].mean()),
         "loss": float((diff**2).sum() / diff[..., 0].size),
     }
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One trained variant as the sinks page shows it (`measured`), read-only.
+
+    Attributes:
+        mass: `attention_mass` of the trained toy on fresh sequences.
+        loss: the training loss of each step.
+    """
+
+    mass: Mapping[str, float]
+    loss: Floats
+
+
+@derived_once
+def measured(kind: str, *, steps: int = 600, bos: bool = True, seed: int = 0) -> Measured:
+    """`train`, then `attention_mass` of the trained toy (with the same ``bos``).
+
+    A pure function of its arguments (fixed seeds, one BLAS thread), kept in memory by them:
+    a page that shows it trains each variant once per process, not at every rebuild of
+    ``mkdocs serve``.
+
+    Examples:
+        >>> from attention_math.toy.gated import measured
+        >>> run = measured("gate", steps=5)
+        >>> measured("gate", steps=5) is run, run.loss.shape, run.loss.flags.writeable
+        (True, (5,), False)
+        >>> sorted(run.mass)[:2]
+        ['first_ask', 'first_rest']
+    """
+    toy = train(kind, steps=steps, bos=bos, seed=seed)
+    return Measured(MappingProxyType(attention_mass(toy, bos=bos)), toy.loss)
