@@ -237,3 +237,35 @@ def test_every_gpu_says_what_its_sram_figure_counts():
         assert "shared memory" in g.sram_counts, g.name
     # the A100's figure counts L1 with shared memory, the Hopper figures shared memory alone
     assert GPUS[0].sram_counts.startswith("L1") and GPUS[1].sram_counts.startswith("shared")
+
+
+def test_overlapped_the_bound_is_the_slowest_unit_memory_included():
+    from attention_math import hardware
+
+    point = {io.L: 4096, io.d: 64, io.n_bytes: 2}
+    bounds = {}
+    for gpu in hardware.GPUS:
+        mm, ew, ex, _ = (
+            float(x.subs(point | {io.M: gpu.sram_bytes_per_sm // 2}))
+            for x in io.step_work()["fused (Algorithm 1)"]
+        )
+        nb = 2 * io_model.flash_accesses(4096, 64, gpu.sram_bytes_per_sm // 2)
+        work = {"elementwise_flops": ew, "n_exp": ex, "gpu": gpu}
+        assert hardware.kernel_bound(mm, nb, **work) == "tensor cores"  # in turn
+        memory = nb / gpu.hbm_bytes_per_s
+        over = hardware.kernel_time(mm, nb, **work, overlap=True)
+        bounds[gpu.name] = hardware.kernel_bound(mm, nb, **work, overlap=True)
+        assert (bounds[gpu.name] == "memory") == (over == memory)
+    # the H100's tensor cores outrun its HBM at d = 64; the H200's faster HBM does not
+    assert bounds[hardware.H100_SXM_80GB.name] == "memory"
+    assert bounds[hardware.H200_SXM_141GB.name] == "tensor cores"
+
+
+def test_the_fa3_papers_exponential_rate_is_the_h100s_at_a_lower_clock():
+    from attention_math import hardware
+
+    gpu = hardware.H100_SXM_80GB
+    paper = float(hardware.FA3_REPORTED["exp_per_s"])
+    clock = paper / (gpu.sfu_per_clock_per_sm * gpu.n_sm)
+    assert 0.9 * gpu.boost_clock_hz < clock < gpu.boost_clock_hz  # same rate per clock, slower
+    assert gpu.peak_flops / paper > gpu.peak_flops / hardware.exp_per_s(gpu)

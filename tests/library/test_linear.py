@@ -123,3 +123,31 @@ def test_linear_attention_crossover_moves_with_the_number_of_features():
         at = float(performer_crossover().subs({d: width, n_features: m}))
         assert 1.5 * m < at < 2.5 * m  # near m (about 2m), however small d is
         assert at > float(crossover_length().subs(d, width))  # never below elu's d-sized one
+
+
+def test_one_features_relative_variance_is_exp_of_the_squared_norm_of_q_plus_k():
+    from attention_math.derivations.linear import performer_relative_variance
+
+    for dim in (1, 3):
+        value, equal = performer_relative_variance(dim)
+        assert equal, value
+    # numerically, where the tails are light enough for a sample to see the whole variance
+    rng = np.random.default_rng(7)
+    q, k = np.array([0.3, -0.2, 0.1]), np.array([0.1, 0.2, -0.4])
+    omega = rng.standard_normal((400_000, 3))  # (draws, d)
+    x = np.exp(omega @ (q + k) - (q @ q + k @ k) / 2)  # one feature's estimate, each draw
+    rel_var = np.var(x) / np.exp(q @ k) ** 2
+    assert rel_var == pytest.approx(np.expm1(np.sum((q + k) ** 2)), rel=0.02)
+    assert rel_var != pytest.approx(np.expm1(np.sum((q - k) ** 2)), rel=0.02)
+
+
+def test_the_monte_carlo_pair_is_the_one_its_errors_follow():
+    from attention_math.derivations.linear import monte_carlo_errors, monte_carlo_pair
+
+    q, k = monte_carlo_pair()
+    assert q.shape == k.shape == (8,)
+    errs, _ = monte_carlo_errors((1024, 4096), trials=200)
+    predicted = np.sqrt(np.expm1(np.sum((q + k) ** 2)) / np.array([1024, 4096]))
+    assert np.all((0.5 < errs / predicted) & (errs / predicted < 1.25)), errs / predicted
+    q1, _ = monte_carlo_pair(seed=1)
+    assert not np.array_equal(q, q1)

@@ -192,3 +192,16 @@ def test_each_figure_is_on_its_page_with_its_text_alternative(
     assert any(" ".join(words.split()) in label for label in flat), labels
     # an HTML element inside SVG text (the abbreviations' <abbr>) is not drawn: the word vanishes
     assert not re.search(r"<text[^>]*>[^<]*<(?:abbr|a|span|code|em|strong)\b", html)
+
+
+def test_the_roofline_joins_points_at_one_place_and_refuses_a_bad_attained_rate() -> None:
+    from attention_math.plot.roofline import roofline
+
+    points = [("S = QKᵀ", 62.1), ("O = PV", 62.1), ("fused", 227.0)]
+    figure = roofline(points, title="roofline", attained={"fused": 1.8e14})
+    assert "S = QKᵀ and O = PV" in figure
+    assert figure.count("fused</text>") == 1
+    with pytest.raises(ValueError, match="not a point"):
+        roofline(points, title="roofline", attained={"prefill": 1e14})
+    with pytest.raises(ValueError, match="positive"):
+        roofline(points, title="roofline", attained={"fused": 0.0})

@@ -28,9 +28,11 @@ __all__ = [
     "crossover_length",
     "linear_flops",
     "monte_carlo_errors",
+    "monte_carlo_pair",
     "performer_crossover",
     "performer_expectation",
     "performer_flops",
+    "performer_relative_variance",
     "softmax_flops",
 ]
 
@@ -200,6 +202,53 @@ def performer_expectation(dim: int = 2) -> tuple[sp.Expr, bool]:
     return value, sp.simplify(value - target) == 0
 
 
+def performer_relative_variance(dim: int = 2) -> tuple[sp.Expr, bool]:
+    """The relative variance ``Var[X] / E[X]²`` of one feature's estimate
+    ``X = φ_ω(q) φ_ω(k)``, exactly, and whether it equals ``exp(‖q + k‖²) − 1``.
+
+    ``X² = exp(ω·2(q + k)) · exp(−‖q‖² − ‖k‖²)``, so ``E[X²]`` is the same product of
+    one-dimensional Gaussian integrals as `performer_expectation`, at ``c = 2(q_i + k_i)``.
+    Averaging ``r`` features divides it by ``r``: the relative error is
+    ``√((e^{‖q+k‖²} − 1)/r)``, large where ``q + k`` is long.
+
+    Examples:
+        >>> from attention_math.derivations.linear import performer_relative_variance
+        >>> performer_relative_variance(1)
+        (exp(k_1**2 + 2*k_1*q_1 + q_1**2) - 1, True)
+    """
+    q = sp.symbols(f"q_1:{dim + 1}", real=True)
+    k = sp.symbols(f"k_1:{dim + 1}", real=True)
+    omega, c = sp.symbols("omega c", real=True)  # one coordinate of the direction ω
+    density = sp.exp(-(omega**2) / 2) / sp.sqrt(2 * sp.pi)  # N(0, 1)
+    mgf = sp.simplify(sp.integrate(sp.exp(omega * c) * density, (omega, -sp.oo, sp.oo)))  # e^{c²/2}
+    second = sp.Integer(1)  # E[X²]
+    for qi, ki in zip(q, k, strict=True):
+        second *= mgf.subs(c, 2 * (qi + ki)) * sp.exp(-(qi**2) - ki**2)
+    mean, _ = performer_expectation(dim)
+    value = sp.simplify(sp.powsimp(sp.expand(second / mean**2), force=True)) - 1
+    target = sp.exp(sum((qi + ki) ** 2 for qi, ki in zip(q, k, strict=True))) - 1
+    return value, sp.simplify(sp.expand(value - target)) == 0
+
+
+def _pair(rng: np.random.Generator) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    q = rng.normal(size=8) / 8**0.25  # d = 8, scaled as for exp(q·k/√d)
+    k = rng.normal(size=8) / 8**0.25
+    return q, k
+
+
+def monte_carlo_pair(seed: int = 0) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The query and key `monte_carlo_errors` estimates ``e^{q·k}`` for, with the same
+    ``seed``: ``d = 8`` standard normal coordinates each, scaled by ``d^{−1/4}``.
+
+    Examples:
+        >>> from attention_math.derivations.linear import monte_carlo_pair
+        >>> q, k = monte_carlo_pair()
+        >>> q.shape, k.shape
+        ((8,), (8,))
+    """
+    return _pair(np.random.default_rng(seed))
+
+
 @derived_once
 def monte_carlo_errors(
     ms: tuple[int, ...] = (16, 64, 256, 1024, 4096), trials: int = 200, seed: int = 0
@@ -217,8 +266,7 @@ def monte_carlo_errors(
     from attention_math.linear import random_features  # NumPy: imported only when run
 
     rng = np.random.default_rng(seed)
-    q = rng.normal(size=8) / 8**0.25  # d = 8, scaled as for exp(q·k/√d)
-    k = rng.normal(size=8) / 8**0.25
+    q, k = _pair(rng)  # (8,) each: `monte_carlo_pair`
     exact = float(np.exp(q @ k))
     errs = []
     for r in ms:
