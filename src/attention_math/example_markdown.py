@@ -47,13 +47,19 @@ def _entry_tex(name: str) -> str:
     return f"{symbol}_{{11}}" if len(symbol) == 1 else f"({symbol})_{{11}}"
 
 
-def _entry_form(name: str, e: sp.Expr, pairs: dict[str, tuple[sp.Matrix, np.ndarray]]) -> str:
+def _entry_form(
+    name: str,
+    e: sp.Expr,
+    pairs: dict[str, tuple[sp.Matrix, np.ndarray]],
+    key_order: bool = False,
+) -> str:
     """LaTeX of the first entry of step ``name`` as a reader would write it by hand.
 
     An unmasked weight is written as the softmax it is, $e^{S_{11}} / \\sum_j e^{S_{1j}}$, with
-    the exact scores in it (SymPy would cancel a common factor and hide them); any other entry
-    (an output, a masked weight) as one fraction. Each rewrite is checked against the exact
-    entry to 30 digits (a mismatch raises).
+    the exact scores in it (SymPy would cancel a common factor and hide them); with
+    ``key_order``, an unmasked output as its weighted sum, terms in key order (SymPy would sort
+    them its own way); any other entry (a masked weight, an output) as one fraction. Each
+    rewrite is checked against the exact entry to 30 digits (a mismatch raises).
     """
     if name == "weights" and "scaled" in pairs and "mask" not in pairs:  # unmasked rows
         s = pairs["scaled"][0]
@@ -61,6 +67,15 @@ def _entry_form(name: str, e: sp.Expr, pairs: dict[str, tuple[sp.Matrix, np.ndar
         value = sp.exp(s[0, 0]) / sum(sp.exp(s[0, j]) for j in range(s.cols))
         softmax = "\\frac{e^{S_{11}}}{\\sum_j e^{S_{1j}}}"
         form = f"{softmax} = \\frac{{e^{{{latex(s[0, 0])}}}}}{{{terms}}}"
+    elif key_order and name == "output" and {"scaled", "v"} <= set(pairs) and "mask" not in pairs:
+        s, v = pairs["scaled"][0], pairs["v"][0]  # terms in key order, j = 1, 2, ...
+        top = " + ".join(f"{latex(v[j, 0])}\\, e^{{{latex(s[0, j])}}}" for j in range(s.cols))
+        bottom = " + ".join(f"e^{{{latex(s[0, j])}}}" for j in range(s.cols))
+        value = sum(v[j, 0] * sp.exp(s[0, j]) for j in range(s.cols)) / sum(
+            sp.exp(s[0, j]) for j in range(s.cols)
+        )
+        weighted = "\\sum_j P_{1j} V_{j1} = \\frac{\\sum_j e^{S_{1j}} V_{j1}}{\\sum_j e^{S_{1j}}}"
+        form = f"{weighted} = \\frac{{{top}}}{{{bottom}}}"
     else:
         value = sp.together(e)
         form = latex(value)
@@ -95,9 +110,17 @@ def inputs_md(example_id: str, digits: int = 7) -> str:
 
 
 def steps_md(
-    example_id: str, names: tuple[str, ...] | None = None, *, max_exact: int = 400, digits: int = 4
+    example_id: str,
+    names: tuple[str, ...] | None = None,
+    *,
+    max_exact: int = 400,
+    digits: int = 4,
+    key_order: bool = False,
 ) -> str:
     """Every computed step, exact beside decimal (exact shown when its LaTeX is short).
+
+    With ``key_order``, the exact first output entry is written as its weighted sum with the
+    keys' terms in order, $j = 1, 2, \\dots$, so a reader can match it against $P$ and $V$.
 
     Examples:
         >>> from attention_math.example_markdown import steps_md
@@ -116,7 +139,7 @@ def steps_md(
         )
         if not show and exact.shape != (1, 1):  # the exact form of one entry, for the reader
             entry = _entry_tex(name)
-            shown = display(f"{entry} = {_entry_form(name, exact[0, 0], pairs)}")
+            shown = display(f"{entry} = {_entry_form(name, exact[0, 0], pairs, key_order)}")
             # a long rational (a decimal in disguise) is a click away, not in the reading line
             out.append(shown if teaches(exact[0, 0]) else folded(f"Exact form of ${entry}$", shown))
     return "\n".join(out)

@@ -55,3 +55,15 @@ def test_steps_md_names_the_entry_of_a_product() -> None:
     assert r"(QK^\top)_{11} = " in text
     assert r"S_{11} = " in text
     assert "Q_{11}" not in text.replace(r"(QK^\top)_{11}", "")
+
+
+def test_key_order_writes_the_output_entry_term_by_term_in_key_order() -> None:
+    # "The cat sleeps": row 1 of S is 581/200, 327/100, 493/200 (keys 1, 2, 3); SymPy's own
+    # order would put 493/200 first. The first column of V is 11/10, 19/10, 7/5.
+    shown = steps_md("the-cat-sleeps", ("output",), key_order=True)
+    entry = shown[shown.index("O_{11}") :]
+    top = entry[entry.index("= \\frac{\\frac{11}{10}") :]
+    exponents = re.findall(r"e\^\{\\frac\{(\d+)\}\{(\d+)\}\}", top)
+    assert exponents[:3] == [("581", "200"), ("327", "100"), ("493", "200")], exponents
+    assert "\\frac{19}{10}\\, e^{\\frac{327}{100}}" in top
+    assert "P_{1j} V_{j1}" not in steps_md("the-cat-sleeps", ("output",))  # opt-in only

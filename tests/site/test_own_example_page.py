@@ -68,7 +68,10 @@ def test_the_download_is_every_file_of_the_runtime(tmp_path: Path) -> None:
     sizes = runtime_download(_runtime(tmp_path))
     assert sizes is not None
     assert list(sizes.values()) == [3_000_000, 1_000_000, 2_000_000]
-    assert download_sentence(tmp_path).startswith("The first press downloads 6.0 MB")
+    sentence = download_sentence(tmp_path)
+    assert sentence.startswith("The first press downloads 6.0 MB")
+    assert "Pyodide (3.0 MB) and sympy (2.0 MB)" in sentence  # the two largest, largest first
+    assert "standard library" not in sentence and "9.9" not in sentence  # no build detail
 
 
 def test_a_build_without_the_runtime_says_so(tmp_path: Path) -> None:

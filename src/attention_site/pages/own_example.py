@@ -127,7 +127,7 @@ def runtime_download(live: Path = LIVE) -> dict[str, int] | None:
         if f.is_file() and (live / stdlib) != f
     )
     sizes = {
-        f"Pyodide {m['pyodide']}": core,
+        "Pyodide": core,  # its version is the manifest's, not the reader's concern
         "its standard library": (live / stdlib).stat().st_size,
     }
     for w in m["wheels"]:
@@ -138,7 +138,8 @@ def runtime_download(live: Path = LIVE) -> dict[str, int] | None:
 
 
 def download_sentence(live: Path = LIVE) -> str:
-    """How much the first press downloads, as a sentence for the page.
+    """How much the first press downloads, as a sentence for the page: the total and the
+    two largest pieces.
 
     Examples:
         >>> from pathlib import Path
@@ -152,11 +153,12 @@ def download_sentence(live: Path = LIVE) -> str:
             "This build of the site has no in-browser runtime: the button cannot run here. "
             "The Python below runs the same computation on your machine."
         )
-    parts = ", ".join(f"{name}: {b / 1e6:.1f} MB" for name, b in sizes.items())
+    largest = sorted(sizes.items(), key=lambda item: item[1], reverse=True)[:2]
+    parts = " and ".join(f"{name} ({b / 1e6:.1f} MB)" for name, b in largest)
     return (
-        f"The first press downloads {sum(sizes.values()) / 1e6:.1f} MB ({parts}); "
-        "your browser keeps them, so later presses, and the exercise pages' answer boxes, "
-        "start at once."
+        f"The first press downloads {sum(sizes.values()) / 1e6:.1f} MB, the largest pieces "
+        f"being {parts}; your browser keeps it, so later presses, and the exercise pages' "
+        "answer boxes, start at once."
     )
 
 
