@@ -131,8 +131,10 @@ COPY = """async () => {
   const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
   const button = c => c.closest('pre').querySelector('button[data-md-type=copy]');
   window.probesScrolled = true;
+  // a closed fold's content is not in view, though Chromium may lay it out (and give it a
+  // rect) when it is the page's last block
   const shown = [...document.querySelectorAll('article pre > code')]
-    .filter(c => c.getClientRects().length > 0);
+    .filter(c => c.getClientRects().length > 0 && !c.closest('details:not([open])'));
   await frame();
   for (const code of shown.filter(c => !button(c))) {
     code.scrollIntoView({block: 'center'});
