@@ -36,6 +36,24 @@ def _typed(rows: tuple[tuple[object, ...], ...]) -> str:
     return "\n".join(" ".join(str(e) for e in row) for row in rows)
 
 
+def _identity_example() -> dict[str, sp.Matrix]:
+    """The 2×2 identity example's matrices: the form's default inputs, and the base the
+    experiments change one thing of."""
+    from attention_math.examples import EXAMPLES  # build time only: the page's default inputs
+
+    ex = EXAMPLES["identity-2x2"]
+    x = sp.Matrix(ex.x)
+    return {
+        "Q": x * sp.Matrix(ex.w_q),
+        "K": x * sp.Matrix(ex.w_k),
+        "V": x * sp.Matrix(ex.w_v),
+        "X": x,
+        "W_Q": sp.Matrix(ex.w_q),
+        "W_K": sp.Matrix(ex.w_k),
+        "W_V": sp.Matrix(ex.w_v),
+    }
+
+
 def form_html() -> str:
     """The page's form: the matrices (prefilled with the 2×2 identity example), the mask, and
     the button; the steps appear below it. One HTML block with no blank line.
@@ -46,19 +64,7 @@ def form_html() -> str:
         >>> 'class="own-example"' in html, 'name="W_V"' in html, "\\n\\n" in html
         (True, True, False)
     """
-    from attention_math.examples import EXAMPLES  # build time only: the page's default inputs
-
-    ex = EXAMPLES["identity-2x2"]
-    x = sp.Matrix(ex.x)
-    given = {
-        "Q": x * sp.Matrix(ex.w_q),
-        "K": x * sp.Matrix(ex.w_k),
-        "V": x * sp.Matrix(ex.w_v),
-        "X": x,
-        "W_Q": sp.Matrix(ex.w_q),
-        "W_K": sp.Matrix(ex.w_k),
-        "W_V": sp.Matrix(ex.w_v),
-    }
+    given = _identity_example()
     labels = {"W_Q": "W<sub>Q</sub>", "W_K": "W<sub>K</sub>", "W_V": "W<sub>V</sub>"}
 
     def area(name: str) -> str:
@@ -178,8 +184,6 @@ class Experiment:
     compare: str = ""
 
 
-_BASE = ("1 0; 0 1", "1 0; 0 1", "1 2; 3 4")
-
 EXPERIMENTS = (
     Experiment(
         "Two equal keys",
@@ -225,13 +229,11 @@ EXPERIMENTS = (
 """Things to try in the form, each computed by the build below the page's list."""
 
 
-def _weights_output(e: Experiment) -> tuple[sp.Matrix, sp.Matrix]:
-    q, k, v = (read_matrix(text, n) for n, text in zip("QKV", e.matrices, strict=True))
-    allowed = (
-        [[j <= i for j in range(k.rows)] for i in range(q.rows)] if e.mask == "causal" else None
-    )
-    weights = sp.simplify(symbolic.attention_weights(q, k, v, mask=allowed))
-    return weights, sp.simplify(symbolic.attention(q, k, v, mask=allowed))
+def _weights_output(
+    q: sp.Matrix, k: sp.Matrix, v: sp.Matrix, is_causal: bool
+) -> tuple[sp.Matrix, sp.Matrix]:
+    weights = symbolic.attention_weights(q, k, v, is_causal=is_causal)
+    return sp.simplify(weights), sp.simplify(symbolic.attention(q, k, v, is_causal=is_causal))
 
 
 def experiments_markdown(experiments: tuple[Experiment, ...] = EXPERIMENTS) -> str:
@@ -255,20 +257,21 @@ def experiments_markdown(experiments: tuple[Experiment, ...] = EXPERIMENTS) -> s
 
 @functools.cache  # a pure function of frozen inputs: blocks rerun on every serve rebuild
 def _experiments(experiments: tuple[Experiment, ...]) -> str:
-    base_p, base_o = _weights_output(Experiment("", _BASE, "none", ""))
+    base = _identity_example()
+    base_p, base_o = _weights_output(base["Q"], base["K"], base["V"], is_causal=False)
     lines = []
     for i, e in enumerate(experiments, 1):
         typed = dict(zip("QKV", e.matrices, strict=True))
         shown = own_example(typed, e.mask)  # what the form shows for this input
         if "error" in shown:
             raise ValueError(f"experiment {e.title!r}: the form rejects it: {shown['error']}")
-        p, o = _weights_output(e)
-        mine, base = (p, base_p) if e.compare == "P" else (o, base_o)
-        if e.compare and not (mine - base).applyfunc(sp.simplify).is_zero_matrix:
+        q, k, v = (read_matrix(text, name) for name, text in typed.items())
+        p, o = _weights_output(q, k, v, is_causal=e.mask == "causal")
+        mine, theirs = (p, base_p) if e.compare == "P" else (o, base_o)
+        if e.compare and not (mine - theirs).applyfunc(sp.simplify).is_zero_matrix:
             raise ValueError(f"experiment {e.title!r}: {e.compare} differs from the base example's")
         if e.mask == "causal" and (
-            any(p[0, j] != (j == 0) for j in range(p.cols))
-            or o.row(0) != read_matrix(typed["V"], "V").row(0)
+            any(p[0, j] != (j == 0) for j in range(p.cols)) or o.row(0) != v.row(0)
         ):
             raise ValueError(f"experiment {e.title!r}: the first row does not see only itself")
         inputs = "; ".join(f"${n}$ = `{text}`" for n, text in typed.items())
