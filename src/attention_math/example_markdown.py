@@ -61,19 +61,19 @@ def _entry_form(
     them its own way); any other entry (a masked weight, an output) as one fraction. Each
     rewrite is checked against the exact entry to 30 digits (a mismatch raises).
     """
-    if name == "weights" and "scaled" in pairs and "mask" not in pairs:  # unmasked rows
+    unmasked = "scaled" in pairs and "mask" not in pairs
+    if unmasked:  # the first row's softmax denominator, its terms in key order
         s = pairs["scaled"][0]
-        terms = " + ".join(f"e^{{{latex(s[0, j])}}}" for j in range(s.cols))
-        value = sp.exp(s[0, 0]) / sum(sp.exp(s[0, j]) for j in range(s.cols))
-        softmax = "\\frac{e^{S_{11}}}{\\sum_j e^{S_{1j}}}"
-        form = f"{softmax} = \\frac{{e^{{{latex(s[0, 0])}}}}}{{{terms}}}"
-    elif key_order and name == "output" and {"scaled", "v"} <= set(pairs) and "mask" not in pairs:
-        s, v = pairs["scaled"][0], pairs["v"][0]  # terms in key order, j = 1, 2, ...
-        top = " + ".join(f"{latex(v[j, 0])}\\, e^{{{latex(s[0, j])}}}" for j in range(s.cols))
         bottom = " + ".join(f"e^{{{latex(s[0, j])}}}" for j in range(s.cols))
-        value = sum(v[j, 0] * sp.exp(s[0, j]) for j in range(s.cols)) / sum(
-            sp.exp(s[0, j]) for j in range(s.cols)
-        )
+        total = sum(sp.exp(s[0, j]) for j in range(s.cols))
+    if unmasked and name == "weights":
+        softmax = "\\frac{e^{S_{11}}}{\\sum_j e^{S_{1j}}}"
+        value = sp.exp(s[0, 0]) / total
+        form = f"{softmax} = \\frac{{e^{{{latex(s[0, 0])}}}}}{{{bottom}}}"
+    elif unmasked and key_order and name == "output" and "v" in pairs:
+        v = pairs["v"][0]  # terms in key order, j = 1, 2, ...
+        top = " + ".join(f"{latex(v[j, 0])}\\, e^{{{latex(s[0, j])}}}" for j in range(s.cols))
+        value = sum(v[j, 0] * sp.exp(s[0, j]) for j in range(s.cols)) / total
         weighted = "\\sum_j P_{1j} V_{j1} = \\frac{\\sum_j e^{S_{1j}} V_{j1}}{\\sum_j e^{S_{1j}}}"
         form = f"{weighted} = \\frac{{{top}}}{{{bottom}}}"
     else:
