@@ -70,8 +70,23 @@ def _wait_for(url: str, marker: str, timeout: float, server: subprocess.Popen) -
     raise TimeoutError(f"{url} did not show {marker!r} within {timeout} s")
 
 
-def serve_rebuilds(page: str, edits: int, *, dirty: bool = False) -> list[float]:
-    """Seconds from saving an edit of ``docs/<page>`` to ``mkdocs serve`` serving it."""
+def _rss_mb(pid: int) -> float | None:
+    """The resident memory of process ``pid`` in MB (Linux's /proc), or None elsewhere."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return None
+
+
+def serve_rebuilds(
+    page: str, edits: int, *, dirty: bool = False
+) -> tuple[list[float], list[float | None]]:
+    """Seconds from saving an edit of ``docs/<page>`` to ``mkdocs serve`` serving it, and the
+    serving process's resident memory (MB) after its first build and after each rebuild."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}/" + page.removesuffix(".md").removesuffix("index") + "/"
     url = url.replace("//", "/").replace("http:/", "http://")
@@ -89,20 +104,23 @@ def serve_rebuilds(page: str, edits: int, *, dirty: bool = False) -> list[float]
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    times = []
+    times: list[float] = []
+    memory: list[float | None] = []
     try:
         _wait_for(url, "</html>", 300, server)  # the first build is done
+        memory.append(_rss_mb(server.pid))
         for n in range(edits):
             marker = f"benchmark-edit-{os.getpid()}-{n}"
             time.sleep(1.0)  # let the watcher settle after the previous build
             source.write_bytes(original + f"\n\n{marker}\n".encode())
             start = time.perf_counter()
             times.append(_wait_for(url, marker, 300, server) - start)
+            memory.append(_rss_mb(server.pid))
     finally:
         source.write_bytes(original)
         server.terminate()
         server.wait(timeout=30)
-    return times
+    return times, memory
 
 
 def table(result: dict) -> str:
@@ -152,6 +170,13 @@ def table(result: dict) -> str:
         f"Python {m['python']}, {m['platform']}.{calibrated} CPU time: the build's processes, "
         "Node's included. Load: the 1-minute load average before the step."
     )
+    memory = result.get("serve_memory_mb")
+    if memory and None not in memory:
+        lines.append("")
+        lines.append(
+            "Resident memory of the `mkdocs serve` process after its first build, then after "
+            f"each rebuild: {', '.join(f'{mb:.0f}' for mb in memory)} MB."
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -167,10 +192,10 @@ def main(argv: list[str] | None = None) -> int:
     cold, cold_cpu = cold_build()
     print(f"cold build: {cold:.1f} s ({cold_cpu:.1f} s CPU)", flush=True)
     loads["rebuild_s"] = load()
-    rebuilds = serve_rebuilds(args.page, args.edits)
-    print("rebuilds:", [round(t, 2) for t in rebuilds], flush=True)
+    rebuilds, memory = serve_rebuilds(args.page, args.edits)
+    print("rebuilds:", [round(t, 2) for t in rebuilds], "memory, MB:", memory, flush=True)
     loads["rebuild_dirty_s"] = load()
-    dirty = serve_rebuilds(args.page, args.edits, dirty=True)
+    dirty, _ = serve_rebuilds(args.page, args.edits, dirty=True)
     print("rebuilds (--dirty):", [round(t, 2) for t in dirty], flush=True)
     result = {
         "cold_build_s": round(cold, 2),
@@ -178,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
         "rebuild_s": round(statistics.median(rebuilds), 2),
         "rebuilds_s": [round(t, 2) for t in rebuilds],
         "rebuild_dirty_s": round(statistics.median(dirty), 2),
+        # resident memory of the serving process after its first build, then each rebuild
+        "serve_memory_mb": memory,
         "edited_page": args.page,
         "calibration_s": cal,
         "loads": loads,

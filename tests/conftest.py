@@ -82,8 +82,7 @@ def built_site(request, tmp_path_factory, site_server):
 
     Built for the sub-path address of ``site_server`` (``SITE_URL``), as it is hosted. When
     the session also runs tests/build/test_reproducible_build.py, its second build runs at the same
-    time, on the other core, instead of after this one; that build runs every executed block,
-    so this one may reuse the outputs kept by ``mkdocs serve`` (not under CI).
+    time, on the other core, instead of after this one. Both run every executed block.
     """
     import subprocess
     import sys

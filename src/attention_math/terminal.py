@@ -84,6 +84,7 @@ _SYMBOLS = {
     r"\rangle": "⟩",
     r"\lVert": "‖",
     r"\rVert": "‖",
+    r"\|": "‖",  # the norm's bars as matplotlib's mathtext writes them
     r"\circ": "∘",
     r"\sim": "~",
     r"\mathcal ": "",
@@ -177,6 +178,8 @@ def plain(text: str) -> str:
         "σ = e^(1/√2)/(1 + e^(1/√2)); type it as 'sigma'."
         >>> plain(r"truncation $C \\Delta^2$, optimum $\\Delta^*$")
         'truncation C Δ², optimum Δ^*'
+        >>> plain(r"bound $p_{\\bar S} \\max\\|v_i - v_j\\|$")
+        'bound p_(S̄) max‖vᵢ - vⱼ‖'
     """
     out = re.sub(r"\$([^$]+)\$", lambda m: _math(m[1]), text)
     return re.sub(r"`([^`]+)`", r"'\1'", out)

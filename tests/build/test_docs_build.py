@@ -113,6 +113,32 @@ def test_every_page_in_the_nav_was_built(built_site):
     assert len(pages) > 40 and not missing
 
 
+# A fence that neither superfences nor markdown-exec took (one that did not run): its ``` marks
+# or markdown-exec's options left in the page, as text or as an inline code span. A code block
+# shown on the page may print fences: it is left out.
+_SHOWN_CODE = re.compile(r"<pre\b.*?</pre>", re.S)
+_FENCE_TEXT = re.compile(r".{0,40}(?:```|exec=(?:&quot;|\")on).{0,40}")
+
+
+def fences_left_as_text(html: str) -> list[str]:
+    return [m.group() for m in _FENCE_TEXT.finditer(_SHOWN_CODE.sub("", html))]
+
+
+def test_fence_detector_finds_a_fence_left_as_text_and_ignores_shown_code():
+    assert fences_left_as_text('<p>```python exec="on"\nprint(1)\n```</p>')
+    assert fences_left_as_text("<p><code>python exec=&quot;on&quot; print(1)</code></p>")
+    assert not fences_left_as_text('<pre><code>print("```text")</code></pre><p>prose</p>')
+
+
+def test_every_fence_was_taken_so_every_executed_block_ran(built_site):
+    left = {
+        page.relative_to(built_site).as_posix(): found[:2]
+        for page in sorted(built_site.rglob("*.html"))
+        if (found := fences_left_as_text(page.read_text(encoding="utf-8")))
+    }
+    assert len(list(built_site.rglob("*.html"))) > 40 and not left, left
+
+
 def test_maths_is_typeset_at_build_time_and_assets_are_local(built_site):
     page = (built_site / "forward" / "formula" / "index.html").read_text(encoding="utf-8")
     # typeset SVG with MathML beside it for screen readers; no TeX left for a browser
