@@ -117,11 +117,12 @@ def test_every_page_in_the_nav_was_built(built_site):
 # or markdown-exec's options left in the page, as text or as an inline code span. A code block
 # shown on the page may print fences: it is left out.
 _SHOWN_CODE = re.compile(r"<pre\b.*?</pre>", re.S)
-_FENCE_TEXT = re.compile(r".{0,40}(?:```|exec=(?:&quot;|\")on).{0,40}")
+_FENCE_TEXT = re.compile(r"```|exec=(?:&quot;|\")on")
 
 
 def fences_left_as_text(html: str) -> list[str]:
-    return [m.group() for m in _FENCE_TEXT.finditer(_SHOWN_CODE.sub("", html))]
+    text = _SHOWN_CODE.sub("", html)
+    return [text[max(0, m.start() - 40) : m.end() + 40] for m in _FENCE_TEXT.finditer(text)]
 
 
 def test_fence_detector_finds_a_fence_left_as_text_and_ignores_shown_code():

@@ -3,13 +3,12 @@
 The conversion is tested on small sources; the code a notebook holds imports only what a
 learner has after ``pip install attention-math[notebook]``; on the built site, every page that
 runs code has its notebook and a "Download notebook" link to it, with the code cells the hook
-makes from the page's source; every page's notebook, made from its source as the build makes
-it, is executed in a fresh process of its own (``tests/notebook_runner.py``), outside the
-repository, failing on any error; and every one again in a Jupyter kernel (nbclient +
-ipykernel) of a fresh virtual environment that holds only the built wheel with its
-``notebook`` extra, its outputs maths and figures, not markup printed as text. Made from the
-sources, not read from the built site, the notebooks run on one pytest-xdist worker while the
-other builds the site (the suite's longest wait otherwise).
+makes from the page's source; and every page's notebook, made from its source as the build
+makes it, runs top to bottom in a Jupyter kernel (nbclient + ipykernel) of a fresh virtual
+environment that holds only the built wheel with its ``notebook`` extra, outside the
+repository, failing on any error, its outputs maths and figures, not markup printed as text.
+Made from the sources, not read from the built site, the notebooks run on one pytest-xdist
+worker while the other builds the site (the suite's longest wait otherwise).
 """
 
 from __future__ import annotations
@@ -215,20 +214,6 @@ def test_the_built_notebooks_hold_the_code_that_is_run(
     assert built == made
 
 
-@pytest.mark.slow
-def test_every_notebook_runs_top_to_bottom(tmp_path: Path) -> None:
-    """Every page's notebook, cells in order, each notebook in a fresh process of its own
-    (forked from one that has imported the libraries: ``tests/notebook_runner.py``)."""
-    from tests.notebook_runner import run_notebooks
-
-    made = _source_notebooks()
-    assert len(made) > 40
-    failed = [
-        f for f in run_notebooks((n, _code(nb), str(tmp_path)) for n, nb in made.items()) if f
-    ]
-    assert not failed, "\n".join(failed)
-
-
 def _uv() -> list[str]:
     """How to run uv here: its module in this interpreter, the ``uv`` command, or python3's."""
     if importlib.util.find_spec("uv") is not None:
@@ -330,23 +315,3 @@ def test_the_same_page_gives_the_same_file() -> None:
     nbformat = require_or_skip("nbformat", "nbformat is missing (uv sync --group docs)")
     a, b = (notebooks.notebook(PAGE, "p.md", "/", "P") for _ in range(2))
     assert nbformat.writes(a) == nbformat.writes(b)  # reproducible builds: no random cell ids
-
-
-@pytest.mark.slow  # a second or more of CPU: left out of the quick loop
-def test_the_runner_reports_each_notebook_in_order_a_crash_included(tmp_path: Path) -> None:
-    from tests.notebook_runner import run_notebooks
-
-    got = run_notebooks(
-        [
-            ("crash", ["import os", "os._exit(3)"], str(tmp_path)),
-            ("fine", ["x = 1", "assert x == 1"], str(tmp_path)),
-            ("fails", ["x = 1", "x / 0"], str(tmp_path)),
-            ("fresh", ["assert 'x' not in globals()"], str(tmp_path)),  # nothing carried over
-        ]
-    )
-    assert got == [
-        "crash: the process ended with code 3",
-        "",
-        "fails: cell 2: ZeroDivisionError: division by zero",
-        "",
-    ]
