@@ -61,13 +61,13 @@ from _common import ROOT, result_path  # benchmarks/, the script's directory
 from attention_site.address import KEPT
 
 OUT = result_path(__file__)
-# on the 2-core machine: the cold build from issue 13, the loop from issue 36
+# on the 2-core machine: issue 51's bars (its 600 s restates issue 36's 300 s, which cannot
+# hold while every page is visited in Chromium), and issue 36's serve restart
 TARGETS = {
-    "test_command_first_s": 300.0,
-    "test_command_s": 300.0,
-    "quick_loop_s": 60.0,
+    "test_command_first_s": 600.0,
+    "quick_loop_s": 45.0,
     "serve_restart_s": 15.0,
-    "cold_build_s": 12.0,
+    "cold_build_s": 90.0,
 }
 QUICK = "not browser and not docs and not slow"  # the quick loop's marker expression
 PORT = 8712
