@@ -22,55 +22,27 @@ from tests.conftest import uses_torch
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _collect(*args: str) -> str:
+    """What ``pytest --collect-only -q`` prints, in one process, for ``args``."""
+    command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0"]
+    command += ["-p", "no:cacheprovider", *args]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False).stdout
+
+
 @pytest.mark.slow  # a second or more of CPU: left out of the quick loop
 def test_no_browser_test_runs_without_the_docs_marker() -> None:
     # collecting only: -m "not docs" must leave no browser test to run
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--collect-only",
-            "-q",
-            "-n",
-            "0",
-            "-p",
-            "no:cacheprovider",
-            "tests/browser",
-            "-m",
-            "not docs",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert "no tests collected" in proc.stdout, proc.stdout[-2000:]
-    assert "deselected" in proc.stdout  # it did collect the browser tests, then left them all
+    out = _collect("tests/browser", "-m", "not docs")
+    assert "no tests collected" in out, out[-2000:]
+    assert "deselected" in out  # it did collect the browser tests, then left them all
 
 
 @pytest.mark.slow  # collects the whole suite
 def test_the_test_command_collects_every_test_file() -> None:
     # pytest skips a folder named build/ by default (norecursedirs): tests/build/ went
     # uncollected, without a word, until pyproject.toml named the folders to skip itself
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--collect-only",
-            "-q",
-            "-n",
-            "0",
-            "-p",
-            "no:cacheprovider",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    collected = {line.split("::")[0] for line in proc.stdout.splitlines() if "::" in line}
+    out = _collect()
+    collected = {line.split("::")[0] for line in out.splitlines() if "::" in line}
     files = {p.relative_to(ROOT).as_posix() for p in (ROOT / "tests").rglob("test_*.py")}
     assert len(files) > 50 and files <= collected, sorted(files - collected)
 
