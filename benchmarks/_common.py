@@ -1,4 +1,4 @@
-"""What the benchmark scripts share: where their results go.
+"""What the benchmark scripts share: where their results go, and a process's memory.
 
 ``benchmarks/<name>.py`` writes ``data/<name>.json`` (its figures, as data) and, when a page
 shows them, ``data/<name>.md`` (the table the page includes): the one data folder the pages
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from attention_site.data import DATA
 
-__all__ = ["RESULTS", "ROOT", "result_path"]
+__all__ = ["RESULTS", "ROOT", "result_path", "status_kib"]
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = DATA
@@ -40,3 +40,13 @@ def result_path(script: str, variant: str | None = None, suffix: str = ".json") 
         )
     name = Path(script).stem if variant is None else f"{Path(script).stem}.{variant}"
     return RESULTS / f"{name}{suffix}"
+
+
+def status_kib(field: str, pid: int | str = "self") -> int:
+    """A size field of a process's ``/proc/<pid>/status`` (``VmRSS``, ``VmHWM``) in KiB.
+
+    Raises:
+        OSError: off Linux, or when the process is gone.
+    """
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith(field + ":"))

@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _common import result_path  # benchmarks/, the script's directory
+from _common import result_path, status_kib  # benchmarks/, the script's directory
 
 D = 64
 LENGTHS = (512, 2048, 8192)
@@ -100,11 +100,6 @@ def row_error(out: np.ndarray, q, k, v, causal: bool, rows: np.ndarray) -> float
     return float(err.max() / np.finfo(q.dtype).eps)
 
 
-def _status_kib(field: str) -> int:
-    with open("/proc/self/status") as f:
-        return next(int(ln.split()[1]) for ln in f if ln.startswith(field + ":"))
-
-
 def reset_peak_rss() -> int:
     """Reset the kernel's peak resident size (VmHWM) to the current one; return it in bytes.
 
@@ -113,11 +108,11 @@ def reset_peak_rss() -> int:
     """
     with open("/proc/self/clear_refs", "w") as f:
         f.write("5")
-    return _status_kib("VmRSS") * 1024
+    return status_kib("VmRSS") * 1024
 
 
 def peak_rss() -> int:
-    return _status_kib("VmHWM") * 1024
+    return status_kib("VmHWM") * 1024
 
 
 #: Seconds between a case's warm-up and its timed calls (see ``one_case``).

@@ -29,7 +29,7 @@ import tempfile
 import time
 import urllib.request
 
-from _common import ROOT, result_path  # benchmarks/, the script's directory
+from _common import ROOT, result_path, status_kib  # benchmarks/, the script's directory
 from loop_time import calibration, children_cpu, load, strict_build  # the same workload
 
 OUT = result_path(__file__)
@@ -73,13 +73,9 @@ def _wait_for(url: str, marker: str, timeout: float, server: subprocess.Popen) -
 def _rss_mb(pid: int) -> float | None:
     """The resident memory of process ``pid`` in MB (Linux's /proc), or None elsewhere."""
     try:
-        with open(f"/proc/{pid}/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return round(int(line.split()[1]) / 1024, 1)
+        return round(status_kib("VmRSS", pid) / 1024, 1)
     except OSError:
-        pass
-    return None
+        return None
 
 
 def serve_rebuilds(
