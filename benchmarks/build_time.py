@@ -5,7 +5,8 @@
 - rebuild: under ``mkdocs serve``, the time from saving an edit to one page until the
   served page shows the edit (every page rebuilt, every block run again in the serving
   process, whose in-memory caches are warm); the same under ``mkdocs serve --dirty`` (only
-  changed pages are rebuilt).
+  changed pages are rebuilt) and under ``zensical serve`` (which rebuilds what changed, after
+  ``python -m attention_site.prepare``: it runs no hook).
 
 In the same run, the calibration workload of ``benchmarks/loop_time.py`` (divide a time by
 it to compare machines) and the load average before each step: the machine may be shared.
@@ -28,9 +29,12 @@ import sys
 import tempfile
 import time
 import urllib.request
+from pathlib import Path
 
 from _common import ROOT, result_path, status_kib  # benchmarks/, the script's directory
 from loop_time import calibration, children_cpu, load, strict_build  # the same workload
+
+from attention_site.prepare import prepare
 
 OUT = result_path(__file__)
 TARGETS = {"cold_build_s": 90.0, "rebuild_s": 20.0}  # issue 51, on 2 cores
@@ -63,7 +67,7 @@ def _wait_for(url: str, marker: str, timeout: float, server: subprocess.Popen) -
     start = time.perf_counter()
     while time.perf_counter() - start < timeout:
         if server.poll() is not None:
-            raise RuntimeError(f"mkdocs serve exited with status {server.returncode}")
+            raise RuntimeError(f"the server exited with status {server.returncode}")
         if marker in _fetch(url):
             return time.perf_counter()
         time.sleep(0.05)
@@ -78,11 +82,31 @@ def _rss_mb(pid: int) -> float | None:
         return None
 
 
+def serve_command(port: int, engine: str = "mkdocs", *, dirty: bool = False) -> list[str]:
+    """The command that serves this checkout at ``port`` with ``engine``.
+
+    Examples:
+        >>> serve_command(8001, dirty=True)[1:]
+        ['-m', 'mkdocs', 'serve', '-a', '127.0.0.1:8001', '--dirty', '--no-strict']
+        >>> serve_command(8001, "zensical")[1:]
+        ['serve', '-a', '127.0.0.1:8001']
+    """
+    address = ["-a", f"127.0.0.1:{port}"]
+    if engine == "zensical":
+        return [str(Path(sys.executable).with_name("zensical")), "serve", *address]
+    # a dirty build warns that other pages' navigation may be stale: not --strict
+    flags = ["--dirty", "--no-strict"] if dirty else ["--strict"]
+    return [sys.executable, "-m", "mkdocs", "serve", *address, *flags]
+
+
 def serve_rebuilds(
-    page: str, edits: int, *, dirty: bool = False
+    page: str, edits: int, *, dirty: bool = False, engine: str = "mkdocs"
 ) -> tuple[list[float], list[float | None]]:
-    """Seconds from saving an edit of ``docs/<page>`` to ``mkdocs serve`` serving it, and the
-    serving process's resident memory (MB) after its first build and after each rebuild."""
+    """Seconds from saving an edit of ``docs/<page>`` to the server (``mkdocs serve``, or
+    ``zensical serve`` after prepare) serving it, and the serving process's resident memory
+    (MB) after its first build and after each rebuild."""
+    if engine == "zensical":
+        print(prepare(ROOT), flush=True)  # what mkdocs serve's hook does: Zensical runs none
     port = _free_port()
     url = f"http://127.0.0.1:{port}/" + page.removesuffix(".md").removesuffix("index") + "/"
     url = url.replace("//", "/").replace("http:/", "http://")
@@ -92,9 +116,7 @@ def serve_rebuilds(
     # served at the root of this address (the hosted site_url has a sub-path, /attention-math/)
     env["SITE_URL"] = f"http://127.0.0.1:{port}/"
     server = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"]
-        # a dirty build warns that other pages' navigation may be stale: not --strict
-        + (["--dirty", "--no-strict"] if dirty else ["--strict"]),
+        serve_command(port, engine, dirty=dirty),
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -152,6 +174,14 @@ def table(result: dict) -> str:
             TARGETS["rebuild_s"],
         )
     )
+    if "rebuild_zensical_s" in result:
+        lines.append(
+            row(
+                "The same under `zensical serve` (what changed is rebuilt)",
+                "rebuild_zensical_s",
+                TARGETS["rebuild_s"],
+            )
+        )
     m = result["machine"]
     lines.append("")
     when = f" on {result['date']}," if result.get("date") else ""
@@ -173,6 +203,12 @@ def table(result: dict) -> str:
             "Resident memory of the `mkdocs serve` process after its first build, then after "
             f"each rebuild: {', '.join(f'{mb:.0f}' for mb in memory)} MB."
         )
+    memory = result.get("zensical_serve_memory_mb")
+    if memory and None not in memory:
+        lines[-1] += (
+            " The same of the `zensical serve` process: "
+            f"{', '.join(f'{mb:.0f}' for mb in memory)} MB."
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -193,12 +229,18 @@ def main(argv: list[str] | None = None) -> int:
     loads["rebuild_dirty_s"] = load()
     dirty, _ = serve_rebuilds(args.page, args.edits, dirty=True)
     print("rebuilds (--dirty):", [round(t, 2) for t in dirty], flush=True)
+    loads["rebuild_zensical_s"] = load()
+    zensical, zensical_memory = serve_rebuilds(args.page, args.edits, engine="zensical")
+    print("rebuilds (zensical):", [round(t, 2) for t in zensical], zensical_memory, flush=True)
     result = {
         "cold_build_s": round(cold, 2),
         "cold_build_cpu_s": round(cold_cpu, 2),
         "rebuild_s": round(statistics.median(rebuilds), 2),
         "rebuilds_s": [round(t, 2) for t in rebuilds],
         "rebuild_dirty_s": round(statistics.median(dirty), 2),
+        "rebuild_zensical_s": round(statistics.median(zensical), 2),
+        "rebuilds_zensical_s": [round(t, 2) for t in zensical],
+        "zensical_serve_memory_mb": zensical_memory,
         # resident memory of the serving process after its first build, then each rebuild
         "serve_memory_mb": memory,
         "edited_page": args.page,

@@ -3,8 +3,10 @@
 
 In order: ``attention_site.prepare`` (what pages need, written into git-ignored folders), the
 generator reading ``mkdocs.yml`` (``mkdocs build --strict``, or ``zensical build --strict
---clean``), and no pass over the HTML: every page transform is a Python-Markdown extension or a
-markdown-exec block, which both generators run. MkDocs is the default.
+--clean`` through `attention_site.strict`, which fails on a logged warning as MkDocs' strict
+mode does and Zensical's does not), and no pass over the HTML: every page transform is a
+Python-Markdown extension or a markdown-exec block, which both generators run. MkDocs is the
+default.
 
 Zensical takes no ``--site-dir`` (its documentation: "Set site_dir in your configuration file
 instead") and refuses a ``site_dir`` outside the project ("site_dir must be within project
@@ -42,8 +44,8 @@ def command(engine: str, site_dir: Path, config: Path) -> list[str]:
     Examples:
         >>> command("mkdocs", Path("/tmp/s"), Path("mkdocs.yml"))[1:]
         ['build', '--strict', '--config-file', 'mkdocs.yml', '--site-dir', '/tmp/s']
-        >>> command("zensical", Path("/tmp/s"), Path(".zensical-1.yml"))[1:]
-        ['build', '--strict', '--clean', '--config-file', '.zensical-1.yml']
+        >>> command("zensical", Path("/tmp/s"), Path(".zensical-1.yml"))[1:4]
+        ['-m', 'attention_site.strict', 'build']
     """
     if engine == "mkdocs":
         return [
@@ -51,8 +53,12 @@ def command(engine: str, site_dir: Path, config: Path) -> list[str]:
             *("--site-dir", str(site_dir)),
         ]
     if engine == "zensical":
-        # --clean: Zensical's own cache of rendered pages is not used, as MkDocs keeps none
-        return [_tool("zensical"), "build", "--strict", "--clean", "--config-file", str(config)]
+        # --clean: Zensical's own cache of rendered pages is not used, as MkDocs keeps none;
+        # attention_site.strict: a logged warning fails the build, as it does under MkDocs
+        return [
+            *(sys.executable, "-m", "attention_site.strict"),
+            *("build", "--strict", "--clean", "--config-file", str(config)),
+        ]
     raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
 
 

@@ -5,8 +5,14 @@ Zensical passes one on. So ``attention_site.prepare``, which writes each page's 
 also writes an index (``.prepare/notebooks.json``) from a `fingerprint` of each page's
 source to its notebook's file name; this extension's preprocessor, the first to see the
 page, takes the same fingerprint of the text it is given and adds the link under the first
-``# `` title (the home page, at its end). A page that runs code but is not in the index was
-edited after prepare ran: the build stops and says to run it. Registered in ``mkdocs.yml``
+``# `` title (the home page, at its end).
+
+A page that runs code but is not in the index was edited after prepare ran. ``mkdocs serve``
+and the build command run prepare first, so only ``zensical serve`` (which runs no hook)
+meets one, at every edit. Such a page keeps its link when its title names one page of the
+index (its notebook is then the page before the edit), and loses it otherwise; either way a
+warning says to run prepare, and the server goes on serving. The warning is logged under
+MkDocs' logger, so that ``mkdocs build --strict`` fails on it. Registered in ``mkdocs.yml``
 under ``markdown_extensions`` (``attention_site.notebook_link``), so both generators run it.
 """
 
@@ -21,17 +27,34 @@ from typing import Any
 from markdown import Extension, Markdown
 from markdown.preprocessors import Preprocessor
 
+from attention_site.extensions import logger
 from attention_site.notebooks import LINK_CLASS, runs_code
 
-__all__ = ["INDEX", "NotebookLinkExtension", "fingerprint", "link_markdown", "makeExtension"]
+__all__ = [
+    "INDEX",
+    "NotebookLinkExtension",
+    "fingerprint",
+    "link_markdown",
+    "makeExtension",
+    "title",
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 INDEX = ROOT / ".prepare" / "notebooks.json"
 """Fingerprint of a page's source -> ``{"name": the notebook's file name, "link": its path
-relative to the page's source, "home": whether the page is the home page}``."""
+relative to the page's source, "home": whether the page is the home page, "title": its first
+``# `` line}``."""
+
+log = logger("notebook_link")
 
 FRONT_MATTER = re.compile(r"\A-{3}[ \t]*\n.*?\n(?:-{3}|\.{3})[ \t]*(\n|\Z)", re.S)
 TITLE = re.compile(r"^#\s+\S")
+
+
+def _body(markdown: str) -> str:
+    """The page as Markdown sees it: without a byte-order mark, carriage returns or YAML
+    front matter (which generators take off first)."""
+    return FRONT_MATTER.sub("", markdown.lstrip("\ufeff").replace("\r\n", "\n"), count=1)
 
 
 def fingerprint(markdown: str) -> str:
@@ -45,9 +68,19 @@ def fingerprint(markdown: str) -> str:
         >>> fingerprint("# T\\n\\ntext\\n") == fingerprint("# T\\n\\nother\\n")
         False
     """
-    text = FRONT_MATTER.sub("", markdown.lstrip("\ufeff").replace("\r\n", "\n"), count=1)
-    kept = [line.rstrip() for line in text.split("\n") if line.strip()]
+    kept = [line.rstrip() for line in _body(markdown).split("\n") if line.strip()]
     return hashlib.sha256("\n".join(kept).encode()).hexdigest()[:20]
+
+
+def title(markdown: str) -> str:
+    """A page's first ``# `` line, as the index keeps it beside the fingerprint; ``""``
+    if it has none.
+
+    Examples:
+        >>> title("---\\n# a: 1\\n---\\nText.\\n\\n# Softmax  \\n")
+        '# Softmax'
+    """
+    return next((line.strip() for line in _body(markdown).split("\n") if TITLE.match(line)), "")
 
 
 def link_markdown(link: str, name: str) -> list[str]:
@@ -80,14 +113,18 @@ class _LinkPreprocessor(Preprocessor):  # type: ignore[misc]  # Python-Markdown 
         )
         entry = known.get(fingerprint(text))
         titles = [i for i, line in enumerate(lines) if TITLE.match(line)]
+        # a fragment that markdown-exec renders has no title: only a page must be known
+        if entry is None and titles and runs_code(text):
+            named = [e for e in known.values() if e.get("title") == title(text)]
+            entry = named[0] if len(named) == 1 else None
+            log.warning(
+                "notebook link: the page %r changed after prepare wrote the notebooks, so its "
+                "%s; run `python -m attention_site.prepare` (the build command and `mkdocs "
+                "serve` run it first)",
+                title(text),
+                "notebook shows it as it was" if entry else "link is left out",
+            )
         if entry is None:
-            # a fragment that markdown-exec renders has no title: only a page must be known
-            if titles and runs_code(text):
-                raise RuntimeError(
-                    f"a page that runs code ({lines[titles[0]].strip()!r}) has no notebook "
-                    "in .prepare/notebooks.json: run `python -m attention_site.prepare` "
-                    "(the build command and `mkdocs serve` run it first)"
-                )
             return lines
         link = link_markdown(entry["link"], entry["name"])
         if entry["home"] or not titles:  # the home page opens with its idea, not a download

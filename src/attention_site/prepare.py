@@ -101,16 +101,17 @@ def _pages(root: Path) -> list[Path]:
 
 
 def notebooks_key(root: Path) -> str:
-    code = root / "src" / "attention_site" / "notebooks.py"
+    # the notebooks' writer, and the index's (this file, with notebook_link's keys)
+    code = [root / "src" / "attention_site" / n for n in ("notebooks.py", "notebook_link.py")]
     pages = [p.relative_to(root).as_posix().encode() + p.read_bytes() for p in _pages(root)]
-    return _hash([*pages, code.read_bytes(), site_url(root).encode()])
+    here = Path(__file__).read_bytes()
+    return _hash([*pages, *(c.read_bytes() for c in code), here, site_url(root).encode()])
 
 
 def notebook_files(root: Path) -> Outputs:
     import nbformat
 
-    from attention_site import notebooks
-    from attention_site.notebook_link import fingerprint
+    from attention_site import notebook_link, notebooks
 
     url = site_url(root)
     out: Outputs = {}
@@ -127,7 +128,7 @@ def notebook_files(root: Path) -> Outputs:
         nb = notebooks.notebook(source, src_uri, url, title)
         text: str = nbformat.writes(nb)  # type: ignore[no-untyped-call]
         out[f"docs/{notebooks.notebook_path(src_uri)}"] = text.encode() + b"\n"
-        key = fingerprint(source)
+        key = notebook_link.fingerprint(source)
         if key in index:
             raise ValueError(f"docs/{src_uri} has the same text as another page")
         index[key] = {
@@ -135,6 +136,8 @@ def notebook_files(root: Path) -> Outputs:
             # relative to the page's source, as the page's other links are
             "link": posixpath.relpath(notebooks.notebook_path(src_uri), posixpath.dirname(src_uri)),
             "home": src_uri == "index.md",
+            # what finds the notebook of a page edited since (notebook_link, zensical serve)
+            "title": notebook_link.title(source),
         }
     out[f"{STATE}/notebooks.json"] = json.dumps(index, indent=1, sort_keys=True).encode()
     return out

@@ -80,6 +80,7 @@ def test_each_page_that_runs_code_gets_its_notebook_beside_its_html(root: Path) 
         "name": "forward-softmax.ipynb",
         "link": "softmax/forward-softmax.ipynb",
         "home": False,
+        "title": "# Softmax",
     }
     # a page that stops running code loses its notebook
     (docs / "why" / "index.md").write_text("# Why\n\nProse.\n", encoding="utf-8")
@@ -163,9 +164,29 @@ def test_the_notebook_link_goes_under_the_title_and_at_the_home_pages_end(root: 
     assert home.startswith("<h1>Home</h1>\n<p>")
     assert home.rstrip().endswith("to run in Jupyter)</p>")
     assert "notebook-link" not in _html((docs / "prose.md").read_text(encoding="utf-8"), index)
-    # a page with code that prepare has not seen: the build stops and says what to run
-    with pytest.raises(RuntimeError, match=r"attention_site\.prepare"):
-        _html(CODE_PAGE.replace("Softmax", "New page"), index)
+
+
+def test_a_page_edited_after_prepare_warns_and_keeps_its_link_if_its_title_is_known(
+    root: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """What ``zensical serve`` meets at every edit (it runs no hook, so no prepare): the
+    server goes on, the warning says what to run, and MkDocs' strict mode counts it."""
+    prep.prepare(root, ["notebooks"])
+    index = root / ".prepare" / "notebooks.json"
+    edited = _html(CODE_PAGE.replace("Prose.", "Prose, edited."), index)
+    assert 'href="softmax/forward-softmax.ipynb"' in edited
+    new = _html(CODE_PAGE.replace("Softmax", "New page"), index)
+    assert "notebook-link" not in new and "<h1>New page</h1>" in new
+    warned = [r for r in caplog.records if r.levelname == "WARNING"]
+    assert [r.name.split(".")[0] for r in warned] == ["mkdocs", "mkdocs"]
+    assert "'# Softmax'" in warned[0].getMessage() and "as it was" in warned[0].getMessage()
+    assert "'# New page'" in warned[1].getMessage() and "left out" in warned[1].getMessage()
+    assert all("attention_site.prepare" in r.getMessage() for r in warned)
+    # two pages with one title: an edit of either cannot tell which notebook is its own
+    twin = root / "docs" / "why" / "softmax.md"
+    twin.write_text(CODE_PAGE.replace("Prose.", "Other prose."), encoding="utf-8")
+    prep.prepare(root, ["notebooks"])
+    assert "notebook-link" not in _html(CODE_PAGE.replace("Prose.", "Prose, edited."), index)
 
 
 def test_the_answer_box_loader_is_added_once_when_a_box_is_there(tmp_path: Path) -> None:

@@ -6,7 +6,9 @@ marked (``<span class="arithmatex">\\(…\\)</span>``, ``<div class="arithmatex"
 becomes its drawing as SVG with the MathML beside it for screen readers
 (``mjx-assistive-mml``), so the reader's browser runs no MathJax. MathJax's groups that only
 move what they hold are replaced by what they hold (the same drawing in fewer elements:
-``typeset.cjs``, ``tests/site/test_typeset_flat.py``). A TeX error fails the build. Nothing
+``typeset.cjs``, ``tests/site/test_typeset_flat.py``). A TeX error is logged as an error,
+which fails a strict build with either generator, and its formula is shown as TeX, marked
+(``zensical serve``, which would stop at an exception, goes on serving). Nothing
 third-party is committed; no CDN, no network.
 
 The glyphs' outlines are written once per page (MathJax's global font cache, an
@@ -41,7 +43,7 @@ from typing import Any
 
 from markdown import Extension, Markdown
 
-from attention_site.extensions import PRIORITY, HtmlPass
+from attention_site.extensions import PRIORITY, HtmlPass, logger
 from attention_site.extensions.linebreak import narrow_tex
 
 __all__ = ["DEFINES", "TypesetExtension", "Typesetter", "makeExtension", "sized", "typeset_html"]
@@ -58,6 +60,7 @@ CACHE = re.compile(
 )
 GLYPH = re.compile(r'<path id="([^"]+)"[^>]*></path>')
 STYLE = re.compile(r'<style id="mathjax-svg-styles">.*?</style>', re.S)
+log = logger("typeset")
 # A macro defined in one conversion stays defined in the Node process for the ones after it,
 # whose answers then depend on it too: from the first conversion that defines one, answers are
 # neither kept nor reused (the site defines none: tests/site/test_typeset_flat.py).
@@ -219,14 +222,18 @@ def _drawn(output: str) -> str:
         tex, display = _split(m.group(2))
         items.append({"tex": tex, "display": display})
     done = _answer(items)
-    if done["errors"]:
-        raise ValueError("TeX errors:\n" + "\n".join(done["errors"]))
+    for error in done["errors"]:
+        log.error("TeX error: %s", error)
     narrow, narrow_glyphs = _narrow(items, done["html"])
     parts, last = [], 0
     for i, (m, typeset, item) in enumerate(zip(blocks, done["html"], items, strict=True)):
         parts.append(output[last : m.start()])
+        last = m.end()
         # the TeX stays in the page, beside what it drew (the glossary test reads it)
         tex = html.escape(item["tex"], quote=True)
+        if not typeset:  # a TeX error, logged above: the source, marked
+            parts.append(f'<code class="am-tex-error" title="a TeX error">{tex}</code>')
+            continue
         typeset = sized(typeset)
         if item["display"]:
             # a wide equation scrolls in its box: the box takes the keyboard focus, so the
@@ -242,7 +249,6 @@ def _drawn(output: str) -> str:
             )
         else:
             parts.append(f'<span class="arithmatex" data-tex="{tex}">{typeset}</span>')
-        last = m.end()
     parts.append(output[last:])
     style = f'<style id="mathjax-svg-styles">{done["css"]}</style>'
     return "".join(parts) + style + str(done["cache"]) + narrow_glyphs
@@ -277,11 +283,11 @@ def _narrow(
     if not wide:
         return {}, ""
     done = _answer([{"tex": tex, "display": True} for tex in wide.values()])
-    if done["errors"]:
-        raise ValueError("TeX errors in formulas broken for phones:\n" + "\n".join(done["errors"]))
+    for error in done["errors"]:  # the drawing for wider screens stands alone
+        log.error("TeX error in a formula broken for phones: %s", error)
     out: dict[int, tuple[int, str]] = {}
     for (i, _), second in zip(wide.items(), done["html"], strict=True):
-        before, after = _width(drawn[i]), _width(second)
+        before, after = _width(drawn[i]), _width(second)  # None where TeX failed
         if before is None or after is None or after > 0.85 * before:
             continue  # not narrower by enough to be worth a second drawing
         fits = before * EX_PX + 32  # the column's margins at a phone's width
@@ -322,8 +328,8 @@ def typeset_html(output: str) -> str:
     second pass changes nothing (it gathers the glyphs and style rules of the parts typeset
     already).
 
-    Raises:
-        ValueError: a TeX error (each named with its formula).
+    A TeX error is logged (``mkdocs.extensions.attention_site.typeset``), naming its
+    formula, and the formula stays as its TeX, in ``<code class="am-tex-error">``.
     """
     if "arithmatex" not in output and "MJX-SVG-global-cache" not in output:
         return output
