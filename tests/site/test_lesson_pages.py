@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from attention_site.notebook_link import title as title_of
 from tests.built_pages import page as page_text
 from tests.conftest import mkdocs_config, nav_pages
 
@@ -133,3 +134,17 @@ def test_a_lessons_source_keeps_its_evidence_in_one_fold_at_the_end(page):
         main = text[: text.index(FOLD)]
     if "positions_oracle.json" in text or "_bench" in text:  # evidence lives in the fold
         assert "positions_oracle.json" not in main and "_bench" not in main
+
+
+def test_no_two_pages_share_a_title() -> None:
+    """A reader tells pages apart by their titles (browser tabs, search results, links), and
+    ``zensical serve`` finds an edited page's notebook by its title
+    (``attention_site.notebook_link``)."""
+    titles: dict[str, list[str]] = {}
+    for source in nav_pages(mkdocs_config()["nav"]):
+        path = DOCS / source
+        if path.is_file():
+            title = title_of(path.read_text(encoding="utf-8"))
+            titles.setdefault(title, []).append(source)
+    shared = {t: s for t, s in titles.items() if t and len(s) > 1}
+    assert not shared, f"pages sharing a title: {shared}"
