@@ -115,13 +115,14 @@ class _LinkPreprocessor(Preprocessor):  # type: ignore[misc]  # Python-Markdown 
         titles = [i for i, line in enumerate(lines) if TITLE.match(line)]
         # a fragment that markdown-exec renders has no title: only a page must be known
         if entry is None and titles and runs_code(text):
-            named = [e for e in known.values() if e.get("title") == title(text)]
+            page_title = title(text)
+            named = [e for e in known.values() if e.get("title") == page_title]
             entry = named[0] if len(named) == 1 else None
             log.warning(
                 "notebook link: the page %r changed after prepare wrote the notebooks, so its "
                 "%s; run `python -m attention_site.prepare` (the build command and `mkdocs "
                 "serve` run it first)",
-                title(text),
+                page_title,
                 "notebook shows it as it was" if entry else "link is left out",
             )
         if entry is None:
