@@ -196,18 +196,19 @@ def table(result: dict) -> str:
         f"Python {m['python']}, {m['platform']}.{calibrated} CPU time: the build's processes, "
         "Node's included. Load: the 1-minute load average before the step."
     )
-    memory = result.get("serve_memory_mb")
-    if memory and None not in memory:
+    said = []
+    for key, server in (
+        ("serve_memory_mb", "mkdocs serve"),
+        ("zensical_serve_memory_mb", "zensical serve"),
+    ):
+        memory = result.get(key)
+        if memory and None not in memory:
+            said.append(f"`{server}`: {', '.join(f'{mb:.0f}' for mb in memory)} MB")
+    if said:
         lines.append("")
         lines.append(
-            "Resident memory of the `mkdocs serve` process after its first build, then after "
-            f"each rebuild: {', '.join(f'{mb:.0f}' for mb in memory)} MB."
-        )
-    memory = result.get("zensical_serve_memory_mb")
-    if memory and None not in memory:
-        lines[-1] += (
-            " The same of the `zensical serve` process: "
-            f"{', '.join(f'{mb:.0f}' for mb in memory)} MB."
+            "Resident memory of the serving process after its first build, then after each "
+            f"rebuild, {'; '.join(said)}."
         )
     return "\n".join(lines) + "\n"
 

@@ -30,8 +30,9 @@ def _build(project: Path, engine: str, page: str) -> subprocess.CompletedProcess
     (project / "docs").mkdir(exist_ok=True)
     (project / "docs" / "index.md").write_text(f"# A page\n\n{page}\n", encoding="utf-8")
     (project / "mkdocs.yml").write_text(CONFIG, encoding="utf-8")
-    run = [*COMMANDS[engine]]
-    return subprocess.run(run, cwd=project, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        COMMANDS[engine], cwd=project, capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.mark.slow
